@@ -1,0 +1,252 @@
+/*
+ * scz.h -- the whole public C API of scz, a compression library for
+ * scientific arrays (float32/float64 fields, multi-byte integer data).
+ *
+ * Conventions
+ *  - Dimensions are given FASTEST-VARYING FIRST (x, y, z, w), like zfp and
+ *    SZ3's command line: a C array a[nz][ny][nx] has dims {nx, ny, nz}.
+ *  - All multi-byte data (arrays and streams) is little-endian.
+ *  - The caller provides every buffer; the library never keeps a pointer to
+ *    caller memory after a call returns.
+ *  - Nothing in the library is global and mutable: separate contexts may be
+ *    used from separate threads at the same time. One context must not be
+ *    used by two threads at once.
+ *  - Every function that can fail returns an scz_status; scz_ctx_last_error()
+ *    gives a human-readable message for the last failure on that context.
+ *
+ * The byte format of a stream is specified in docs/FORMAT.md.
+ */
+#ifndef SCZ_H
+#define SCZ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SCZ_VERSION_MAJOR 0
+#define SCZ_VERSION_MINOR 1
+#define SCZ_VERSION_PATCH 0
+
+/* Version of the stream format this library writes (docs/FORMAT.md). */
+#define SCZ_FORMAT_VERSION 1
+
+/* Largest rank accepted. Rank 4 is folded into 3D by the codecs. */
+#define SCZ_MAX_RANK 4
+
+/* ------------------------------------------------------------------ */
+/* Status codes                                                        */
+/* ------------------------------------------------------------------ */
+typedef enum scz_status {
+    SCZ_OK = 0,
+    SCZ_ERR_ARG = 1,          /* invalid argument (NULL pointer, bad shape, bad parameter) */
+    SCZ_ERR_UNSUPPORTED = 2,  /* valid request this codec/backend/dtype cannot do */
+    SCZ_ERR_NOMEM = 3,        /* an allocation failed */
+    SCZ_ERR_DST_TOO_SMALL = 4,/* destination capacity is too small */
+    SCZ_ERR_NOT_SCZ = 5,      /* input does not start with the scz magic */
+    SCZ_ERR_VERSION = 6,      /* stream written by a newer/unknown format version */
+    SCZ_ERR_TRUNCATED = 7,    /* stream is shorter than its own sizes say */
+    SCZ_ERR_CHECKSUM = 8,     /* a header, table or chunk checksum does not match */
+    SCZ_ERR_CORRUPT = 9,      /* stream fields are inconsistent or out of range */
+    SCZ_ERR_OVERFLOW = 10,    /* a size does not fit in 64 bits / size_t */
+    SCZ_ERR_BACKEND = 11,     /* backend unavailable (e.g. CUDA asked for, no device) */
+    SCZ_ERR_INTERNAL = 12     /* a bug: please report */
+} scz_status;
+
+/* Short static description of a status code (never NULL). */
+const char *scz_status_string(scz_status s);
+
+/* ------------------------------------------------------------------ */
+/* Data types, codecs, error-bound modes, backends                     */
+/* ------------------------------------------------------------------ */
+typedef enum scz_dtype {
+    SCZ_DTYPE_F32 = 1,
+    SCZ_DTYPE_F64 = 2,
+    SCZ_DTYPE_U8 = 3,
+    SCZ_DTYPE_U16 = 4,
+    SCZ_DTYPE_U32 = 5,
+    SCZ_DTYPE_U64 = 6
+} scz_dtype;
+
+/* Size in bytes of one element, 0 for an unknown dtype. */
+size_t scz_dtype_size(scz_dtype t);
+/* "f32", "f64", "u8", ...; NULL for an unknown dtype. */
+const char *scz_dtype_name(scz_dtype t);
+/* Parses "f32"/"float32"/"float", "f64"/"float64"/"double", "u8", ...
+ * Returns 0 for an unknown name. */
+scz_dtype scz_dtype_from_name(const char *name);
+
+typedef enum scz_codec {
+    SCZ_CODEC_NDZIP = 1,   /* lossless float32/float64 (ndzip) */
+    SCZ_CODEC_LOSSY = 2,   /* error-bounded lossy (dual-quantization Lorenzo) */
+    SCZ_CODEC_HUFFMAN = 3, /* lossless canonical Huffman of u8/u16/u32 symbols */
+    SCZ_CODEC_GFC = 4,     /* lossless float64 (GFC) */
+    SCZ_CODEC_LZSS = 5     /* lossless LZSS over 1/2/4-byte symbols */
+} scz_codec;
+
+/* "ndzip", "lossy", ...; NULL for an unknown codec. */
+const char *scz_codec_name(scz_codec c);
+/* Inverse of scz_codec_name; 0 for an unknown name. */
+scz_codec scz_codec_from_name(const char *name);
+/* 1 if this build of the library implements the codec on the CPU. */
+int scz_codec_available(scz_codec c);
+/* 1 if the codec is lossless (bit-exact). */
+int scz_codec_is_lossless(scz_codec c);
+
+typedef enum scz_eb_mode {
+    SCZ_EB_NONE = 0, /* lossless codecs */
+    SCZ_EB_ABS = 1,  /* |x - x'| <= bound */
+    SCZ_EB_REL = 2,  /* |x - x'| <= bound * (max - min) of the whole array */
+    SCZ_EB_PSNR = 3  /* target PSNR in dB; bound derived from the value range */
+} scz_eb_mode;
+
+const char *scz_eb_mode_name(scz_eb_mode m); /* "none","abs","rel","psnr" */
+scz_eb_mode scz_eb_mode_from_name(const char *name); /* case-insensitive; -1 if unknown */
+
+typedef enum scz_backend {
+    SCZ_BACKEND_CPU = 0,
+    SCZ_BACKEND_CUDA = 1
+} scz_backend;
+
+/* ------------------------------------------------------------------ */
+/* Shapes and parameters                                               */
+/* ------------------------------------------------------------------ */
+typedef struct scz_shape {
+    scz_dtype dtype;
+    uint32_t rank;                /* 1..SCZ_MAX_RANK */
+    uint64_t dims[SCZ_MAX_RANK];  /* fastest-varying first; unused = 1; 0 = empty array */
+} scz_shape;
+
+/* Number of elements (product of the rank's dims); 0 on overflow or bad rank. */
+uint64_t scz_shape_count(const scz_shape *s);
+
+/* Number of codec-specific knobs carried in the stream header. */
+#define SCZ_NUM_KNOBS 6
+
+typedef struct scz_params {
+    scz_codec codec;
+    scz_eb_mode eb_mode;   /* SCZ_EB_NONE for lossless codecs */
+    double eb;             /* the bound (ABS, REL) or target dB (PSNR) */
+    uint64_t chunk_bytes;  /* target raw bytes per chunk; 0 = default (32 MiB) */
+    /* Codec knobs, 0 = the codec's default. Meaning per codec, see FORMAT.md:
+     *   lossy: knobs[0] quantization radius (default 512)
+     *          knobs[1] workflow: 0 auto, 1 Huffman, 2 run-length
+     *   others: unused, must be 0. */
+    uint32_t knobs[SCZ_NUM_KNOBS];
+} scz_params;
+
+/* Fills *p with the defaults of a codec (eb_mode NONE, eb 0, knobs 0). */
+void scz_params_init(scz_params *p, scz_codec codec);
+
+/* Default and extreme chunk sizes. */
+#define SCZ_DEFAULT_CHUNK_BYTES ((uint64_t)32 << 20)
+#define SCZ_MIN_CHUNK_BYTES ((uint64_t)4 << 10)
+#define SCZ_MAX_CHUNK_BYTES ((uint64_t)1 << 30)
+
+/* ------------------------------------------------------------------ */
+/* Context                                                             */
+/* ------------------------------------------------------------------ */
+typedef struct scz_ctx scz_ctx;
+
+/* Creates a context for a backend. Returns SCZ_ERR_BACKEND (and *out NULL)
+ * when the backend is not built in or no device is present. */
+scz_status scz_ctx_create(scz_ctx **out, scz_backend backend);
+void scz_ctx_destroy(scz_ctx *ctx);
+
+/* Threads used on the CPU backend; 0 (default) = all available cores. */
+scz_status scz_ctx_set_threads(scz_ctx *ctx, int threads);
+
+/* Optional progress callback, called from the calling thread after each
+ * chunk is done, with the raw bytes done so far and in total. NULL
+ * disables it. */
+typedef void (*scz_progress_fn)(void *user, uint64_t done_bytes, uint64_t total_bytes);
+void scz_ctx_set_progress(scz_ctx *ctx, scz_progress_fn fn, void *user);
+
+/* Message for the last failure on this context ("" if none). */
+const char *scz_ctx_last_error(const scz_ctx *ctx);
+
+/* ------------------------------------------------------------------ */
+/* Compression                                                         */
+/* ------------------------------------------------------------------ */
+
+/* Upper bound of the compressed size of any array of this shape with these
+ * parameters; 0 if the shape/params are invalid or the bound overflows. */
+size_t scz_compress_bound(const scz_shape *shape, const scz_params *params);
+
+/* Compresses the array src (host memory, shape->dims, little-endian) into
+ * dst[0..dst_cap). On success *dst_size is the stream size. */
+scz_status scz_compress(scz_ctx *ctx, const scz_params *params, const scz_shape *shape,
+                        const void *src, void *dst, size_t dst_cap, size_t *dst_size);
+
+/* Decompresses a whole stream into dst, which must hold the raw size
+ * (scz_inspect tells it). If shape is not NULL it receives the stream's shape. */
+scz_status scz_decompress(scz_ctx *ctx, const void *src, size_t src_size,
+                          void *dst, size_t dst_cap, scz_shape *shape);
+
+/* ------------------------------------------------------------------ */
+/* Inspection                                                          */
+/* ------------------------------------------------------------------ */
+typedef struct scz_info {
+    uint32_t format_version;
+    scz_shape shape;
+    scz_params params;      /* codec, eb_mode, eb (user's), chunk_bytes=0, knobs */
+    double eb_abs;          /* absolute bound actually used (lossy), else 0 */
+    uint64_t raw_bytes;     /* decompressed size */
+    uint64_t stream_bytes;  /* total compressed size */
+    uint32_t num_chunks;
+    uint64_t chunk_slab;    /* slowest-dimension indices per chunk */
+} scz_info;
+
+/* Reads header and chunk table (verifying their checksums and consistency)
+ * without decoding chunks. */
+scz_status scz_inspect(const void *src, size_t src_size, scz_info *info);
+
+typedef struct scz_chunk_info {
+    uint64_t offset;        /* byte offset of the payload in the stream */
+    uint64_t size;          /* compressed payload size */
+    uint64_t checksum;      /* as stored */
+    uint64_t raw_offset;    /* byte offset of the chunk in the raw array */
+    uint64_t raw_bytes;     /* raw size of the chunk */
+    uint32_t codec_info;    /* codec-specific (lossy: workflow), FORMAT.md */
+} scz_chunk_info;
+
+scz_status scz_inspect_chunk(const void *src, size_t src_size, uint32_t index,
+                             scz_chunk_info *info);
+
+/* Decodes one chunk alone into dst (capacity >= its raw_bytes). */
+scz_status scz_decompress_chunk(scz_ctx *ctx, const void *src, size_t src_size,
+                                uint32_t index, void *dst, size_t dst_cap);
+
+/* ------------------------------------------------------------------ */
+/* Error statistics (computed in double precision)                     */
+/* ------------------------------------------------------------------ */
+typedef struct scz_stats {
+    uint64_t count;          /* elements compared */
+    uint64_t nonfinite;      /* NaN/Inf in the original */
+    uint64_t nonfinite_mismatch; /* non-finite originals not reproduced bit for bit */
+    double min, max;         /* of the finite original values */
+    double range;            /* max - min */
+    double max_abs_err;      /* max |x - x'| over finite pairs */
+    double max_rel_err;      /* max_abs_err / range (0 if range 0) */
+    double rmse;
+    double nrmse;            /* rmse / range */
+    double psnr;             /* 20 log10(range) - 10 log10(MSE); +inf if MSE 0 */
+    double mean_abs_err;
+} scz_stats;
+
+/* Compares orig and dec, both `count` elements of dtype (F32/F64 or integer
+ * types). Pairs where the original is non-finite are excluded from the
+ * error figures and counted in nonfinite / nonfinite_mismatch. */
+scz_status scz_stats_compute(scz_dtype dtype, const void *orig, const void *dec,
+                             uint64_t count, scz_stats *out);
+
+/* Min and max of the finite values (for REL bounds); returns 0 finite if none. */
+scz_status scz_value_range(scz_dtype dtype, const void *data, uint64_t count,
+                           double *min, double *max, uint64_t *finite);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SCZ_H */

@@ -1,0 +1,57 @@
+/*
+ * container.h -- the scz container: header, chunk table, chunk geometry and
+ * the blocked checksum (docs/FORMAT.md sections 2-5).
+ */
+#ifndef SCZ_CONTAINER_H
+#define SCZ_CONTAINER_H
+
+#include "../internal.h"
+
+#define SCZ_MAGIC_SIZE 8
+extern const uint8_t scz__magic[SCZ_MAGIC_SIZE];
+
+#define SCZ_HEADER_SIZE 128u
+#define SCZ_CHUNK_ENTRY_SIZE 32u
+#define SCZ_CKSUM_BLOCK_LOG2 12u /* 4 KiB checksum blocks */
+
+typedef struct scz_chunk_entry {
+    uint64_t offset;   /* absolute offset of the payload in the stream */
+    uint64_t size;
+    uint64_t checksum;
+    uint32_t info;
+} scz_chunk_entry;
+
+/* Serialises hdr into out[SCZ_HEADER_SIZE] (checksum included). */
+void scz__header_write(const scz_header *hdr, uint8_t *out);
+
+/* Parses and validates a header: magic, checksum, version, codec, dtype,
+ * rank, dims, sizes, chunking. */
+scz_status scz__header_read(scz_ctx *ctx, const uint8_t *src, size_t n, scz_header *hdr);
+
+/* Bytes of the chunk table including its trailing checksum; 0 on overflow. */
+uint64_t scz__table_size(uint32_t num_chunks);
+
+/* Serialises the chunk table (entries + checksum) to out. */
+void scz__table_write(const scz_chunk_entry *e, uint32_t n, uint8_t *out);
+
+/* Reads entry i of a table already validated by scz__table_check. */
+void scz__table_entry(const uint8_t *table, uint32_t i, scz_chunk_entry *e);
+
+/* Validates the table of a stream whose header is hdr: its checksum, that
+ * payloads follow each other from the end of the table, and that the stream
+ * holds them all. On success *end is the total stream size. */
+scz_status scz__table_check(scz_ctx *ctx, const scz_header *hdr, const uint8_t *src,
+                            size_t n, uint64_t *end);
+
+/* Number of elements of the slowest dimension and bytes of one slice of it. */
+uint64_t scz__slow_extent(const scz_header *hdr);
+uint64_t scz__slice_elems(const scz_header *hdr);
+
+/* Geometry of chunk i, and its raw byte offset and size. */
+void scz__chunk_geom(const scz_header *hdr, uint32_t i, scz_chunk_geom *g,
+                     uint64_t *raw_offset, uint64_t *raw_bytes);
+
+/* Blocked XXH64 of a payload (FORMAT.md section 5). threads <= 1: serial. */
+uint64_t scz__checksum(const uint8_t *p, uint64_t n, unsigned block_log2, int threads);
+
+#endif

@@ -1,0 +1,85 @@
+#include "testutil.h"
+
+#include <dirent.h>
+#include <string.h>
+
+int tu_failures = 0;
+int tu_checks = 0;
+
+int tu_finish(const char *name) {
+    printf("%s: %d checks\n", name, tu_checks);
+    printf("%d passed, %d failed\n", tu_checks - tu_failures, tu_failures);
+    return tu_failures ? 1 : 0;
+}
+
+void tu_skip(const char *why) {
+    printf("SKIPPED: %s\n", why);
+    exit(TEST_SKIP_CODE);
+}
+
+void *tu_read_file(const char *path, size_t *size) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *p = malloc(n > 0 ? (size_t)n : 1);
+    if (p && n > 0 && fread(p, 1, (size_t)n, f) != (size_t)n) {
+        free(p);
+        p = NULL;
+    }
+    fclose(f);
+    if (p && size) *size = (size_t)n;
+    return p;
+}
+
+static int cmp_df(const void *a, const void *b) {
+    return strcmp(((const tu_datafile *)a)->name, ((const tu_datafile *)b)->name);
+}
+
+int tu_data_files(tu_datafile **files) {
+    const char *dir = getenv("SCZ_DATA_DIR");
+    if (!dir) dir = "../shared/data";
+    DIR *d = opendir(dir);
+    *files = NULL;
+    if (!d) return 0;
+    int n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *nm = e->d_name;
+        size_t len = strlen(nm);
+        if (len < 5) continue;
+        scz_dtype t;
+        if (!strcmp(nm + len - 4, ".f32")) t = SCZ_DTYPE_F32;
+        else if (!strcmp(nm + len - 4, ".f64")) t = SCZ_DTYPE_F64;
+        else continue;
+        /* dims: after the last '_' up to the extension, 'x'-separated, slowest first */
+        const char *us = strrchr(nm, '_');
+        if (!us) continue;
+        uint64_t dims[4];
+        int r = 0;
+        const char *p = us + 1;
+        while (r < 4 && p < nm + len - 4) {
+            char *end;
+            dims[r++] = strtoull(p, &end, 10);
+            if (*end == 'x') p = end + 1;
+            else break;
+        }
+        if (r < 1) continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            *files = realloc(*files, (size_t)cap * sizeof **files);
+        }
+        tu_datafile *f = &(*files)[n++];
+        memset(f, 0, sizeof *f);
+        snprintf(f->path, sizeof f->path, "%s/%s", dir, nm);
+        snprintf(f->name, sizeof f->name, "%s", nm);
+        f->shape.dtype = t;
+        f->shape.rank = (uint32_t)r;
+        for (int i = 0; i < 4; i++) f->shape.dims[i] = 1;
+        for (int i = 0; i < r; i++) f->shape.dims[i] = dims[r - 1 - i];
+    }
+    closedir(d);
+    if (n) qsort(*files, (size_t)n, sizeof **files, cmp_df);
+    return n;
+}

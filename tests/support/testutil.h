@@ -1,0 +1,52 @@
+/*
+ * testutil.h -- shared helpers of the test programs: checks that count
+ * failures, the skip convention (exit 77 = skipped), and loading of the
+ * real data sets in $SCZ_DATA_DIR.
+ */
+#ifndef SCZ_TESTUTIL_H
+#define SCZ_TESTUTIL_H
+
+#include "scz.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define TEST_SKIP_CODE 77
+
+extern int tu_failures;
+extern int tu_checks;
+
+#define CHECK(cond, ...)                                                          \
+    do {                                                                          \
+        tu_checks++;                                                              \
+        if (!(cond)) {                                                            \
+            tu_failures++;                                                        \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);       \
+            fprintf(stderr, __VA_ARGS__);                                         \
+            fputc('\n', stderr);                                                  \
+        }                                                                         \
+    } while (0)
+
+/* Ends a test program: prints "N passed, N failed" and returns the exit code. */
+int tu_finish(const char *name);
+
+/* Prints a skip message and exits with TEST_SKIP_CODE. */
+void tu_skip(const char *why);
+
+/* A real data file of $SCZ_DATA_DIR, parsed from its name NAME_DIMS.f32/f64
+ * (dims slowest first in the name; shape below is fastest first). */
+typedef struct tu_datafile {
+    char path[1024];
+    char name[256];
+    scz_shape shape;
+} tu_datafile;
+
+/* Lists the data files; returns their number (0 if the directory is absent),
+ * *files malloc'ed. */
+int tu_data_files(tu_datafile **files);
+
+/* Reads a whole file; returns NULL on failure. */
+void *tu_read_file(const char *path, size_t *size);
+
+#endif
