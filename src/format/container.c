@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#define XXH_STATIC_LINKING_ONLY /* XXH64_state_t on the stack */
 #include <xxhash.h>
 #ifdef _OPENMP
 #include <omp.h>
