@@ -23,7 +23,7 @@ bench: all
 	./$(BUILD)/bench/scz_bench $(BENCH_ARGS)
 
 asan:
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSCZ_SANITIZE=ON -DSCZ_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSCZ_SANITIZE=ON -DSCZ_BUILD_BENCH=OFF -DSCZ_CUDA=OFF $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 
