@@ -26,6 +26,13 @@
 extern "C" {
 #endif
 
+/* Symbols of the shared library are hidden unless marked SCZ_API. */
+#if defined(__GNUC__)
+#define SCZ_API __attribute__((visibility("default")))
+#else
+#define SCZ_API
+#endif
+
 #define SCZ_VERSION_MAJOR 0
 #define SCZ_VERSION_MINOR 1
 #define SCZ_VERSION_PATCH 0
@@ -56,7 +63,7 @@ typedef enum scz_status {
 } scz_status;
 
 /* Short static description of a status code (never NULL). */
-const char *scz_status_string(scz_status s);
+SCZ_API const char *scz_status_string(scz_status s);
 
 /* ------------------------------------------------------------------ */
 /* Data types, codecs, error-bound modes, backends                     */
@@ -71,12 +78,12 @@ typedef enum scz_dtype {
 } scz_dtype;
 
 /* Size in bytes of one element, 0 for an unknown dtype. */
-size_t scz_dtype_size(scz_dtype t);
+SCZ_API size_t scz_dtype_size(scz_dtype t);
 /* "f32", "f64", "u8", ...; NULL for an unknown dtype. */
-const char *scz_dtype_name(scz_dtype t);
+SCZ_API const char *scz_dtype_name(scz_dtype t);
 /* Parses "f32"/"float32"/"float", "f64"/"float64"/"double", "u8", ...
  * Returns 0 for an unknown name. */
-scz_dtype scz_dtype_from_name(const char *name);
+SCZ_API scz_dtype scz_dtype_from_name(const char *name);
 
 typedef enum scz_codec {
     SCZ_CODEC_NDZIP = 1,   /* lossless float32/float64 (ndzip) */
@@ -87,13 +94,13 @@ typedef enum scz_codec {
 } scz_codec;
 
 /* "ndzip", "lossy", ...; NULL for an unknown codec. */
-const char *scz_codec_name(scz_codec c);
+SCZ_API const char *scz_codec_name(scz_codec c);
 /* Inverse of scz_codec_name; 0 for an unknown name. */
-scz_codec scz_codec_from_name(const char *name);
+SCZ_API scz_codec scz_codec_from_name(const char *name);
 /* 1 if this build of the library implements the codec on the CPU. */
-int scz_codec_available(scz_codec c);
+SCZ_API int scz_codec_available(scz_codec c);
 /* 1 if the codec is lossless (bit-exact). */
-int scz_codec_is_lossless(scz_codec c);
+SCZ_API int scz_codec_is_lossless(scz_codec c);
 
 typedef enum scz_eb_mode {
     SCZ_EB_NONE = 0, /* lossless codecs */
@@ -102,8 +109,8 @@ typedef enum scz_eb_mode {
     SCZ_EB_PSNR = 3  /* target PSNR in dB; bound derived from the value range */
 } scz_eb_mode;
 
-const char *scz_eb_mode_name(scz_eb_mode m); /* "none","abs","rel","psnr" */
-scz_eb_mode scz_eb_mode_from_name(const char *name); /* case-insensitive; -1 if unknown */
+SCZ_API const char *scz_eb_mode_name(scz_eb_mode m); /* "none","abs","rel","psnr" */
+SCZ_API scz_eb_mode scz_eb_mode_from_name(const char *name); /* case-insensitive; -1 if unknown */
 
 typedef enum scz_backend {
     SCZ_BACKEND_CPU = 0,
@@ -120,7 +127,7 @@ typedef struct scz_shape {
 } scz_shape;
 
 /* Number of elements (product of the rank's dims); 0 on overflow or bad rank. */
-uint64_t scz_shape_count(const scz_shape *s);
+SCZ_API uint64_t scz_shape_count(const scz_shape *s);
 
 /* Number of codec-specific knobs carried in the stream header. */
 #define SCZ_NUM_KNOBS 6
@@ -138,7 +145,7 @@ typedef struct scz_params {
 } scz_params;
 
 /* Fills *p with the defaults of a codec (eb_mode NONE, eb 0, knobs 0). */
-void scz_params_init(scz_params *p, scz_codec codec);
+SCZ_API void scz_params_init(scz_params *p, scz_codec codec);
 
 /* Default and extreme chunk sizes. */
 #define SCZ_DEFAULT_CHUNK_BYTES ((uint64_t)32 << 20)
@@ -152,20 +159,20 @@ typedef struct scz_ctx scz_ctx;
 
 /* Creates a context for a backend. Returns SCZ_ERR_BACKEND (and *out NULL)
  * when the backend is not built in or no device is present. */
-scz_status scz_ctx_create(scz_ctx **out, scz_backend backend);
-void scz_ctx_destroy(scz_ctx *ctx);
+SCZ_API scz_status scz_ctx_create(scz_ctx **out, scz_backend backend);
+SCZ_API void scz_ctx_destroy(scz_ctx *ctx);
 
 /* Threads used on the CPU backend; 0 (default) = all available cores. */
-scz_status scz_ctx_set_threads(scz_ctx *ctx, int threads);
+SCZ_API scz_status scz_ctx_set_threads(scz_ctx *ctx, int threads);
 
 /* Optional progress callback, called from the calling thread after each
  * chunk is done, with the raw bytes done so far and in total. NULL
  * disables it. */
 typedef void (*scz_progress_fn)(void *user, uint64_t done_bytes, uint64_t total_bytes);
-void scz_ctx_set_progress(scz_ctx *ctx, scz_progress_fn fn, void *user);
+SCZ_API void scz_ctx_set_progress(scz_ctx *ctx, scz_progress_fn fn, void *user);
 
 /* Message for the last failure on this context ("" if none). */
-const char *scz_ctx_last_error(const scz_ctx *ctx);
+SCZ_API const char *scz_ctx_last_error(const scz_ctx *ctx);
 
 /* ------------------------------------------------------------------ */
 /* Compression                                                         */
@@ -173,16 +180,16 @@ const char *scz_ctx_last_error(const scz_ctx *ctx);
 
 /* Upper bound of the compressed size of any array of this shape with these
  * parameters; 0 if the shape/params are invalid or the bound overflows. */
-size_t scz_compress_bound(const scz_shape *shape, const scz_params *params);
+SCZ_API size_t scz_compress_bound(const scz_shape *shape, const scz_params *params);
 
 /* Compresses the array src (host memory, shape->dims, little-endian) into
  * dst[0..dst_cap). On success *dst_size is the stream size. */
-scz_status scz_compress(scz_ctx *ctx, const scz_params *params, const scz_shape *shape,
+SCZ_API scz_status scz_compress(scz_ctx *ctx, const scz_params *params, const scz_shape *shape,
                         const void *src, void *dst, size_t dst_cap, size_t *dst_size);
 
 /* Decompresses a whole stream into dst, which must hold the raw size
  * (scz_inspect tells it). If shape is not NULL it receives the stream's shape. */
-scz_status scz_decompress(scz_ctx *ctx, const void *src, size_t src_size,
+SCZ_API scz_status scz_decompress(scz_ctx *ctx, const void *src, size_t src_size,
                           void *dst, size_t dst_cap, scz_shape *shape);
 
 /* ------------------------------------------------------------------ */
@@ -201,7 +208,7 @@ typedef struct scz_info {
 
 /* Reads header and chunk table (verifying their checksums and consistency)
  * without decoding chunks. */
-scz_status scz_inspect(const void *src, size_t src_size, scz_info *info);
+SCZ_API scz_status scz_inspect(const void *src, size_t src_size, scz_info *info);
 
 typedef struct scz_chunk_info {
     uint64_t offset;        /* byte offset of the payload in the stream */
@@ -212,11 +219,11 @@ typedef struct scz_chunk_info {
     uint32_t codec_info;    /* codec-specific (lossy: workflow), FORMAT.md */
 } scz_chunk_info;
 
-scz_status scz_inspect_chunk(const void *src, size_t src_size, uint32_t index,
+SCZ_API scz_status scz_inspect_chunk(const void *src, size_t src_size, uint32_t index,
                              scz_chunk_info *info);
 
 /* Decodes one chunk alone into dst (capacity >= its raw_bytes). */
-scz_status scz_decompress_chunk(scz_ctx *ctx, const void *src, size_t src_size,
+SCZ_API scz_status scz_decompress_chunk(scz_ctx *ctx, const void *src, size_t src_size,
                                 uint32_t index, void *dst, size_t dst_cap);
 
 /* ------------------------------------------------------------------ */
@@ -239,11 +246,11 @@ typedef struct scz_stats {
 /* Compares orig and dec, both `count` elements of dtype (F32/F64 or integer
  * types). Pairs where the original is non-finite are excluded from the
  * error figures and counted in nonfinite / nonfinite_mismatch. */
-scz_status scz_stats_compute(scz_dtype dtype, const void *orig, const void *dec,
+SCZ_API scz_status scz_stats_compute(scz_dtype dtype, const void *orig, const void *dec,
                              uint64_t count, scz_stats *out);
 
 /* Min and max of the finite values (for REL bounds); returns 0 finite if none. */
-scz_status scz_value_range(scz_dtype dtype, const void *data, uint64_t count,
+SCZ_API scz_status scz_value_range(scz_dtype dtype, const void *data, uint64_t count,
                            double *min, double *max, uint64_t *finite);
 
 #ifdef __cplusplus
