@@ -1,7 +1,9 @@
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "testutil.h"
 
 #include <dirent.h>
 #include <string.h>
+#include <time.h>
 
 int tu_failures = 0;
 int tu_checks = 0;
@@ -82,4 +84,31 @@ int tu_data_files(tu_datafile **files) {
     closedir(d);
     if (n) qsort(*files, (size_t)n, sizeof **files, cmp_df);
     return n;
+}
+
+uint8_t *tu_guarded_alloc(size_t n, uint8_t fill) {
+    uint8_t *p = malloc(n + TU_GUARD_BYTES);
+    if (!p) return NULL;
+    memset(p, fill, n);
+    memset(p + n, TU_GUARD_BYTE, TU_GUARD_BYTES);
+    return p;
+}
+
+int tu_guard_intact(const uint8_t *p, size_t n) {
+    for (size_t i = 0; i < TU_GUARD_BYTES; i++)
+        if (p[n + i] != TU_GUARD_BYTE) return 0;
+    return 1;
+}
+
+size_t tu_first_diff(const void *a, const void *b, size_t n) {
+    const uint8_t *x = a, *y = b;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] != y[i]) return i;
+    return n;
+}
+
+double tu_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

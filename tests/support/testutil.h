@@ -49,4 +49,20 @@ int tu_data_files(tu_datafile **files);
 /* Reads a whole file; returns NULL on failure. */
 void *tu_read_file(const char *path, size_t *size);
 
+/* ---- buffers with a guard region, to detect writes past a capacity ---- */
+#define TU_GUARD_BYTES 4096
+#define TU_GUARD_BYTE 0xA5
+
+/* malloc's n + TU_GUARD_BYTES bytes; the n usable bytes are filled with
+ * `fill`, the guard after them with TU_GUARD_BYTE. Free with free(). */
+uint8_t *tu_guarded_alloc(size_t n, uint8_t fill);
+/* 1 if the guard after p[0..n) is intact. */
+int tu_guard_intact(const uint8_t *p, size_t n);
+
+/* Index of the first differing byte of a and b, or n if equal. */
+size_t tu_first_diff(const void *a, const void *b, size_t n);
+
+/* Monotonic wall clock in seconds. */
+double tu_now(void);
+
 #endif
