@@ -95,7 +95,10 @@ static void run_case(gen_family fam, const gen_shape_def *sd, scz_dtype dt, uint
     uint8_t *src = gen_field(fam, &s, seed, &raw);
     char what[160];
     const uint64_t chunk_sizes[] = {0, 4096, 65536};
-    for (size_t ci = 0; ci < sizeof chunk_sizes / sizeof chunk_sizes[0]; ci++) {
+    /* the largest shapes (91^3) skip the third chunk size: they dominate the
+     * run time, above all under the sanitizers */
+    size_t nsizes = gen_count(&s) > 200000 ? 2 : 3;
+    for (size_t ci = 0; ci < nsizes; ci++) {
         scz_params p;
         scz_params_init(&p, SCZ_CODEC_NDZIP);
         p.chunk_bytes = chunk_sizes[ci];
