@@ -5,10 +5,11 @@
 #include "internal.h"
 
 extern const scz_codec_ops scz__ndzip_ops;
-extern const scz_codec_ops scz__huffman_ops;
+extern const scz_codec_ops scz__lossy_ops, scz__huffman_ops;
 
 static const scz_codec_ops *const registry[] = {
     &scz__ndzip_ops,
+    &scz__lossy_ops,
     &scz__huffman_ops,
 };
 

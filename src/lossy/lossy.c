@@ -1,0 +1,584 @@
+/*
+ * lossy.c -- CPU (OpenMP) implementation of the error-bounded lossy codec:
+ * dual quantization (prequantization to the bound's grid, then first-order
+ * Lorenzo prediction of the integers inside independent blocks), outliers,
+ * verbatim values for everything the bound or the quantizer cannot hold,
+ * and a Huffman or run-length workflow per chunk. Implements
+ * docs/FORMAT.md section 7; the entropy coders are in src/entropy.
+ */
+#include "lossy.h"
+
+#include "../entropy/huffman.h"
+#include "../entropy/rle.h"
+#include "../internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the lossy CPU codec assumes a little-endian host"
+#endif
+
+#define LZ_MAXT 64
+
+/* ------------------------------------------------------------------ */
+/* Geometry (7.2)                                                      */
+/* ------------------------------------------------------------------ */
+
+typedef struct lz_geo {
+    unsigned rank;       /* coding rank: dims of extent 1 dropped */
+    uint64_t e[3];       /* extents, fastest first; 1 beyond rank */
+    unsigned lb[3];      /* log2 block sides; 0 beyond rank */
+    uint64_t nb[3];      /* blocks per axis */
+    uint64_t nblocks, n;
+} lz_geo;
+
+typedef struct lz_blk {
+    uint64_t ex, ey, ez; /* extents of this block */
+    uint64_t base;       /* linear index of its first element in the chunk */
+    uint64_t co;         /* index of its first code in the code sequence */
+} lz_blk;
+
+static void geo_extents(const scz_chunk_geom *g, lz_geo *z) {
+    memset(z, 0, sizeof *z);
+    z->e[0] = z->e[1] = z->e[2] = 1;
+    unsigned r = 0;
+    for (unsigned d = 0; d < g->rank; d++)
+        if (g->dims[d] != 1) z->e[r++] = g->dims[d];
+    z->rank = r ? r : 1;
+    z->n = g->count;
+}
+
+static void geo_blocks(lz_geo *z, const unsigned *lb) {
+    for (unsigned d = 0; d < 3; d++) {
+        z->lb[d] = d < z->rank ? lb[d] : 0;
+        uint64_t s = (uint64_t)1 << z->lb[d];
+        z->nb[d] = (z->e[d] + s - 1) >> z->lb[d];
+    }
+    z->nblocks = z->nb[0] * z->nb[1] * z->nb[2];
+}
+
+/* Block b (x fastest): its extents, first element and first code. Codes
+ * follow block order; inside a block, x fastest; partial blocks at the
+ * upper edges hold only their elements. */
+static inline void lz_block(const lz_geo *g, uint64_t b, lz_blk *k) {
+    uint64_t bx = b % g->nb[0], t = b / g->nb[0];
+    uint64_t by = t % g->nb[1], bz = t / g->nb[1];
+    uint64_t x0 = bx << g->lb[0], y0 = by << g->lb[1], z0 = bz << g->lb[2];
+    uint64_t sx = (uint64_t)1 << g->lb[0], sy = (uint64_t)1 << g->lb[1], sz = (uint64_t)1 << g->lb[2];
+    k->ex = g->e[0] - x0 < sx ? g->e[0] - x0 : sx;
+    k->ey = g->e[1] - y0 < sy ? g->e[1] - y0 : sy;
+    k->ez = g->e[2] - z0 < sz ? g->e[2] - z0 : sz;
+    k->base = (z0 * g->e[1] + y0) * g->e[0] + x0;
+    k->co = z0 * g->e[1] * g->e[0] + k->ez * y0 * g->e[0] + k->ez * k->ey * x0;
+}
+
+/* Code index of the first code of block b (n for b = nblocks). */
+static uint64_t block_code_start(const lz_geo *g, uint64_t b) {
+    if (b >= g->nblocks) return g->n;
+    lz_blk k;
+    lz_block(g, b, &k);
+    return k.co;
+}
+
+/* ------------------------------------------------------------------ */
+/* Kernels                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct lz_qp {
+    double eb, ebx2, recip;
+    int64_t radius;
+} lz_qp;
+
+typedef struct lz_tstate {
+    uint64_t b0, b1, c0, c1;   /* blocks, codes */
+    uint64_t n_out, n_vnew;    /* records written at [c0, c0 + n) of the staging arrays */
+    int has_verb;
+    uint64_t first_verb_code, first_bits, last_bits;
+    int drop_first_vnew;       /* its first V_new became a V_repeat */
+    uint64_t prev_out;         /* index of the last outlier before this range + 1 (0: none) */
+    uint64_t out_bytes, out_off, vnew_off;
+    uint32_t *hist;
+} lz_tstate;
+
+typedef struct lz_dstate {
+    uint64_t b0, b1, c0, c1, o0, o1, v0, v1;
+    int first_verb;            /* 0 none, 1 V_new, 2 V_repeat: the first verbatim code of the range */
+} lz_dstate;
+
+#define LZ_T float
+#define LZ_U uint32_t
+#define LZ_SFX _f32
+#include "lossy_kern.h"
+#undef LZ_T
+#undef LZ_U
+#undef LZ_SFX
+#define LZ_T double
+#define LZ_U uint64_t
+#define LZ_SFX _f64
+#include "lossy_kern.h"
+#undef LZ_T
+#undef LZ_U
+#undef LZ_SFX
+
+/* ------------------------------------------------------------------ */
+/* Codec interface                                                     */
+/* ------------------------------------------------------------------ */
+
+static size_t al64(size_t x) { return (x + 63) & ~(size_t)63; }
+
+static scz_status lz_prepare(scz_ctx *ctx, scz_header *h, const void *src) {
+    if (h->dtype != SCZ_DTYPE_F32 && h->dtype != SCZ_DTYPE_F64)
+        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec 'lossy' takes f32 or f64 arrays, not %s",
+                         scz_dtype_name(h->dtype));
+    if (h->knobs[0] > LZ_MAX_RADIUS)
+        return scz__fail(ctx, SCZ_ERR_ARG, "lossy: radius %u above %u", h->knobs[0], LZ_MAX_RADIUS);
+    if (h->knobs[1] > 2)
+        return scz__fail(ctx, SCZ_ERR_ARG, "lossy: workflow %u (0 auto, 1 Huffman, 2 run-length)", h->knobs[1]);
+    for (int i = 2; i < SCZ_NUM_KNOBS; i++)
+        if (h->knobs[i]) return scz__fail(ctx, SCZ_ERR_ARG, "lossy: knob %d must be 0", i);
+    if (!h->knobs[0]) h->knobs[0] = LZ_DEFAULT_RADIUS;
+    double eb = h->eb_user;
+    if (!isfinite(eb) || (h->eb_mode != SCZ_EB_PSNR && eb < 0))
+        return scz__fail(ctx, SCZ_ERR_ARG, "lossy: error bound %g is not a finite non-negative number", eb);
+    double abs_eb;
+    if (h->eb_mode == SCZ_EB_ABS) {
+        abs_eb = eb;
+    } else if (h->eb_mode == SCZ_EB_REL || h->eb_mode == SCZ_EB_PSNR) {
+        /* REL: eb x (max - min) of the finite values; PSNR: the bound whose
+         * uniformly distributed error gives the target, range x 10^(-dB/20)
+         * x sqrt(3). A range beyond DBL_MAX is scaled before subtracting. */
+        double mn, mx;
+        uint64_t fin;
+        scz_value_range(h->dtype, src, h->raw_bytes / scz_dtype_size(h->dtype), &mn, &mx, &fin);
+        double f = h->eb_mode == SCZ_EB_REL ? eb : pow(10.0, -eb / 20.0) * sqrt(3.0);
+        double range = mx - mn;
+        abs_eb = isfinite(range) ? f * range : f * mx - f * mn;
+        if (abs_eb > DBL_MAX) abs_eb = DBL_MAX;
+    } else {
+        return scz__fail(ctx, SCZ_ERR_ARG, "lossy: unknown error-bound mode");
+    }
+    if (!isfinite(abs_eb) || abs_eb < 0)
+        return scz__fail(ctx, SCZ_ERR_ARG, "lossy: the derived absolute bound %g is not usable", abs_eb);
+    h->eb_abs = abs_eb;
+    return SCZ_OK;
+}
+
+static scz_status lz_check(scz_ctx *ctx, const scz_header *h) {
+    if (h->dtype != SCZ_DTYPE_F32 && h->dtype != SCZ_DTYPE_F64)
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy stream of dtype %s", scz_dtype_name(h->dtype));
+    if (h->eb_mode < SCZ_EB_ABS || h->eb_mode > SCZ_EB_PSNR || !isfinite(h->eb_abs) || h->eb_abs < 0)
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy stream: invalid error bound");
+    if (h->knobs[0] < 1 || h->knobs[0] > LZ_MAX_RADIUS || h->knobs[1] > 2)
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy stream: invalid radius or workflow knob");
+    for (int i = 2; i < SCZ_NUM_KNOBS; i++)
+        if (h->knobs[i]) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy stream: knob %d is not 0", i);
+    return SCZ_OK;
+}
+
+static uint64_t lz_slab_align(const scz_header *h) {
+    if (h->rank > 3 || h->dims[h->rank - 1] <= 1) return 1;
+    unsigned cr = 0;
+    for (unsigned d = 0; d < h->rank; d++) cr += h->dims[d] > 1;
+    return (uint64_t)1 << lz_block_log2[cr][cr - 1];
+}
+
+static uint64_t lz_bound(const scz_header *h, const scz_chunk_geom *g) {
+    (void)h;
+    uint64_t b;
+    if (!scz__mul_ok(g->count, g->esize, &b) || !scz__add_ok(b, LZ_HDR, &b)) return 0;
+    return b;
+}
+
+static int pick_threads(scz_ctx *ctx, uint64_t nblocks, uint64_t n) {
+    int T = scz__threads(ctx);
+    uint64_t lim = n / 32768 + 1; /* at least ~32 K elements per thread */
+    if (nblocks < lim) lim = nblocks;
+    if ((uint64_t)T > lim) T = (int)lim;
+    if (T > LZ_MAXT) T = LZ_MAXT;
+    return T < 1 ? 1 : T;
+}
+
+static void put_hdr(uint8_t *d, unsigned wf, const lz_geo *g, uint32_t nout, uint32_t nverb, uint64_t obytes) {
+    memset(d, 0, LZ_HDR);
+    d[0] = (uint8_t)wf;
+    if (g) {
+        d[1] = (uint8_t)g->rank;
+        for (unsigned i = 0; i < g->rank; i++) d[2 + i] = (uint8_t)g->lb[i];
+    }
+    scz__st32(d + 8, nout);
+    scz__st32(d + 12, nverb);
+    scz__st64(d + 16, obytes);
+}
+
+static scz_status stored(scz_ctx *ctx, const scz_chunk_geom *g, const void *src, uint8_t *dst, uint64_t cap,
+                         uint64_t *out, uint32_t *info) {
+    uint64_t raw = g->count * g->esize;
+    if (cap < LZ_HDR + raw) return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "lossy: chunk does not fit");
+    put_hdr(dst, LZ_WF_STORED, NULL, 0, 0, 0);
+    memcpy(dst + LZ_HDR, src, raw);
+    *out = LZ_HDR + raw;
+    *info = LZ_WF_STORED;
+    return SCZ_OK;
+}
+
+/* Number of maximal runs of equal codes (1 + the positions where the
+ * code changes). */
+static uint64_t count_runs(const uint16_t *c, uint64_t n, int T) {
+    uint64_t ch = 0;
+#pragma omp parallel for schedule(static) num_threads(T) reduction(+ : ch) if (T > 1)
+    for (uint64_t i = 1; i < n; i++) ch += c[i] != c[i - 1];
+    return ch + 1;
+}
+
+static inline uint64_t zigzag(int64_t v) {
+    uint64_t u = (uint64_t)v;
+    return (u << 1) ^ (0 - (u >> 63));
+}
+static inline int64_t unzigzag(uint64_t z) { return (int64_t)((z >> 1) ^ (0 - (z & 1))); }
+
+static scz_status lz_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const void *src,
+                              uint8_t *dst, uint64_t cap, uint64_t *out, uint32_t *info) {
+    const uint64_t n = cg->count;
+    const unsigned es = cg->esize;
+    if (n > UINT32_MAX - 1)
+        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "lossy: chunks of more than 2^32-2 elements");
+    lz_geo g;
+    geo_extents(cg, &g);
+    unsigned lb[3] = {lz_block_log2[g.rank][0], lz_block_log2[g.rank][1], lz_block_log2[g.rank][2]};
+    geo_blocks(&g, lb);
+    const uint32_t r = h->knobs[0], K = 2 * r + 2;
+    lz_qp qp;
+    qp.eb = h->eb_abs;
+    qp.ebx2 = 2.0 * h->eb_abs;
+    qp.recip = qp.ebx2 > 0 ? 1.0 / qp.ebx2 : INFINITY; /* 0: every value verbatim */
+    qp.radius = r;
+    int T = pick_threads(ctx, g.nblocks, n);
+
+    /* scratch: slot 0 codes + histograms + codebooks; slot 1 staging */
+    size_t o_codes = 0, o_hist = al64(2 * (size_t)n + 16);
+    size_t o_tot = o_hist + al64((size_t)T * K * 4);
+    size_t o_book = o_tot + al64((size_t)SCZ_HUFF_MAX_K * 8 * 2);
+    size_t o_book2 = o_book + al64(sizeof(scz_huff_enc));
+    size_t o_book3 = o_book2 + al64(sizeof(scz_huff_enc));
+    size_t o_work = o_book3 + al64(sizeof(scz_huff_enc));
+    size_t o_gap = o_work + al64(scz__huff_work_size(SCZ_HUFF_MAX_K));
+    size_t o_rh = o_gap + al64((size_t)(16 * n / SCZ_HUFF_UNIT_BITS) + 16);
+    size_t need0 = o_rh + al64((size_t)T * 65536 * 4);
+    uint8_t *w0 = scz__scratch(ctx, 0, need0);
+    size_t s_oidx = 0, s_odel = al64(4 * (size_t)n), s_vpos = s_odel + al64(8 * (size_t)n);
+    size_t s_vals = s_vpos + al64(4 * (size_t)n), s_lens = s_vals + al64(2 * (size_t)n);
+    size_t s_bnd = s_lens + al64(2 * (size_t)n), need1 = s_bnd + al64(4 * (size_t)n);
+    uint8_t *w1 = w0 ? scz__scratch(ctx, 1, need1) : NULL;
+    if (!w0 || !w1) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for a chunk of %llu elements",
+                                     (unsigned long long)n);
+    uint16_t *codes = (uint16_t *)(w0 + o_codes);
+    uint32_t *hist = (uint32_t *)(w0 + o_hist);
+    uint64_t *total = (uint64_t *)(w0 + o_tot);
+    uint64_t *total2 = total + SCZ_HUFF_MAX_K;
+    scz_huff_enc *book = (scz_huff_enc *)(w0 + o_book);
+    uint32_t *oidx = (uint32_t *)(w1 + s_oidx);
+    int64_t *odel = (int64_t *)(w1 + s_odel);
+    uint32_t *vpos = (uint32_t *)(w1 + s_vpos);
+
+    /* 1. prequantize, predict, classify: one contiguous block range per thread */
+    lz_tstate ts[LZ_MAXT];
+    memset(ts, 0, sizeof ts);
+    for (int t = 0; t < T; t++) {
+        ts[t].b0 = g.nblocks * (uint64_t)t / (uint64_t)T;
+        ts[t].b1 = g.nblocks * (uint64_t)(t + 1) / (uint64_t)T;
+        ts[t].hist = hist + (size_t)t * K;
+    }
+    for (int t = 0; t < T; t++) {
+        ts[t].c0 = block_code_start(&g, ts[t].b0);
+        ts[t].c1 = block_code_start(&g, ts[t].b1);
+    }
+#pragma omp parallel for schedule(static, 1) num_threads(T) if (T > 1)
+    for (int t = 0; t < T; t++) {
+        memset(ts[t].hist, 0, (size_t)K * 4);
+        if (es == 4) compress_range_f32(&g, src, &qp, &ts[t], codes, oidx, odel, vpos);
+        else compress_range_f64(&g, src, &qp, &ts[t], codes, oidx, odel, vpos);
+    }
+    /* A range's first verbatim value repeats the last one of an earlier
+     * range: its V_new becomes V_repeat (the stream does not depend on T). */
+    uint64_t n_out = 0, n_vnew = 0;
+    {
+        int have = 0;
+        uint64_t last = 0, prev_out = 0;
+        for (int t = 0; t < T; t++) {
+            lz_tstate *s = &ts[t];
+            if (s->has_verb) {
+                if (have && s->first_bits == last) {
+                    codes[s->first_verb_code] = (uint16_t)LZ_VREP(r);
+                    s->hist[LZ_VNEW(r)]--;
+                    s->hist[LZ_VREP(r)]++;
+                    s->drop_first_vnew = 1;
+                }
+                have = 1;
+                last = s->last_bits;
+            }
+            s->prev_out = prev_out;
+            if (s->n_out) prev_out = (uint64_t)oidx[s->c0 + s->n_out - 1] + 1;
+            s->vnew_off = n_vnew;
+            n_vnew += s->n_vnew - (uint64_t)s->drop_first_vnew;
+            n_out += s->n_out;
+        }
+    }
+    /* outlier list sizes: varint(gap) varint(zigzag(delta)) */
+    uint64_t obytes = 0;
+#pragma omp parallel for schedule(static, 1) num_threads(T) if (T > 1)
+    for (int t = 0; t < T; t++) {
+        uint64_t sz = 0, prev = ts[t].prev_out;
+        for (uint64_t j = ts[t].c0; j < ts[t].c0 + ts[t].n_out; j++) {
+            sz += scz__varint_len(oidx[j] - prev) + scz__varint_len(zigzag(odel[j]));
+            prev = (uint64_t)oidx[j] + 1;
+        }
+        ts[t].out_bytes = sz;
+    }
+    for (int t = 0; t < T; t++) {
+        ts[t].out_off = obytes;
+        obytes += ts[t].out_bytes;
+    }
+
+    /* 2. Huffman codebook of the codes */
+    uint64_t rs[LZ_MAXT + 1], rb[LZ_MAXT];
+    for (int t = 0; t < T; t++) rs[t] = ts[t].c0;
+    rs[T] = n;
+    scz__hist_reduce(hist, T, K, total, NULL, NULL);
+    scz__huff_build(total, K, book, w0 + o_work);
+    scz__hist_reduce(hist, T, K, NULL, book, rb);
+    scz_hs_info hc;
+    scz__hs_plan(book, total, n, &hc);
+    uint64_t size_huff = hc.size;
+
+    /* 3. workflow */
+    unsigned wf = LZ_WF_HUFFMAN;
+    uint64_t nruns = 0;
+    scz_hs_info hv, hl;
+    scz_huff_enc *bookv = (scz_huff_enc *)(w0 + o_book2), *bookl = (scz_huff_enc *)(w0 + o_book3);
+    uint16_t *vals = (uint16_t *)(w1 + s_vals), *lens = (uint16_t *)(w1 + s_lens);
+    uint64_t rsv[LZ_MAXT + 1], rbv[LZ_MAXT], rbl[LZ_MAXT];
+    int Tr = T;
+    int try_rle = h->knobs[1] == 2;
+    if (h->knobs[1] == 0) {
+        /* the paper's criterion, or an estimate of the run-length payload
+         * (runs x max(3.5, Huffman bits per code + 1.5)) below Huffman's */
+        uint64_t runs = count_runs(codes, n, T);
+        double bits = (double)hc.total_bits, avg = bits / (double)n;
+        try_rle = (uint64_t)LZ_RLE_DEN * hc.total_bits <= (uint64_t)LZ_RLE_NUM * n ||
+                  (double)runs * fmax(LZ_RUN_BITS_MIN, avg + LZ_RUN_BITS_ADD) < bits;
+    }
+    if (try_rle) {
+        nruns = scz__rle_encode(codes, n, LZ_MAX_RUN, T, (uint32_t *)(w1 + s_bnd), vals, lens);
+        uint32_t *rh = (uint32_t *)(w0 + o_rh);
+        Tr = pick_threads(ctx, nruns, nruns * 8);
+        if (Tr > T) Tr = T;
+        scz__hist_ranges(vals, 2, nruns, Tr, K, rh, rsv);
+        scz__hist_reduce(rh, Tr, K, total2, NULL, NULL);
+        scz__huff_build(total2, K, bookv, w0 + o_work);
+        scz__hist_reduce(rh, Tr, K, NULL, bookv, rbv);
+        scz__hs_plan(bookv, total2, nruns, &hv);
+        scz__hist_ranges(lens, 2, nruns, Tr, 65536, rh, rsv);
+        scz__hist_reduce(rh, Tr, 65536, total2, NULL, NULL);
+        scz__huff_build(total2, 65536, bookl, w0 + o_work);
+        scz__hist_reduce(rh, Tr, 65536, NULL, bookl, rbl);
+        scz__hs_plan(bookl, total2, nruns, &hl);
+        uint64_t size_rle = 4 + hv.size + hl.size;
+        if (h->knobs[1] == 2 || size_rle < size_huff) wf = LZ_WF_RLE;
+    }
+    uint64_t csize = wf == LZ_WF_HUFFMAN ? size_huff : 4 + hv.size + hl.size;
+    uint64_t total_size = LZ_HDR + csize + obytes + n_vnew * es;
+    if (total_size >= LZ_HDR + n * es) return stored(ctx, cg, src, dst, cap, out, info);
+    if (total_size > cap) return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "lossy: chunk does not fit");
+
+    /* 4. write */
+    put_hdr(dst, wf, &g, (uint32_t)n_out, (uint32_t)n_vnew, obytes);
+    uint8_t *p = dst + LZ_HDR;
+    if (wf == LZ_WF_HUFFMAN) {
+        scz__hs_write(&hc, book, codes, 2, T, rs, rb, p, w0 + o_gap);
+    } else {
+        scz__st32(p, (uint32_t)nruns);
+        scz__hs_write(&hv, bookv, vals, 2, Tr, rsv, rbv, p + 4, w0 + o_gap);
+        scz__hs_write(&hl, bookl, lens, 2, Tr, rsv, rbl, p + 4 + hv.size, w0 + o_gap);
+    }
+    p += csize;
+    uint8_t *vout = p + obytes;
+    const uint8_t *sb = src;
+#pragma omp parallel for schedule(static, 1) num_threads(T) if (T > 1)
+    for (int t = 0; t < T; t++) {
+        uint8_t *q = p + ts[t].out_off;
+        uint64_t prev = ts[t].prev_out;
+        for (uint64_t j = ts[t].c0; j < ts[t].c0 + ts[t].n_out; j++) {
+            q = scz__put_varint(q, oidx[j] - prev);
+            q = scz__put_varint(q, zigzag(odel[j]));
+            prev = (uint64_t)oidx[j] + 1;
+        }
+        uint8_t *v = vout + ts[t].vnew_off * es;
+        for (uint64_t j = ts[t].c0 + (uint64_t)ts[t].drop_first_vnew; j < ts[t].c0 + ts[t].n_vnew; j++) {
+            memcpy(v, sb + (uint64_t)vpos[j] * es, es);
+            v += es;
+        }
+    }
+    *out = total_size;
+    *info = wf;
+    return SCZ_OK;
+}
+
+static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const uint8_t *src,
+                                uint64_t size, uint32_t info, void *dst) {
+    const uint64_t n = cg->count;
+    const unsigned es = cg->esize;
+    if (size < LZ_HDR) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk shorter than its header");
+    unsigned wf = src[0];
+    if (wf != info || wf > LZ_WF_RLE)
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: workflow %u (table says %u)", wf, info);
+    for (int i = 5; i < 8; i++)
+        if (src[i]) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: reserved byte is not zero");
+    uint32_t n_out = scz__ld32(src + 8), n_verb = scz__ld32(src + 12);
+    uint64_t obytes = scz__ld64(src + 16);
+    if (wf == LZ_WF_STORED) {
+        if (src[1] || src[2] || src[3] || src[4] || n_out || n_verb || obytes || size != LZ_HDR + n * es)
+            return scz__fail(ctx, SCZ_ERR_CORRUPT, "stored lossy chunk is malformed");
+        memcpy(dst, src + LZ_HDR, n * es);
+        return SCZ_OK;
+    }
+    if (n > UINT32_MAX - 1) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk too large");
+    lz_geo g;
+    geo_extents(cg, &g);
+    unsigned lb[3] = {src[2], src[3], src[4]}, lsum = 0;
+    if (src[1] != g.rank) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: coding rank %u, expected %u", src[1], g.rank);
+    for (unsigned d = 0; d < 3; d++) {
+        if (d < g.rank ? (lb[d] < 1 || lb[d] > LZ_MAX_BLOCK_LOG2) : lb[d] != 0)
+            return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: invalid block shape");
+        lsum += lb[d];
+    }
+    if (lsum > LZ_MAX_BLOCK_LOG2) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: block too large");
+    geo_blocks(&g, lb);
+    const uint32_t r = h->knobs[0], K = 2 * r + 2;
+    if (n_out > n || n_verb > n || obytes > size - LZ_HDR || (uint64_t)n_out * 2 > obytes)
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: outlier or verbatim counts out of range");
+    int T = scz__threads(ctx);
+    if (T > LZ_MAXT) T = LZ_MAXT;
+
+    size_t o_codes = 0, o_dec = al64(2 * (size_t)n + 16), need0 = o_dec + al64(sizeof(scz_huff_dec));
+    uint8_t *w0 = scz__scratch(ctx, 0, need0);
+    if (!w0) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory");
+    uint16_t *codes = (uint16_t *)(w0 + o_codes);
+    scz_huff_dec *dec = (scz_huff_dec *)(w0 + o_dec);
+    uint64_t pos = LZ_HDR, used;
+    scz_status st;
+    uint8_t *w1;
+    if (wf == LZ_WF_HUFFMAN) {
+        if ((st = scz__hs_read(ctx, src + pos, size - pos, K, n, dec, codes, 2, T, &used))) return st;
+        pos += used;
+        w1 = scz__scratch(ctx, 1, al64(4 * (size_t)n_out + 8) + al64(8 * (size_t)n_out + 8));
+        if (!w1) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory");
+    } else {
+        if (size - pos < 4) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk truncated");
+        uint64_t nruns = scz__ld32(src + pos);
+        pos += 4;
+        if (nruns < 1 || nruns > n) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: %llu runs", (unsigned long long)nruns);
+        size_t a = al64(4 * (size_t)n_out + 8), b = a + al64(8 * (size_t)n_out + 8);
+        size_t c = b + al64(2 * (size_t)nruns), d = c + al64(2 * (size_t)nruns), e = d + al64(4 * (size_t)nruns);
+        w1 = scz__scratch(ctx, 1, e);
+        if (!w1) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory");
+        uint16_t *vals = (uint16_t *)(w1 + b), *lens = (uint16_t *)(w1 + c);
+        if ((st = scz__hs_read(ctx, src + pos, size - pos, K, nruns, dec, vals, 2, T, &used))) return st;
+        pos += used;
+        if ((st = scz__hs_read(ctx, src + pos, size - pos, 65536, nruns, dec, lens, 2, T, &used))) return st;
+        pos += used;
+        if (scz__rle_decode(vals, lens, nruns, LZ_MAX_RUN, codes, n, T, (uint32_t *)(w1 + d)))
+            return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: runs do not cover the chunk");
+    }
+    uint32_t *oidx = (uint32_t *)w1;
+    int64_t *odel = (int64_t *)(w1 + al64(4 * (size_t)n_out + 8));
+    if (obytes > size - pos || size - pos - obytes != (uint64_t)n_verb * es)
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: section sizes do not add up");
+    {
+        const uint8_t *q = src + pos, *qe = q + obytes;
+        uint64_t prev = 0;
+        for (uint32_t j = 0; j < n_out; j++) {
+            uint64_t gap, z;
+            if (!(q = scz__get_varint(q, qe, &gap)) || !(q = scz__get_varint(q, qe, &z)))
+                return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: outlier list truncated");
+            if (gap >= n - prev) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: outlier index out of range");
+            int64_t dl = unzigzag(z);
+            if (dl > -(int64_t)r && dl < (int64_t)r)
+                return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: outlier inside the radius");
+            oidx[j] = (uint32_t)(prev + gap);
+            odel[j] = dl;
+            prev += gap + 1;
+        }
+        if (q != qe) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: outlier list has trailing bytes");
+        pos += obytes;
+    }
+    const uint8_t *vvals = src + pos;
+
+    /* ranges; the first verbatim code overall must be V_new */
+    if ((uint64_t)T > g.nblocks) T = (int)g.nblocks;
+    if ((uint64_t)T > n / 32768 + 1) T = (int)(n / 32768 + 1);
+    lz_dstate ds[LZ_MAXT];
+    for (int t = 0; t < T; t++) {
+        ds[t].b0 = g.nblocks * (uint64_t)t / (uint64_t)T;
+        ds[t].b1 = g.nblocks * (uint64_t)(t + 1) / (uint64_t)T;
+        ds[t].c0 = block_code_start(&g, ds[t].b0);
+        ds[t].c1 = block_code_start(&g, ds[t].b1);
+    }
+    uint64_t vcount[LZ_MAXT];
+    const uint16_t vnew = (uint16_t)LZ_VNEW(r), vrep = (uint16_t)LZ_VREP(r);
+#pragma omp parallel for schedule(static, 1) num_threads(T) if (T > 1)
+    for (int t = 0; t < T; t++) {
+        uint64_t c = 0;
+        int first = 0;
+        for (uint64_t i = ds[t].c0; i < ds[t].c1; i++) {
+            uint16_t x = codes[i];
+            c += x == vnew;
+            if (!first && (x == vnew || x == vrep)) first = x == vnew ? 1 : 2;
+        }
+        vcount[t] = c;
+        ds[t].first_verb = first;
+    }
+    uint64_t vsum = 0;
+    int seen = 0;
+    for (int t = 0; t < T; t++) {
+        if (!seen && ds[t].first_verb == 2)
+            return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: a repeated verbatim value before any value");
+        seen |= ds[t].first_verb != 0;
+        ds[t].v0 = vsum;
+        vsum += vcount[t];
+        ds[t].v1 = vsum;
+    }
+    if (vsum != n_verb) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: verbatim count mismatch");
+    for (int t = 0; t < T; t++) { /* outlier range of each code range */
+        uint64_t lo = 0, hi = n_out;
+        while (lo < hi) {
+            uint64_t mid = lo + (hi - lo) / 2;
+            if (oidx[mid] < ds[t].c0) lo = mid + 1;
+            else hi = mid;
+        }
+        ds[t].o0 = lo;
+        if (t) ds[t - 1].o1 = lo;
+    }
+    ds[T - 1].o1 = n_out;
+    lz_qp qp;
+    qp.eb = h->eb_abs;
+    qp.ebx2 = 2.0 * h->eb_abs;
+    qp.recip = 0;
+    qp.radius = r;
+    int bad = 0;
+#pragma omp parallel for schedule(static, 1) num_threads(T) reduction(| : bad) if (T > 1)
+    for (int t = 0; t < T; t++) {
+        if (es == 4) bad |= decompress_range_f32(&g, dst, &qp, &ds[t], codes, oidx, odel, n_out, vvals, n_verb);
+        else bad |= decompress_range_f64(&g, dst, &qp, &ds[t], codes, oidx, odel, n_out, vvals, n_verb);
+    }
+    if (bad) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: outliers or verbatim values do not match the codes");
+    return SCZ_OK;
+}
+
+const scz_codec_ops scz__lossy_ops = {
+    SCZ_CODEC_LOSSY, "lossy", 0, lz_prepare, lz_check, lz_slab_align, lz_bound, lz_compress, lz_decompress,
+};

@@ -1,0 +1,56 @@
+/*
+ * lossy.h -- constants and layout of the error-bounded lossy codec (id 2),
+ * shared by the CPU implementation (lossy.c) and a CUDA one.
+ * docs/FORMAT.md section 7.
+ */
+#ifndef SCZ_LOSSY_H
+#define SCZ_LOSSY_H
+
+#include <stdint.h>
+
+#define LZ_DEFAULT_RADIUS 512u
+#define LZ_MAX_RADIUS 32767u      /* alphabet 2r+2 <= 65536 */
+#define LZ_HDR 24u                /* chunk payload header */
+
+/* workflows (payload byte 0 and the chunk's codec_info) */
+#define LZ_WF_STORED 0u
+#define LZ_WF_HUFFMAN 1u
+#define LZ_WF_RLE 2u
+
+/* Quantization code alphabet for radius r: K = 2r + 2.
+ *   0          outlier: the prediction error is in the outlier list
+ *   1 .. 2r-1  prediction error (code - r), |error| < r
+ *   2r         verbatim, new value (next in the verbatim list)
+ *   2r+1       verbatim, same bits as the previous verbatim value */
+#define LZ_CODE_OUTLIER 0u
+#define LZ_VNEW(r) (2u * (r))
+#define LZ_VREP(r) (2u * (r) + 1u)
+
+/* Prequantization: q = round-half-even(x * (1 / (2 eb))), computed as
+ * (t + LZ_MAGIC) - LZ_MAGIC in double; valid while |t| < LZ_QLIM. */
+#define LZ_MAGIC 6755399441055744.0  /* 1.5 * 2^52 */
+#define LZ_QLIM 1125899906842624.0   /* 2^50 */
+
+/* Auto workflow. Run-length coding is evaluated when either
+ *   the paper's criterion holds: the Huffman code of the quantization codes
+ *   averages at most 1.09 bits (LZ_RLE_DEN * total_bits <= LZ_RLE_NUM * count), or
+ *   runs * max(LZ_RUN_BITS_MIN, total_bits / count + LZ_RUN_BITS_ADD) < total_bits
+ *   (double precision), runs = 1 + number of code changes: an estimate of
+ *   the run-length payload below the Huffman one;
+ * and taken when its payload is smaller than the Huffman payload. */
+#define LZ_RLE_NUM 109u
+#define LZ_RLE_DEN 100u
+#define LZ_RUN_BITS_MIN 3.5
+#define LZ_RUN_BITS_ADD 1.5
+
+/* Longest run of the run-length workflow (lengths are coded as len - 1 in
+ * 16 bits). */
+#define LZ_MAX_RUN 65536u
+
+/* Largest block: sum of the log2 sides. */
+#define LZ_MAX_BLOCK_LOG2 12u
+
+/* Block sides (log2) a writer uses per coding rank. */
+static const uint8_t lz_block_log2[4][3] = {{0, 0, 0}, {8, 0, 0}, {4, 4, 0}, {3, 3, 3}};
+
+#endif

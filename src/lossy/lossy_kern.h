@@ -1,0 +1,226 @@
+/*
+ * lossy_kern.h -- per-block kernels of the lossy codec, included by lossy.c
+ * once per element type with LZ_T (float/double), LZ_U (uint32_t/uint64_t,
+ * the bit pattern) and LZ_SFX defined. docs/FORMAT.md 7.3-7.4.
+ */
+#define LZ_CAT2(a, b) a##b
+#define LZ_CAT(a, b) LZ_CAT2(a, b)
+#define LZ_FN(name) LZ_CAT(name, LZ_SFX)
+
+/* Compresses blocks [ts->b0, ts->b1): codes, outliers, verbatim positions,
+ * histogram of the codes. */
+static void LZ_FN(compress_range)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, lz_tstate *ts,
+                                  uint16_t *codes, uint32_t *oidx, int64_t *odel, uint32_t *vpos) {
+    int64_t q[1u << LZ_MAX_BLOCK_LOG2];
+    int64_t d[1u << LZ_MAX_BLOCK_LOG2];
+    uint8_t vf[1u << LZ_MAX_BLOCK_LOG2];
+    const double recip = qp->recip, ebx2 = qp->ebx2, eb = qp->eb;
+    const int64_t r = qp->radius;
+    const uint64_t span = 2 * (uint64_t)r - 1;
+    uint32_t *hist = ts->hist;
+    uint64_t no = ts->c0, nvp = ts->c0; /* write positions in the staging arrays */
+    const uint64_t e0 = g->e[0], e01 = g->e[0] * g->e[1];
+    const uint16_t vnew = (uint16_t)LZ_VNEW(r), vrep = (uint16_t)LZ_VREP(r);
+    for (uint64_t b = ts->b0; b < ts->b1; b++) {
+        lz_blk k;
+        lz_block(g, b, &k);
+        const uint64_t ex = k.ex, ey = k.ey, ez = k.ez, m = ex * ey * ez, exy = ex * ey;
+        uint64_t nv = 0;
+        for (uint64_t z = 0; z < ez; z++)
+            for (uint64_t y = 0; y < ey; y++) {
+                const LZ_T *row = src + k.base + z * e01 + y * e0;
+                int64_t *qr = q + (z * ey + y) * ex;
+                uint8_t *vr = vf + (z * ey + y) * ex;
+                for (uint64_t x = 0; x < ex; x++) {
+                    double xd = (double)row[x];
+                    double t = xd * recip;
+                    double tr = t + LZ_MAGIC;
+                    double qd = tr - LZ_MAGIC;
+                    uint64_t tb, mb;
+                    memcpy(&tb, &tr, 8);
+                    const double mg = LZ_MAGIC;
+                    memcpy(&mb, &mg, 8);
+                    LZ_T rec = (LZ_T)(qd * ebx2);
+                    double err = fabs(xd - (double)rec);
+                    int bad = !(fabs(t) < LZ_QLIM) | !(err <= eb);
+                    qr[x] = (int64_t)(tb - mb);
+                    vr[x] = (uint8_t)bad;
+                    nv += (uint64_t)bad;
+                }
+            }
+        uint16_t *cb = codes + k.co;
+        if (!nv) {
+            /* Lorenzo prediction error = N-dimensional forward difference */
+            for (uint64_t row = 0; row < ey * ez; row++) {
+                const int64_t *qr = q + row * ex;
+                int64_t *dr = d + row * ex;
+                dr[0] = qr[0];
+                for (uint64_t x = 1; x < ex; x++) dr[x] = qr[x] - qr[x - 1];
+            }
+            for (uint64_t z = 0; z < ez; z++)
+                for (uint64_t y = ey - 1; y >= 1; y--) {
+                    int64_t *dr = d + (z * ey + y) * ex;
+                    const int64_t *pr = dr - ex;
+                    for (uint64_t x = 0; x < ex; x++) dr[x] -= pr[x];
+                }
+            for (uint64_t z = ez - 1; z >= 1; z--) {
+                int64_t *dp = d + z * exy;
+                const int64_t *pp = dp - exy;
+                for (uint64_t i = 0; i < exy; i++) dp[i] -= pp[i];
+            }
+            for (uint64_t i = 0; i < m; i++) {
+                int64_t delta = d[i];
+                uint16_t c;
+                if ((uint64_t)(delta + r - 1) < span) {
+                    c = (uint16_t)(delta + r);
+                } else {
+                    c = LZ_CODE_OUTLIER;
+                    oidx[no] = (uint32_t)(k.co + i);
+                    odel[no++] = delta;
+                }
+                cb[i] = c;
+                hist[c]++;
+            }
+            continue;
+        }
+        /* Block with verbatim values: their prequantized value is the
+         * prediction itself (error 0), so the rest of the block is
+         * predicted from what the decoder will reconstruct. Sequential,
+         * modulo 2^64. */
+        uint64_t *qq = (uint64_t *)q;
+        for (uint64_t z = 0; z < ez; z++)
+            for (uint64_t y = 0; y < ey; y++)
+                for (uint64_t x = 0; x < ex; x++) {
+                    uint64_t i = (z * ey + y) * ex + x;
+                    uint64_t p = 0;
+                    if (x) p += qq[i - 1];
+                    if (y) p += qq[i - ex];
+                    if (x && y) p -= qq[i - ex - 1];
+                    if (z) {
+                        p += qq[i - exy];
+                        if (x) p -= qq[i - exy - 1];
+                        if (y) p -= qq[i - exy - ex];
+                        if (x && y) p += qq[i - exy - ex - 1];
+                    }
+                    uint16_t c;
+                    if (vf[i]) {
+                        qq[i] = p;
+                        uint64_t lin = k.base + z * e01 + y * e0 + x;
+                        LZ_U bits;
+                        memcpy(&bits, src + lin, sizeof bits);
+                        if (ts->has_verb && (uint64_t)bits == ts->last_bits) {
+                            c = vrep;
+                        } else {
+                            c = vnew;
+                            vpos[nvp++] = (uint32_t)lin;
+                        }
+                        if (!ts->has_verb) {
+                            ts->has_verb = 1;
+                            ts->first_verb_code = k.co + i;
+                            ts->first_bits = bits;
+                        }
+                        ts->last_bits = bits;
+                    } else {
+                        int64_t delta = (int64_t)(qq[i] - p);
+                        if ((uint64_t)delta + (uint64_t)(r - 1) < span) {
+                            c = (uint16_t)(delta + r);
+                        } else {
+                            c = LZ_CODE_OUTLIER;
+                            oidx[no] = (uint32_t)(k.co + i);
+                            odel[no++] = delta;
+                        }
+                    }
+                    cb[i] = c;
+                    hist[c]++;
+                }
+    }
+    ts->n_out = no - ts->c0;
+    ts->n_vnew = nvp - ts->c0;
+}
+
+/* Reconstructs blocks [ts->b0, ts->b1) into dst. ts->o0 / ts->v0: index of
+ * the first outlier / verbatim value of the range. Returns 0 or -1. */
+static int LZ_FN(decompress_range)(const lz_geo *g, LZ_T *dst, const lz_qp *qp, const lz_dstate *ts,
+                                   const uint16_t *codes, const uint32_t *oidx, const int64_t *odel,
+                                   uint64_t n_out, const uint8_t *vvals, uint64_t n_verb) {
+    uint64_t d[1u << LZ_MAX_BLOCK_LOG2];
+    const uint64_t r = qp->radius, twor = 2 * r;
+    const double ebx2 = qp->ebx2;
+    uint64_t op = ts->o0, vp = ts->v0;
+    const uint64_t e0 = g->e[0], e01 = g->e[0] * g->e[1];
+    const uint16_t vnew = (uint16_t)LZ_VNEW(r);
+    const double mg = LZ_MAGIC;
+    uint64_t mb;
+    memcpy(&mb, &mg, 8);
+    for (uint64_t b = ts->b0; b < ts->b1; b++) {
+        lz_blk k;
+        lz_block(g, b, &k);
+        const uint64_t ex = k.ex, ey = k.ey, ez = k.ez, m = ex * ey * ez, exy = ex * ey;
+        const uint16_t *cb = codes + k.co;
+        unsigned special = 0;
+        for (uint64_t i = 0; i < m; i++) {
+            uint64_t c = cb[i];
+            d[i] = c - r;
+            special |= (c == 0) | (c >= twor);
+        }
+        if (special) {
+            for (uint64_t i = 0; i < m; i++) {
+                uint64_t c = cb[i];
+                if (c == 0) {
+                    if (op >= n_out || oidx[op] != k.co + i) return -1;
+                    d[i] = (uint64_t)odel[op++];
+                } else if (c >= twor) {
+                    d[i] = 0;
+                }
+            }
+        }
+        /* partial sums along x, then y, then z (modulo 2^64) */
+        for (uint64_t row = 0; row < ey * ez; row++) {
+            uint64_t *dr = d + row * ex;
+            for (uint64_t x = 1; x < ex; x++) dr[x] += dr[x - 1];
+        }
+        for (uint64_t z = 0; z < ez; z++)
+            for (uint64_t y = 1; y < ey; y++) {
+                uint64_t *dr = d + (z * ey + y) * ex;
+                const uint64_t *pr = dr - ex;
+                for (uint64_t x = 0; x < ex; x++) dr[x] += pr[x];
+            }
+        for (uint64_t z = 1; z < ez; z++) {
+            uint64_t *dp = d + z * exy;
+            const uint64_t *pp = dp - exy;
+            for (uint64_t i = 0; i < exy; i++) dp[i] += pp[i];
+        }
+        for (uint64_t z = 0; z < ez; z++)
+            for (uint64_t y = 0; y < ey; y++) {
+                LZ_T *row = dst + k.base + z * e01 + y * e0;
+                const uint64_t *dr = d + (z * ey + y) * ex;
+                for (uint64_t x = 0; x < ex; x++) {
+                    /* double(q) for |q| < 2^51, exact: (bits(MAGIC) + q) - MAGIC */
+                    uint64_t u = dr[x] + mb;
+                    double qd;
+                    memcpy(&qd, &u, 8);
+                    qd -= LZ_MAGIC;
+                    row[x] = (LZ_T)(qd * ebx2);
+                }
+            }
+        if (special) {
+            for (uint64_t i = 0; i < m; i++) {
+                uint64_t c = cb[i];
+                if (c < twor) continue;
+                if (c == vnew) {
+                    if (vp >= n_verb) return -1;
+                    vp++;
+                } else if (vp == 0) {
+                    return -1;
+                }
+                uint64_t x = i % ex, y = (i / ex) % ey, z = i / exy;
+                memcpy(dst + k.base + z * e01 + y * e0 + x, vvals + (vp - 1) * sizeof(LZ_T), sizeof(LZ_T));
+            }
+        }
+    }
+    return op == ts->o1 && vp == ts->v1 ? 0 : -1;
+}
+
+#undef LZ_FN
+#undef LZ_CAT
+#undef LZ_CAT2

@@ -1,0 +1,439 @@
+/*
+ * test_lossy.c -- the error-bounded lossy codec: the bound holds on every
+ * element (checked in double) for every generated family x shape x dtype
+ * and for every real data file at REL 1e-1..1e-6, ABS and PSNR bounds;
+ * NaN/Inf come back bit for bit; streams are deterministic (twice, 1 vs 2
+ * vs 3 threads); both workflows are exercised on their own and chosen by
+ * auto where they should be; truncated and corrupted payloads give errors,
+ * never crashes.
+ */
+#include "gen.h"
+#include "internal.h"
+#include "lossy/lossy.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <string.h>
+
+extern const scz_codec_ops scz__lossy_ops;
+
+static uint64_t rng = 0x5151;
+static uint64_t rnd(void) { return gen_splitmix64(&rng); }
+
+static scz_ctx *ctx1, *ctx2, *ctx3; /* 1, 2 and 3 threads */
+
+static double elem(scz_dtype t, const void *p, uint64_t i) {
+    return t == SCZ_DTYPE_F32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
+}
+
+/* Elements whose error exceeds eb (finite originals, checked in double) or
+ * that are not bit-exact (non-finite originals). */
+static uint64_t violations(scz_dtype t, const void *a, const void *b, uint64_t n, double eb, uint64_t *first) {
+    size_t es = scz_dtype_size(t);
+    uint64_t v = 0;
+    *first = n;
+    for (uint64_t i = 0; i < n; i++) {
+        double x = elem(t, a, i), y = elem(t, b, i);
+        int bad;
+        if (!isfinite(x)) bad = memcmp((const uint8_t *)a + i * es, (const uint8_t *)b + i * es, es) != 0;
+        else bad = !(fabs(x - y) <= eb);
+        if (bad && !v++) *first = i;
+    }
+    return v;
+}
+
+typedef struct result {
+    size_t csize;
+    double ratio, eb_abs;
+    uint32_t wf_mask; /* bit w set if some chunk took workflow w */
+    int ok;
+} result;
+
+/* Compresses, checks determinism (optional), decompresses, checks the bound. */
+static result run(const char *what, const scz_shape *sh, const void *data, scz_eb_mode mode, double eb,
+                  uint32_t radius, uint32_t wf, uint64_t chunk_bytes, int det) {
+    result res = {0, 0, 0, 0, 0};
+    scz_params p;
+    scz_params_init(&p, SCZ_CODEC_LOSSY);
+    p.eb_mode = mode;
+    p.eb = eb;
+    p.knobs[0] = radius;
+    p.knobs[1] = wf;
+    p.chunk_bytes = chunk_bytes;
+    uint64_t n = scz_shape_count(sh);
+    size_t es = scz_dtype_size(sh->dtype), raw = n * es;
+    size_t cap = scz_compress_bound(sh, &p);
+    uint8_t *c = malloc(cap ? cap : 1), *c2 = malloc(cap ? cap : 1);
+    uint8_t *out = malloc(raw + 1);
+    size_t cs = 0, cs2 = 0;
+    scz_status st = scz_compress(ctx1, &p, sh, data, c, cap, &cs);
+    CHECK(cap > 0 && st == SCZ_OK, "%s: compress failed: %s", what, scz_ctx_last_error(ctx1));
+    if (st) goto done;
+    if (det) {
+        st = scz_compress(ctx1, &p, sh, data, c2, cap, &cs2);
+        CHECK(st == SCZ_OK && cs2 == cs && !memcmp(c, c2, cs), "%s: two runs differ", what);
+        st = scz_compress(ctx2, &p, sh, data, c2, cap, &cs2);
+        CHECK(st == SCZ_OK && cs2 == cs && !memcmp(c, c2, cs), "%s: 1 and 2 threads differ", what);
+        if (det > 1) {
+            st = scz_compress(ctx3, &p, sh, data, c2, cap, &cs2);
+            CHECK(st == SCZ_OK && cs2 == cs && !memcmp(c, c2, cs), "%s: 1 and 3 threads differ", what);
+        }
+    }
+    scz_info info;
+    CHECK(scz_inspect(c, cs, &info) == SCZ_OK, "%s: inspect", what);
+    res.eb_abs = info.eb_abs;
+    for (uint32_t i = 0; i < info.num_chunks; i++) {
+        scz_chunk_info ci;
+        scz_inspect_chunk(c, cs, i, &ci);
+        CHECK(ci.codec_info <= 2, "%s: codec_info %u", what, ci.codec_info);
+        res.wf_mask |= 1u << (ci.codec_info & 3);
+    }
+    memset(out, 0xA5, raw + 1);
+    st = scz_decompress(det ? ctx2 : ctx1, c, cs, out, raw, NULL);
+    CHECK(st == SCZ_OK, "%s: decompress failed: %s", what, scz_ctx_last_error(det ? ctx2 : ctx1));
+    if (st) goto done;
+    uint64_t first, v = violations(sh->dtype, data, out, n, info.eb_abs, &first);
+    CHECK(v == 0, "%s: %llu elements violate the bound %g (first at %llu: %.17g -> %.17g)", what,
+          (unsigned long long)v, info.eb_abs, (unsigned long long)first,
+          first < n ? elem(sh->dtype, data, first) : 0.0, first < n ? elem(sh->dtype, out, first) : 0.0);
+    res.ok = v == 0;
+    res.csize = cs;
+    res.ratio = cs ? (double)raw / (double)cs : 0;
+done:
+    free(c);
+    free(c2);
+    free(out);
+    return res;
+}
+
+/* ---- generated families x shapes x dtypes ---- */
+
+static void test_families(void) {
+    const scz_dtype dts[2] = {SCZ_DTYPE_F32, SCZ_DTYPE_F64};
+    int nrun = 0;
+    for (int s = 0; s < gen_num_shapes; s++) {
+        for (int d = 0; d < 2; d++) {
+            scz_shape sh = gen_shape(&gen_shapes[s], dts[d]);
+            uint64_t n = scz_shape_count(&sh);
+            int big = n > 200000;
+            for (int f = 0; f < GEN_NUM_FAMILIES; f++) {
+                size_t bytes;
+                void *data = gen_field((gen_family)f, &sh, 1000 + (uint64_t)s, &bytes);
+                char what[160];
+                /* bounds: REL 1e-1..1e-6 rotating over the shapes, an ABS and a PSNR */
+                const double rels[6] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6};
+                int nb = big ? 1 : 3;
+                for (int k = 0; k < nb; k++) {
+                    scz_eb_mode mode = k == 0 ? SCZ_EB_REL : k == 1 ? SCZ_EB_ABS : SCZ_EB_PSNR;
+                    double eb = k == 0 ? rels[(s + f + d) % 6] : k == 1 ? 0.05 : 80.0;
+                    snprintf(what, sizeof what, "%s %s %s %s %g", gen_family_name((gen_family)f),
+                             gen_shapes[s].name, scz_dtype_name(dts[d]), scz_eb_mode_name(mode), eb);
+                    run(what, &sh, data, mode, eb, 0, 0, 0, (s + f + k) % 7 == 0 && n > 1000);
+                    nrun++;
+                }
+                free(data);
+            }
+        }
+    }
+    printf("  families: %d runs\n", nrun);
+}
+
+/* ---- special values, constant and fill fields, radius extremes, chunking ---- */
+
+static void test_specials(void) {
+    uint64_t n = 50000;
+    scz_shape sh = {SCZ_DTYPE_F32, 3, {50, 40, 25, 1}};
+    for (int d = 0; d < 2; d++) {
+        sh.dtype = d ? SCZ_DTYPE_F64 : SCZ_DTYPE_F32;
+        size_t bytes;
+        /* NaN / Inf / -0.0 / denormals: non-finite bit-exact (violations() checks it) */
+        void *sp = gen_field(GEN_SPECIAL, &sh, 7, &bytes);
+        for (int wf = 0; wf <= 2; wf++) {
+            run("special ABS 1e-3", &sh, sp, SCZ_EB_ABS, 1e-3, 0, (uint32_t)wf, 0, wf == 0);
+            run("special REL 1e-4", &sh, sp, SCZ_EB_REL, 1e-4, 0, (uint32_t)wf, 0, 0);
+        }
+        run("special ABS 0 (exact)", &sh, sp, SCZ_EB_ABS, 0, 0, 0, 0, 1);
+        free(sp);
+        /* all NaN */
+        void *nan = malloc(bytes);
+        for (uint64_t i = 0; i < n; i++) {
+            if (d) ((double *)nan)[i] = NAN;
+            else ((float *)nan)[i] = NAN;
+        }
+        result r = run("all NaN REL", &sh, nan, SCZ_EB_REL, 1e-3, 0, 0, 0, 1);
+        CHECK(r.ratio > 100, "all-NaN ratio %.1f", r.ratio);
+        free(nan);
+        /* constant: REL gives eb_abs 0 (exact), ABS quantizes; both tiny */
+        void *cst = gen_field(GEN_CONSTANT, &sh, 1, &bytes);
+        r = run("constant REL", &sh, cst, SCZ_EB_REL, 1e-3, 0, 0, 0, 1);
+        CHECK(r.ratio > 500 && r.eb_abs == 0, "constant REL: ratio %.1f eb_abs %g", r.ratio, r.eb_abs);
+        r = run("constant ABS", &sh, cst, SCZ_EB_ABS, 1e-3, 0, 0, 0, 1);
+        CHECK(r.ratio > 150 && (r.wf_mask & 4), "constant ABS: ratio %.1f wf %x", r.ratio, r.wf_mask);
+        r = run("constant PSNR", &sh, cst, SCZ_EB_PSNR, 60, 0, 0, 0, 0);
+        CHECK(r.ratio > 500, "constant PSNR: ratio %.1f", r.ratio);
+        free(cst);
+        /* fill values 1e20 / -9999 with an ABS bound: the fills overflow the
+         * quantizer and are verbatim, repeated values cost next to nothing */
+        void *fill = gen_field(GEN_FILL_VALUE, &sh, 3, &bytes);
+        void *smooth = gen_field(GEN_SMOOTH, &sh, 3, &bytes);
+        result rf = run("fill ABS 1e-4", &sh, fill, SCZ_EB_ABS, 1e-4, 0, 0, 0, 2);
+        result rs = run("smooth ABS 1e-4", &sh, smooth, SCZ_EB_ABS, 1e-4, 0, 0, 0, 0);
+        CHECK(rf.ratio > 0.7 * rs.ratio, "fill field ratio %.2f vs smooth %.2f", rf.ratio, rs.ratio);
+        run("fill REL 1e-3", &sh, fill, SCZ_EB_REL, 1e-3, 0, 0, 0, 1);
+        /* radius extremes, 4D, small chunks */
+        run("smooth radius 1", &sh, smooth, SCZ_EB_ABS, 1e-3, 1, 0, 0, 1);
+        run("smooth radius 1 RLE", &sh, smooth, SCZ_EB_ABS, 1e-3, 1, 2, 0, 0);
+        run("fill radius 32767", &sh, fill, SCZ_EB_ABS, 1e-3, LZ_MAX_RADIUS, 0, 0, 1);
+        scz_shape s4 = {sh.dtype, 4, {10, 10, 25, 20}};
+        run("fill 4D chunked", &s4, fill, SCZ_EB_REL, 1e-5, 0, 0, 8 << 10, 1);
+        run("smooth 3D chunked", &sh, smooth, SCZ_EB_ABS, 1e-2, 0, 0, 4 << 10, 1);
+        /* huge values the int64 quantizer cannot take, tiny bound */
+        run("fill ABS 1e-30", &sh, fill, SCZ_EB_ABS, 1e-30, 0, 0, 0, 1);
+        free(fill);
+        free(smooth);
+    }
+}
+
+/* ---- workflows ---- */
+
+static void test_workflows(void) {
+    scz_shape sh = {SCZ_DTYPE_F32, 3, {64, 64, 48, 1}};
+    size_t bytes;
+    void *smooth = gen_field(GEN_SMOOTH, &sh, 11, &bytes);
+    void *sparse = gen_field(GEN_SPARSE, &sh, 12, &bytes);
+    void *noisy = gen_field(GEN_NOISY, &sh, 13, &bytes);
+    struct {
+        const char *name;
+        void *data;
+        double rel;
+        int expect_rle;
+    } cases[] = {
+        {"smooth REL 1e-1", smooth, 1e-1, 1},
+        {"sparse REL 1e-3", sparse, 1e-3, 1},
+        {"noisy REL 1e-4", noisy, 1e-4, 0},
+        {"smooth REL 1e-5", smooth, 1e-5, 0},
+    };
+    for (int k = 0; k < 4; k++) {
+        char what[96];
+        snprintf(what, sizeof what, "%s auto", cases[k].name);
+        result a = run(what, &sh, cases[k].data, SCZ_EB_REL, cases[k].rel, 0, 0, 0, 2);
+        snprintf(what, sizeof what, "%s Huffman", cases[k].name);
+        result h = run(what, &sh, cases[k].data, SCZ_EB_REL, cases[k].rel, 0, 1, 0, 1);
+        snprintf(what, sizeof what, "%s RLE", cases[k].name);
+        result r = run(what, &sh, cases[k].data, SCZ_EB_REL, cases[k].rel, 0, 2, 0, 1);
+        CHECK(h.wf_mask == 2 && r.wf_mask == 4, "%s: forced workflows not taken (%x %x)", cases[k].name,
+              h.wf_mask, r.wf_mask);
+        if (cases[k].expect_rle)
+            CHECK(a.wf_mask == 4 && r.csize < h.csize, "%s: auto took %x; RLE %zu vs Huffman %zu bytes",
+                  cases[k].name, a.wf_mask, r.csize, h.csize);
+        else
+            CHECK(a.wf_mask == 2, "%s: auto took %x, expected Huffman", cases[k].name, a.wf_mask);
+        printf("  %-18s ratio auto %7.2f  Huffman %7.2f  RLE %7.2f\n", cases[k].name, a.ratio, h.ratio, r.ratio);
+    }
+    free(smooth);
+    free(sparse);
+    free(noisy);
+}
+
+/* ---- real data ---- */
+
+static void test_data(void) {
+    tu_datafile *files;
+    int nf = tu_data_files(&files);
+    if (!nf) {
+        printf("  real data: SKIPPED (no files in $SCZ_DATA_DIR)\n");
+        return;
+    }
+    for (int i = 0; i < nf; i++) {
+        size_t size;
+        void *data = tu_read_file(files[i].path, &size);
+        uint64_t n = scz_shape_count(&files[i].shape);
+        CHECK(data && size == n * scz_dtype_size(files[i].shape.dtype), "%s: read", files[i].name);
+        if (!data) continue;
+        const double rels[6] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6};
+        double r3 = 0;
+        uint32_t wf3 = 0;
+        for (int k = 0; k < 6; k++) {
+            char what[300];
+            snprintf(what, sizeof what, "%s REL %g", files[i].name, rels[k]);
+            result r = run(what, &files[i].shape, data, SCZ_EB_REL, rels[k], 0, 0, 0, k == 2);
+            if (k == 2) r3 = r.ratio, wf3 = r.wf_mask;
+        }
+        char what[300];
+        snprintf(what, sizeof what, "%s ABS 1e-2", files[i].name);
+        result ra = run(what, &files[i].shape, data, SCZ_EB_ABS, 1e-2, 0, 0, 0, 0);
+        snprintf(what, sizeof what, "%s ABS 1e-2 RLE", files[i].name);
+        run(what, &files[i].shape, data, SCZ_EB_ABS, 1e-2, 0, 2, 0, 0);
+        snprintf(what, sizeof what, "%s 1D view REL 1e-4", files[i].name);
+        scz_shape flat = {files[i].shape.dtype, 1, {n, 1, 1, 1}};
+        run(what, &flat, data, SCZ_EB_REL, 1e-4, 0, 0, 0, 0);
+        /* PSNR: the max error is within eb_abs, so PSNR >= target - 10 log10(3) */
+        const double targets[2] = {40, 90};
+        for (int k = 0; k < 2; k++) {
+            snprintf(what, sizeof what, "%s PSNR %g", files[i].name, targets[k]);
+            scz_params p;
+            scz_params_init(&p, SCZ_CODEC_LOSSY);
+            p.eb_mode = SCZ_EB_PSNR;
+            p.eb = targets[k];
+            result r = run(what, &files[i].shape, data, SCZ_EB_PSNR, targets[k], 0, 0, 0, 0);
+            size_t cap = scz_compress_bound(&files[i].shape, &p), cs;
+            uint8_t *c = malloc(cap);
+            void *o = malloc(size);
+            scz_compress(ctx2, &p, &files[i].shape, data, c, cap, &cs);
+            scz_decompress(ctx2, c, cs, o, size, NULL);
+            scz_stats stt;
+            scz_stats_compute(files[i].shape.dtype, data, o, n, &stt);
+            CHECK(r.ok && stt.psnr >= targets[k] - 4.78, "%s: PSNR %.2f below the guaranteed %g", what, stt.psnr,
+                  targets[k] - 4.78);
+            free(c);
+            free(o);
+        }
+        printf("  %-38s REL 1e-3 ratio %8.2f (workflow %s), ABS 1e-2 ratio %7.2f\n", files[i].name, r3,
+               wf3 == 4 ? "RLE" : wf3 == 2 ? "Huffman" : "mixed/stored", ra.ratio);
+        free(data);
+    }
+    free(files);
+}
+
+/* ---- parameters ---- */
+
+static void test_params(void) {
+    float f[64] = {0};
+    uint8_t dst[8192];
+    size_t ds;
+    scz_shape sh = {SCZ_DTYPE_F32, 1, {64, 1, 1, 1}};
+    scz_params p;
+    scz_params_init(&p, SCZ_CODEC_LOSSY);
+    CHECK(scz_compress(ctx1, &p, &sh, f, dst, sizeof dst, &ds) == SCZ_ERR_ARG, "no bound accepted");
+    p.eb_mode = SCZ_EB_ABS;
+    p.eb = -1;
+    CHECK(scz_compress(ctx1, &p, &sh, f, dst, sizeof dst, &ds) == SCZ_ERR_ARG, "negative bound accepted");
+    p.eb = NAN;
+    CHECK(scz_compress(ctx1, &p, &sh, f, dst, sizeof dst, &ds) == SCZ_ERR_ARG, "NaN bound accepted");
+    p.eb = INFINITY;
+    CHECK(scz_compress(ctx1, &p, &sh, f, dst, sizeof dst, &ds) == SCZ_ERR_ARG, "infinite bound accepted");
+    p.eb = 1e-3;
+    p.knobs[0] = LZ_MAX_RADIUS + 1;
+    CHECK(scz_compress(ctx1, &p, &sh, f, dst, sizeof dst, &ds) == SCZ_ERR_ARG, "radius accepted");
+    p.knobs[0] = 0;
+    p.knobs[1] = 3;
+    CHECK(scz_compress(ctx1, &p, &sh, f, dst, sizeof dst, &ds) == SCZ_ERR_ARG, "workflow 3 accepted");
+    p.knobs[1] = 0;
+    p.knobs[4] = 1;
+    CHECK(scz_compress(ctx1, &p, &sh, f, dst, sizeof dst, &ds) == SCZ_ERR_ARG, "knob 4 accepted");
+    p.knobs[4] = 0;
+    sh.dtype = SCZ_DTYPE_U16;
+    CHECK(scz_compress(ctx1, &p, &sh, f, dst, sizeof dst, &ds) == SCZ_ERR_UNSUPPORTED, "u16 accepted");
+    sh.dtype = SCZ_DTYPE_F32;
+    CHECK(scz_compress(ctx1, &p, &sh, f, dst, sizeof dst, &ds) == SCZ_OK, "valid request refused");
+    scz_info info;
+    CHECK(scz_inspect(dst, ds, &info) == SCZ_OK && info.params.knobs[0] == LZ_DEFAULT_RADIUS && info.eb_abs == 1e-3,
+          "header: radius %u eb_abs %g", info.params.knobs[0], info.eb_abs);
+    /* REL uses the finite range: eb_abs = eb * (max - min) */
+    for (int i = 0; i < 64; i++) f[i] = (float)i;
+    f[3] = INFINITY;
+    f[9] = NAN;
+    p.eb_mode = SCZ_EB_REL;
+    p.eb = 0.5;
+    CHECK(scz_compress(ctx1, &p, &sh, f, dst, sizeof dst, &ds) == SCZ_OK && scz_inspect(dst, ds, &info) == SCZ_OK &&
+              info.eb_abs == 0.5 * 63,
+          "REL eb_abs %g", info.eb_abs);
+    CHECK(!scz_codec_is_lossless(SCZ_CODEC_LOSSY) && scz_codec_available(SCZ_CODEC_LOSSY), "registry");
+}
+
+/* ---- invalid payloads (white-box: the codec's own validation, no checksums) ---- */
+
+static void attack(const char *what, scz_dtype t, const void *data, uint64_t nx, uint64_t ny, uint64_t nz,
+                   double eb, uint32_t radius, uint32_t wf) {
+    const scz_codec_ops *ops = &scz__lossy_ops;
+    scz_header h;
+    memset(&h, 0, sizeof h);
+    h.codec = SCZ_CODEC_LOSSY;
+    h.dtype = t;
+    h.rank = 3;
+    h.dims[0] = nx;
+    h.dims[1] = ny;
+    h.dims[2] = nz;
+    h.dims[3] = 1;
+    h.eb_mode = SCZ_EB_ABS;
+    h.eb_user = eb;
+    h.knobs[0] = radius;
+    h.knobs[1] = wf;
+    CHECK(ops->prepare(ctx1, &h, data) == SCZ_OK, "%s: prepare", what);
+    uint64_t n = nx * ny * nz, es = scz_dtype_size(t);
+    scz_chunk_geom g = {t, (uint32_t)es, 3, {nx, ny, nz}, n};
+    uint64_t cap = ops->chunk_bound(&h, &g), size = 0;
+    uint8_t *pay = malloc(cap), *dst = malloc(n * es);
+    uint32_t info = 0;
+    CHECK(ops->compress_chunk(ctx1, &h, &g, data, pay, cap, &size, &info) == SCZ_OK, "%s: compress", what);
+    CHECK(wf == 0 || info == wf, "%s: workflow %u, forced %u", what, info, wf);
+    CHECK(ops->decompress_chunk(ctx1, &h, &g, pay, size, info, dst) == SCZ_OK, "%s: round trip", what);
+    uint64_t first;
+    CHECK(violations(t, data, dst, n, h.eb_abs, &first) == 0, "%s: bound", what);
+    int accepted = 0;
+    for (uint64_t L = 0; L < size; L += L < 256 ? 1 : 1 + size / 600) {
+        uint8_t *cp = malloc(L ? L : 1); /* exact size: ASan sees any over-read */
+        memcpy(cp, pay, L);
+        if (ops->decompress_chunk(ctx1, &h, &g, cp, L, info, dst) == SCZ_OK) accepted++;
+        free(cp);
+    }
+    CHECK(!accepted, "%s: %d truncated payloads accepted", what, accepted);
+    for (uint32_t wi = 0; wi < 4; wi++)
+        if (wi != info) CHECK(ops->decompress_chunk(ctx1, &h, &g, pay, size, wi, dst) != SCZ_OK, "%s: codec_info %u accepted", what, wi);
+    int detected = 0;
+    const int tries = 300;
+    for (int k = 0; k < tries; k++) {
+        uint64_t at = k < 40 ? (uint64_t)k % (size < 40 ? size : 40) : rnd() % size;
+        uint8_t old = pay[at];
+        pay[at] ^= (uint8_t)(1 + rnd() % 255);
+        if (ops->decompress_chunk(k & 1 ? ctx2 : ctx1, &h, &g, pay, size, info, dst) != SCZ_OK) detected++;
+        pay[at] = old;
+    }
+    printf("  %s: %llu-byte payload, workflow %u, %d of %d corruptions detected by the codec alone\n", what,
+           (unsigned long long)size, info, detected, tries);
+    free(pay);
+    free(dst);
+}
+
+static void test_invalid(void) {
+    scz_shape sh = {SCZ_DTYPE_F32, 3, {40, 30, 20, 1}};
+    size_t bytes;
+    void *fill = gen_field(GEN_FILL_VALUE, &sh, 5, &bytes);
+    void *spec = gen_field(GEN_SPECIAL, &sh, 6, &bytes);
+    void *noisy = gen_field(GEN_NOISY, &sh, 7, &bytes);
+    /* smooth with every 7th value special: verbatim values inside the Huffman workflow */
+    float *mix = gen_field(GEN_SMOOTH, &sh, 6, &bytes);
+    for (uint64_t i = 0; i < 24000; i += 7) mix[i] = ((const float *)spec)[i];
+    attack("fill Huffman", SCZ_DTYPE_F32, fill, 40, 30, 20, 1e-3, 0, 1);
+    attack("fill RLE", SCZ_DTYPE_F32, fill, 40, 30, 20, 1e-2, 0, 2);
+    attack("special values Huffman", SCZ_DTYPE_F32, mix, 40, 30, 20, 1e-2, 0, 1);
+    attack("outliers (radius 4)", SCZ_DTYPE_F32, noisy, 40, 30, 20, 1e-3, 4, 1);
+    free(fill);
+    free(spec);
+    free(noisy);
+    free(mix);
+    /* stored: random bits with an exact bound do not compress */
+    sh.dtype = SCZ_DTYPE_F64;
+    void *bits = gen_field(GEN_RANDOM_BITS, &sh, 8, &bytes);
+    attack("random bits (stored)", SCZ_DTYPE_F64, bits, 40, 30, 20, 0, 0, 0);
+    free(bits);
+}
+
+int main(void) {
+    scz_ctx_create(&ctx1, SCZ_BACKEND_CPU);
+    scz_ctx_create(&ctx2, SCZ_BACKEND_CPU);
+    scz_ctx_create(&ctx3, SCZ_BACKEND_CPU);
+    scz_ctx_set_threads(ctx1, 1);
+    scz_ctx_set_threads(ctx2, 2);
+    scz_ctx_set_threads(ctx3, 3);
+    test_params();
+    test_specials();
+    test_workflows();
+    test_invalid();
+    test_families();
+    test_data();
+    scz_ctx_destroy(ctx1);
+    scz_ctx_destroy(ctx2);
+    scz_ctx_destroy(ctx3);
+    return tu_finish("test_lossy");
+}
