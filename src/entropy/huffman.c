@@ -308,7 +308,14 @@ void scz__hs_write(const scz_hs_info *f, const scz_huff_enc *book, const void *s
     uint64_t starts[MAXR + 1];
     edge_word edges[MAXR][2];
     int nedge[MAXR];
-    if (nranges > MAXR) nranges = MAXR; /* callers use at most one range per thread */
+    uint64_t one_range[2];
+    if (nranges > MAXR) { /* callers use one range per thread; more: encode serially */
+        one_range[0] = range_start[0];
+        one_range[1] = range_start[nranges];
+        range_start = one_range;
+        range_bits = NULL;
+        nranges = 1;
+    }
     uint64_t bitsum = 0;
     for (int r = 0; r < nranges; r++) {
         starts[r] = bitsum;

@@ -144,7 +144,7 @@ static int LZ_FN(decompress_range)(const lz_geo *g, LZ_T *dst, const lz_qp *qp, 
                                    const uint16_t *codes, const uint32_t *oidx, const int64_t *odel,
                                    uint64_t n_out, const uint8_t *vvals, uint64_t n_verb) {
     uint64_t d[1u << LZ_MAX_BLOCK_LOG2];
-    const uint64_t r = qp->radius, twor = 2 * r;
+    const uint64_t r = (uint64_t)qp->radius, twor = 2 * r;
     const double ebx2 = qp->ebx2;
     uint64_t op = ts->o0, vp = ts->v0;
     const uint64_t e0 = g->e[0], e01 = g->e[0] * g->e[1];
