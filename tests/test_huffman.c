@@ -404,6 +404,76 @@ static void payload_attack(scz_dtype t, const void *data, uint64_t n, const char
     free(dst);
 }
 
+
+/* FORMAT.md 8.5: the u32 dictionary is the 65535 most frequent values
+ * (count descending, value ascending) sorted ascending, or all distinct
+ * values if at most 65536; the escape list holds the others in order. */
+typedef struct vc {
+    uint32_t v, c;
+} vc;
+static int vc_val(const void *a, const void *b) {
+    const vc *x = a, *y = b;
+    return x->v < y->v ? -1 : x->v > y->v;
+}
+static int vc_cnt(const void *a, const void *b) {
+    const vc *x = a, *y = b;
+    if (x->c != y->c) return x->c > y->c ? -1 : 1;
+    return x->v < y->v ? -1 : x->v > y->v;
+}
+static int u32cmp(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+static void u32_layout(const uint32_t *v, uint64_t n, const char *what) {
+    scz_header h;
+    memset(&h, 0, sizeof h);
+    h.codec = SCZ_CODEC_HUFFMAN;
+    h.dtype = SCZ_DTYPE_U32;
+    h.rank = 1;
+    h.dims[0] = n;
+    h.dims[1] = h.dims[2] = h.dims[3] = 1;
+    scz_chunk_geom g = {SCZ_DTYPE_U32, 4, 1, {n, 1, 1}, n};
+    uint64_t cap = scz__huffman_ops.chunk_bound(&h, &g), size;
+    uint8_t *pay = malloc(cap);
+    uint32_t info;
+    scz_ctx *ctx;
+    scz_ctx_create(&ctx, SCZ_BACKEND_CPU);
+    CHECK(scz__huffman_ops.compress_chunk(ctx, &h, &g, v, pay, cap, &size, &info) == SCZ_OK && info == 1,
+          "%s: compress", what);
+    scz_ctx_destroy(ctx);
+    uint32_t *sorted = malloc(4 * n);
+    memcpy(sorted, v, 4 * n);
+    qsort(sorted, n, 4, u32cmp);
+    vc *d = malloc(n * sizeof *d);
+    uint64_t nd = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        if (i && sorted[i] == sorted[i - 1]) d[nd - 1].c++;
+        else d[nd++] = (vc){sorted[i], 1};
+    }
+    uint32_t m = scz__ld32(pay + 4), nesc = scz__ld32(pay + 8);
+    if (nd > 65536) {
+        qsort(d, nd, sizeof *d, vc_cnt);
+        nd = 65535;
+        qsort(d, nd, sizeof *d, vc_val);
+    }
+    int ok = pay[0] == 1 && pay[1] == 4 && m == nd;
+    for (uint64_t i = 0; ok && i < nd; i++) ok = scz__ld32(pay + 16 + 4 * i) == d[i].v;
+    CHECK(ok, "%s: dictionary differs from FORMAT.md 8.5", what);
+    /* escapes: the values outside the dictionary, in element order */
+    uint64_t e = 0;
+    const uint8_t *esc = pay + size - 4 * (uint64_t)nesc;
+    for (uint64_t i = 0; ok && i < n; i++) {
+        vc key = {v[i], 0};
+        if (bsearch(&key, d, nd, sizeof *d, vc_val)) continue;
+        ok = e < nesc && scz__ld32(esc + 4 * e) == v[i];
+        e++;
+    }
+    CHECK(ok && e == nesc, "%s: escape list differs from FORMAT.md 8.5", what);
+    free(sorted);
+    free(d);
+    free(pay);
+}
+
 static void test_invalid(void) {
     uint64_t n = 20000;
     uint32_t *w = malloc(4 * n);
@@ -414,6 +484,13 @@ static void test_invalid(void) {
     for (uint64_t i = 0; i < n; i++) w[i] = (i & 1) ? (uint32_t)rnd() : 5;
     payload_attack(SCZ_DTYPE_U32, w, n, "u32 escapes");
     free(w);
+    uint64_t m = 150000;
+    uint32_t *v = malloc(4 * m);
+    for (uint64_t i = 0; i < m; i++) v[i] = (i % 4) ? (uint32_t)(rnd() % 300) * 977u : (uint32_t)rnd();
+    u32_layout(v, m, "u32 with escapes");
+    for (uint64_t i = 0; i < m; i++) v[i] = (uint32_t)(rnd() % 5000) * 3u;
+    u32_layout(v, m, "u32 without escapes");
+    free(v);
 }
 
 int main(void) {
