@@ -253,6 +253,78 @@ SCZ_API scz_status scz_stats_compute(scz_dtype dtype, const void *orig, const vo
 SCZ_API scz_status scz_value_range(scz_dtype dtype, const void *data, uint64_t count,
                            double *min, double *max, uint64_t *finite);
 
+/* ------------------------------------------------------------------ */
+/* CUDA backend (docs/GPU.md)                                           */
+/* ------------------------------------------------------------------ */
+/* A context created with SCZ_BACKEND_CUDA runs on the CUDA device that is
+ * current in the creating thread (cudaSetDevice before scz_ctx_create to
+ * pick another). It writes exactly the bytes the CPU backend writes, and
+ * each backend reads the other's streams.
+ *
+ * Host pointers keep working on a CUDA context: scz_compress,
+ * scz_decompress and scz_decompress_chunk stream the array chunk by chunk
+ * through pinned staging buffers, copies overlapping kernels on several CUDA
+ * streams, so arrays larger than GPU memory work and device memory stays
+ * bounded (a few batches of chunks). Codecs without GPU kernels in this
+ * build (scz_cuda_codec_supported() == 0) run on the CPU there.
+ *
+ * The functions below take DEVICE pointers and a CUDA stream. Device
+ * buffers must be 16-byte aligned (cudaMalloc's are). They need no CUDA
+ * headers: scz_cuda_stream is the same type as cudaStream_t. */
+typedef struct CUstream_st *scz_cuda_stream; /* == cudaStream_t; NULL = default stream */
+
+/* SCZ_OK if the backend can be used on this machine; otherwise
+ * SCZ_ERR_BACKEND and the reason in msg[0..msg_cap) (msg may be NULL):
+ * not built in, no CUDA device, driver too old... scz_ctx_create fails
+ * with SCZ_ERR_BACKEND in exactly these cases. */
+SCZ_API scz_status scz_backend_probe(scz_backend backend, char *msg, size_t msg_cap);
+
+/* 1 if this build has GPU kernels for the codec (ndzip). */
+SCZ_API int scz_cuda_codec_supported(scz_codec c);
+
+/* Device scratch memory that scz_cuda_compress or scz_cuda_decompress needs
+ * for an array of this shape compressed with these params (chunk size
+ * included); 0 if they are invalid. The context owns its scratch, grows it
+ * on demand (cudaMalloc, which synchronizes the device) and reuses it, so
+ * calls after the first of a given size allocate nothing. */
+SCZ_API size_t scz_cuda_scratch_size(const scz_shape *shape, const scz_params *params);
+
+/* Grows the context's device scratch to at least `bytes` now, so that no
+ * later call allocates. */
+SCZ_API scz_status scz_cuda_reserve(scz_ctx *ctx, size_t bytes);
+
+/* Compresses the array at d_src (device memory) into d_dst (device memory,
+ * dst_cap >= scz_compress_bound(shape, params), else SCZ_ERR_DST_TOO_SMALL).
+ * All chunks go to the GPU in one batch; everything is queued on `stream`
+ * and the call returns without waiting. When the stream reaches the end of
+ * the work, the stream size (uint64_t) is stored to *size_out, which must
+ * be device-accessible: device memory, or pinned host memory
+ * (cudaMallocHost / cudaHostAlloc / cudaHostRegister). Read it after
+ * cudaStreamSynchronize(stream) (or an event). The progress callback is not
+ * called. Returns errors of the request (arguments, shape, unsupported
+ * codec, out of device memory, launch failure) immediately.
+ * One context serves one call at a time: calls on different streams with
+ * the same context must be ordered by the caller (its scratch is shared). */
+SCZ_API scz_status scz_cuda_compress(scz_ctx *ctx, const scz_params *params, const scz_shape *shape,
+                                     const void *d_src, void *d_dst, size_t dst_cap,
+                                     uint64_t *size_out, scz_cuda_stream stream);
+
+/* Decompresses the stream d_src[0..src_size) (device memory) into d_dst
+ * (device memory of at least the raw size). The header and chunk table are
+ * first copied to the host and validated (a small copy the call waits for:
+ * bad headers are reported at once), then checksum verification and
+ * decoding are queued on `stream`. If shape is not NULL it receives the
+ * stream's shape.
+ *  - status_out == NULL: the call waits for the stream and returns the
+ *    outcome (checksum mismatch, corrupt payload) with a message.
+ *  - status_out != NULL (device-accessible, as size_out above): the call
+ *    returns SCZ_OK once queued and the outcome (an scz_status, int-sized)
+ *    is stored to *status_out when the stream reaches the end of the work.
+ * The decoded array is meaningful only when the outcome is SCZ_OK. */
+SCZ_API scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_t src_size, void *d_dst,
+                                       size_t dst_cap, scz_shape *shape, scz_status *status_out,
+                                       scz_cuda_stream stream);
+
 #ifdef __cplusplus
 }
 #endif

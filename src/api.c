@@ -2,6 +2,7 @@
  * api.c -- public entry points: validate, pick the codec, run the container
  * (docs/FORMAT.md sections 1-5).
  */
+#include "cuda/backend.h"
 #include "format/container.h"
 #include "internal.h"
 
@@ -149,16 +150,30 @@ int scz__threads(const scz_ctx *ctx) {
 scz_status scz_ctx_create(scz_ctx **out, scz_backend backend) {
     if (!out) return SCZ_ERR_ARG;
     *out = NULL;
-    if (backend != SCZ_BACKEND_CPU) return SCZ_ERR_BACKEND; /* CUDA: not built in */
+    if (backend != SCZ_BACKEND_CPU && backend != SCZ_BACKEND_CUDA) return SCZ_ERR_BACKEND;
+    /* scz_backend_probe says why a backend is unavailable */
+    if (scz_backend_probe(backend, NULL, 0) != SCZ_OK) return SCZ_ERR_BACKEND;
     scz_ctx *c = calloc(1, sizeof *c);
     if (!c) return SCZ_ERR_NOMEM;
     c->backend = backend;
+#ifdef SCZ_HAVE_CUDA
+    if (backend == SCZ_BACKEND_CUDA) {
+        scz_status st = scz__cuda_ctx_init(c);
+        if (st) {
+            free(c);
+            return st;
+        }
+    }
+#endif
     *out = c;
     return SCZ_OK;
 }
 
 void scz_ctx_destroy(scz_ctx *ctx) {
     if (!ctx) return;
+#ifdef SCZ_HAVE_CUDA
+    scz__cuda_ctx_free(ctx);
+#endif
     for (int i = 0; i < SCZ_SCRATCH_SLOTS; i++) free(ctx->scratch[i]);
     free(ctx);
 }
@@ -250,6 +265,11 @@ static scz_status plan(scz_ctx *ctx, const scz_params *p, const scz_shape *s, sc
     return SCZ_OK;
 }
 
+scz_status scz__plan(scz_ctx *ctx, const scz_params *p, const scz_shape *s, scz_header *h,
+                     const scz_codec_ops **ops) {
+    return plan(ctx, p, s, h, ops);
+}
+
 /* Sum of the chunk bounds plus header and table; 0 on overflow. */
 static uint64_t stream_bound(const scz_codec_ops *ops, const scz_header *h) {
     uint64_t total = SCZ_HEADER_SIZE + scz__table_size(h->num_chunks);
@@ -292,6 +312,10 @@ scz_status scz_compress(scz_ctx *ctx, const scz_params *params, const scz_shape 
     if (dst_cap < pos)
         return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination of %zu bytes cannot hold the header and table (%llu)",
                          dst_cap, (unsigned long long)pos);
+#ifdef SCZ_HAVE_CUDA
+    if (ctx->cuda && scz_cuda_codec_supported(h.codec)) /* chunks streamed through the GPU */
+        return scz__cuda_compress_host(ctx, &h, src, dst, dst_cap, dst_size);
+#endif
     uint8_t *out = dst;
     scz_chunk_entry *entries = NULL;
     if (h.num_chunks) {
@@ -370,6 +394,11 @@ scz_status scz_decompress(scz_ctx *ctx, const void *src, size_t src_size, void *
                          dst_cap, (unsigned long long)h.raw_bytes);
     int threads = scz__threads(ctx);
     uint64_t done = 0;
+#ifdef SCZ_HAVE_CUDA
+    if (ctx->cuda && scz_cuda_codec_supported(h.codec)) { /* chunks streamed through the GPU */
+        if ((st = scz__cuda_decompress_host(ctx, &h, src, 0, h.num_chunks, dst))) return st;
+    } else
+#endif
     for (uint32_t i = 0; i < h.num_chunks; i++) {
         uint64_t roff, rbytes;
         scz_chunk_geom g;
@@ -443,5 +472,9 @@ scz_status scz_decompress_chunk(scz_ctx *ctx, const void *src, size_t src_size, 
     if (!dst || dst_cap < rbytes)
         return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination holds %zu bytes, the chunk needs %llu",
                          dst_cap, (unsigned long long)rbytes);
+#ifdef SCZ_HAVE_CUDA
+    if (ctx->cuda && scz_cuda_codec_supported(h.codec))
+        return scz__cuda_decompress_host(ctx, &h, src, index, 1, dst);
+#endif
     return decode_chunk(ctx, &h, ops, src, index, dst, scz__threads(ctx));
 }

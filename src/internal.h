@@ -22,6 +22,7 @@ struct scz_ctx {
     char msg[256];               /* last error */
     void *scratch[SCZ_SCRATCH_SLOTS];
     size_t scratch_size[SCZ_SCRATCH_SLOTS];
+    void *cuda;                  /* CUDA backend state (src/cuda/runtime.cu), NULL on the CPU */
 };
 
 /* Records a message on ctx (may be NULL) and returns s. */
@@ -125,6 +126,12 @@ typedef struct scz_codec_ops {
                                    const uint8_t *src, uint64_t size, uint32_t codec_info,
                                    void *dst);
 } scz_codec_ops;
+
+/* Plans a compression request (api.c): the header from params and shape
+ * (codec fields not yet prepared) and the codec, with the checks of
+ * scz_compress. */
+scz_status scz__plan(scz_ctx *ctx, const scz_params *p, const scz_shape *s, scz_header *h,
+                     const scz_codec_ops **ops);
 
 /* The codec registry (NULL if the codec is not built in). */
 const scz_codec_ops *scz__codec_ops(scz_codec id);

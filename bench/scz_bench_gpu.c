@@ -1,0 +1,463 @@
+/*
+ * scz_bench_gpu.c -- GPU benchmark of scz (docs/GPU.md, bench/RESULTS.md).
+ *
+ * Per file: ratio and device-to-device compress / decompress throughput
+ * (scz_cuda_compress / scz_cuda_decompress between device buffers, CUDA
+ * events around each call, median of --reps runs after --warmup runs), and
+ * each as a fraction of the device-to-device copy bandwidth measured in the
+ * same run (cudaMemcpy device to device, counted as bytes read + written).
+ * With --host: host-to-host figures of the streamed host API
+ * (scz_compress / scz_decompress on a CUDA context, pageable buffers, wall
+ * clock) beside the pinned PCIe copy rates and the CPU backend on the same
+ * machine. --big GIB builds a GIB-sized array by repeating the first file
+ * along its slowest axis and streams it through the host API (bounded
+ * device memory), against the CPU backend. Every round trip is verified
+ * bit for bit; a mismatch prints FAIL and the exit status is 1.
+ *
+ * Throughput = raw (uncompressed) bytes / time, in GB/s (1e9 bytes/s).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "scz.h"
+
+#include <cuda_runtime.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CK(call)                                                                                               \
+    do {                                                                                                       \
+        cudaError_t e_ = (call);                                                                               \
+        if (e_ != cudaSuccess) {                                                                               \
+            fprintf(stderr, "CUDA error %s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            exit(3);                                                                                           \
+        }                                                                                                      \
+    } while (0)
+
+typedef struct input {
+    char path[1024], name[256];
+    scz_shape shape;
+} input;
+
+static int g_reps = 10, g_warmup = 3, g_host = 0, g_fail = 0;
+static double g_big_gib = 0;
+static uint64_t g_chunk = 0;
+static FILE *g_csv;
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* NAME_D1xD2xD3.f32, dims slowest first in the name: shape fastest first. */
+static int parse_name(const char *path, input *in) {
+    const char *nm = strrchr(path, '/');
+    nm = nm ? nm + 1 : path;
+    size_t len = strlen(nm);
+    if (len < 5) return -1;
+    memset(in, 0, sizeof *in);
+    if (!strcmp(nm + len - 4, ".f32")) in->shape.dtype = SCZ_DTYPE_F32;
+    else if (!strcmp(nm + len - 4, ".f64")) in->shape.dtype = SCZ_DTYPE_F64;
+    else return -1;
+    const char *us = strrchr(nm, '_');
+    if (!us) return -1;
+    uint64_t d[4];
+    int r = 0;
+    const char *p = us + 1;
+    while (r < 4 && p < nm + len - 4) {
+        char *end;
+        d[r++] = strtoull(p, &end, 10);
+        if (*end == 'x') p = end + 1;
+        else break;
+    }
+    if (r < 1) return -1;
+    in->shape.rank = (uint32_t)r;
+    for (int i = 0; i < 4; i++) in->shape.dims[i] = i < r ? d[r - 1 - i] : 1;
+    snprintf(in->path, sizeof in->path, "%s", path);
+    snprintf(in->name, sizeof in->name, "%s", nm);
+    return 0;
+}
+
+static size_t shape_bytes(const scz_shape *s) { return (size_t)scz_shape_count(s) * scz_dtype_size(s->dtype); }
+
+static void *read_file(const char *path, size_t want) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    void *p = malloc(want ? want : 1);
+    size_t got = p ? fread(p, 1, want, f) : 0;
+    fclose(f);
+    if (got != want) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static int cmp_in(const void *a, const void *b) { return strcmp(((const input *)a)->name, ((const input *)b)->name); }
+
+static int list_dir(const char *dir, input **out, int n, int *cap) {
+    DIR *d = opendir(dir);
+    if (!d) return n;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        input in;
+        if (parse_name(path, &in)) continue;
+        if (n == *cap) {
+            *cap = *cap ? 2 * *cap : 16;
+            *out = realloc(*out, (size_t)*cap * sizeof **out);
+        }
+        (*out)[n++] = in;
+    }
+    closedir(d);
+    return n;
+}
+
+/* Device-to-device copy bandwidth, bytes read + written, median. */
+static double copy_bw(size_t bytes, int reps) {
+    void *a, *b;
+    CK(cudaMalloc(&a, bytes));
+    CK(cudaMalloc(&b, bytes));
+    CK(cudaMemset(a, 1, bytes));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    double t[64];
+    if (reps > 64) reps = 64;
+    for (int i = 0; i < 3; i++) CK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
+    for (int i = 0; i < reps; i++) {
+        float ms;
+        CK(cudaEventRecord(e0, 0));
+        CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, 0));
+        CK(cudaEventRecord(e1, 0));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        t[i] = 2.0 * bytes / (ms * 1e-3) / 1e9;
+    }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    CK(cudaFree(a));
+    CK(cudaFree(b));
+    return median(t, reps);
+}
+
+static double pcie_bw(size_t bytes, int h2d) {
+    void *h, *d;
+    CK(cudaMallocHost(&h, bytes));
+    CK(cudaMalloc(&d, bytes));
+    memset(h, 1, bytes);
+    double t[8];
+    for (int i = 0; i < 8; i++) {
+        double t0 = now();
+        if (h2d) CK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
+        else CK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
+        t[i] = bytes / (now() - t0) / 1e9;
+    }
+    CK(cudaFreeHost(h));
+    CK(cudaFree(d));
+    return median(t + 2, 6);
+}
+
+static const char *dims_str(const scz_shape *s, char *buf, size_t n) {
+    size_t o = 0;
+    buf[0] = 0;
+    for (uint32_t i = 0; i < s->rank; i++)
+        o += (size_t)snprintf(buf + o, n - o, "%s%llu", i ? "x" : "", (unsigned long long)s->dims[i]);
+    return buf;
+}
+
+static void bench_device(scz_ctx *gpu, const input *in, const void *h_src, double copy) {
+    const size_t raw = shape_bytes(&in->shape);
+    scz_params p;
+    scz_params_init(&p, SCZ_CODEC_NDZIP);
+    p.chunk_bytes = g_chunk;
+    size_t bound = scz_compress_bound(&in->shape, &p);
+    void *d_src, *d_z, *d_out;
+    CK(cudaMalloc(&d_src, raw));
+    CK(cudaMalloc(&d_z, bound));
+    CK(cudaMalloc(&d_out, raw));
+    CK(cudaMemcpy(d_src, h_src, raw, cudaMemcpyHostToDevice));
+    uint64_t *size_out;
+    scz_status *status;
+    CK(cudaMallocHost((void **)&size_out, 8));
+    CK(cudaMallocHost((void **)&status, sizeof *status));
+    cudaStream_t s;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    scz_status r = scz_cuda_reserve(gpu, scz_cuda_scratch_size(&in->shape, &p));
+    int n = g_reps > 200 ? 200 : g_reps;
+    double tc[200], td[200];
+    for (int i = -g_warmup; i < n && !r; i++) {
+        float ms;
+        CK(cudaEventRecord(e0, s));
+        r = scz_cuda_compress(gpu, &p, &in->shape, d_src, d_z, bound, size_out, s);
+        CK(cudaEventRecord(e1, s));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (i >= 0) tc[i] = raw / (ms * 1e-3) / 1e9;
+    }
+    if (r) {
+        printf("%-34s FAIL compress: %s (%s)\n", in->name, scz_status_string(r), scz_ctx_last_error(gpu));
+        g_fail = 1;
+    }
+    const size_t zn = (size_t)*size_out;
+    for (int i = -g_warmup; i < n && !r; i++) {
+        float ms;
+        CK(cudaEventRecord(e0, s));
+        r = scz_cuda_decompress(gpu, d_z, zn, d_out, raw, NULL, status, s);
+        CK(cudaEventRecord(e1, s));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (i >= 0) td[i] = raw / (ms * 1e-3) / 1e9;
+        if (!r && *status) r = *status;
+    }
+    if (r) {
+        printf("%-34s FAIL decompress: %s (%s)\n", in->name, scz_status_string(r), scz_ctx_last_error(gpu));
+        g_fail = 1;
+    }
+    /* verify: decoded == input, stream == the CPU's is the test suite's job */
+    const char *check = "exact";
+    if (!r) {
+        void *h = malloc(raw);
+        CK(cudaMemcpy(h, d_out, raw, cudaMemcpyDeviceToHost));
+        if (memcmp(h, h_src, raw)) {
+            check = "FAIL";
+            g_fail = 1;
+        }
+        free(h);
+        char dims[96];
+        double mc = median(tc, n), md = median(td, n);
+        printf("%-34s %-3s %-14s %8.1f %6.3f %9.1f %5.1f%% %9.1f %5.1f%%  %s\n", in->name,
+               scz_dtype_name(in->shape.dtype), dims_str(&in->shape, dims, sizeof dims), raw / 1e6,
+               (double)raw / zn, mc, 100 * mc / copy, md, 100 * md / copy, check);
+        if (g_csv)
+            fprintf(g_csv, "%s,%s,%s,%zu,%zu,%.4f,%.2f,%.2f,%.2f,%s\n", in->name, scz_dtype_name(in->shape.dtype),
+                    dims, raw, zn, (double)raw / zn, mc, md, copy, check);
+    }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    CK(cudaStreamDestroy(s));
+    CK(cudaFreeHost(size_out));
+    CK(cudaFreeHost(status));
+    CK(cudaFree(d_src));
+    CK(cudaFree(d_z));
+    CK(cudaFree(d_out));
+}
+
+/* Host-to-host: streamed GPU path vs the CPU backend; wall clock, median. */
+static void bench_host(scz_ctx *gpu, scz_ctx *cpu, const char *name, const scz_shape *shape, const void *src,
+                       int reps) {
+    const size_t raw = shape_bytes(shape);
+    scz_params p;
+    scz_params_init(&p, SCZ_CODEC_NDZIP);
+    p.chunk_bytes = g_chunk;
+    size_t bound = scz_compress_bound(shape, &p);
+    uint8_t *z = malloc(bound), *zc = malloc(bound), *out = malloc(raw);
+    if (!z || !zc || !out) {
+        printf("%s: host buffers: out of memory\n", name);
+        g_fail = 1;
+        free(z), free(zc), free(out);
+        return;
+    }
+    size_t free0, total;
+    CK(cudaMemGetInfo(&free0, &total));
+    double t[4][16];
+    size_t zn = 0, zcn = 0;
+    if (reps > 16) reps = 16;
+    scz_ctx *ctxs[2] = {gpu, cpu};
+    size_t min_free = free0;
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < reps; i++) {
+            double t0 = now();
+            scz_status r = scz_compress(ctxs[k], &p, shape, src, k ? zc : z, bound, k ? &zcn : &zn);
+            t[2 * k][i] = raw / (now() - t0) / 1e9;
+            if (r) {
+                printf("%s: FAIL host compress (%s): %s\n", name, k ? "cpu" : "gpu", scz_ctx_last_error(ctxs[k]));
+                g_fail = 1;
+                goto done;
+            }
+            if (k == 0) {
+                size_t f, tt;
+                CK(cudaMemGetInfo(&f, &tt));
+                if (f < min_free) min_free = f;
+            }
+            memset(out, 0, raw < 4096 ? raw : 4096);
+            t0 = now();
+            r = scz_decompress(ctxs[k], k ? zc : z, k ? zcn : zn, out, raw, NULL);
+            t[2 * k + 1][i] = raw / (now() - t0) / 1e9;
+            if (r || memcmp(out, src, raw)) {
+                printf("%s: FAIL host decompress (%s): %s\n", name, k ? "cpu" : "gpu",
+                       r ? scz_ctx_last_error(ctxs[k]) : "data differs");
+                g_fail = 1;
+                goto done;
+            }
+        }
+    }
+    {
+        int same = zn == zcn && memcmp(z, zc, zn) == 0;
+        if (!same) g_fail = 1;
+        double gc = median(t[0], reps), gd = median(t[1], reps), cc = median(t[2], reps), cd = median(t[3], reps);
+        printf("%-34s %8.1f MB  GPU-host comp %6.2f dec %6.2f GB/s | CPU comp %6.2f dec %6.2f GB/s | "
+               "x%.1f/x%.1f | streams %s | device mem used <= %.0f MiB\n",
+               name, raw / 1e6, gc, gd, cc, cd, gc / cc, gd / cd, same ? "identical" : "DIFFER (FAIL)",
+               (free0 - min_free) / 1048576.0);
+        if (g_csv)
+            fprintf(g_csv, "host:%s,%zu,%zu,%.3f,%.3f,%.3f,%.3f\n", name, raw, zn, gc, gd, cc, cd);
+    }
+done:
+    free(z);
+    free(zc);
+    free(out);
+}
+
+static void usage(void) {
+    fprintf(stderr,
+            "usage: scz_bench_gpu [--data DIR] [--file PATH]... [--only S1,S2] [--reps N] [--warmup N]\n"
+            "                     [--chunk BYTES] [--host] [--big GIB] [--csv FILE]\n");
+    exit(2);
+}
+
+int main(int argc, char **argv) {
+    const char *data = NULL, *only = NULL, *csv = NULL;
+    input *ins = NULL;
+    int nin = 0, cap = 0, explicit_files = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--data") && v) data = argv[++i];
+        else if (!strcmp(a, "--file") && v) {
+            input in;
+            if (parse_name(argv[++i], &in)) {
+                fprintf(stderr, "cannot parse shape from %s\n", argv[i]);
+                return 2;
+            }
+            if (nin == cap) {
+                cap = cap ? 2 * cap : 16;
+                ins = realloc(ins, (size_t)cap * sizeof *ins);
+            }
+            ins[nin++] = in;
+            explicit_files = 1;
+        } else if (!strcmp(a, "--only") && v) only = argv[++i];
+        else if (!strcmp(a, "--reps") && v) g_reps = atoi(argv[++i]);
+        else if (!strcmp(a, "--warmup") && v) g_warmup = atoi(argv[++i]);
+        else if (!strcmp(a, "--chunk") && v) g_chunk = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(a, "--host")) g_host = 1;
+        else if (!strcmp(a, "--big") && v) g_big_gib = atof(argv[++i]);
+        else if (!strcmp(a, "--csv") && v) csv = argv[++i];
+        else usage();
+    }
+    if (g_reps < 1) g_reps = 1;
+    if (!explicit_files || data) {
+        if (!data) data = getenv("SCZ_DATA_DIR");
+        if (!data) data = "../shared/data";
+        int n0 = nin;
+        nin = list_dir(data, &ins, nin, &cap);
+        qsort(ins + n0, (size_t)(nin - n0), sizeof *ins, cmp_in);
+    }
+    char why[512];
+    if (scz_backend_probe(SCZ_BACKEND_CUDA, why, sizeof why) != SCZ_OK) {
+        printf("SKIPPED: %s\n", why);
+        return 77;
+    }
+    scz_ctx *gpu, *cpu;
+    if (scz_ctx_create(&gpu, SCZ_BACKEND_CUDA) || scz_ctx_create(&cpu, SCZ_BACKEND_CPU)) {
+        printf("cannot create contexts\n");
+        return 3;
+    }
+    if (csv) {
+        g_csv = fopen(csv, "w");
+        if (g_csv) fprintf(g_csv, "file,dtype,dims_fastest_first,raw_bytes,stream_bytes,ratio,comp_GBs,dec_GBs,copy_GBs,check\n");
+    }
+    int dev;
+    struct cudaDeviceProp prop;
+    CK(cudaGetDevice(&dev));
+    CK(cudaGetDeviceProperties(&prop, dev));
+    int rt = 0, drv = 0;
+    cudaRuntimeGetVersion(&rt);
+    cudaDriverGetVersion(&drv);
+    const size_t copy_bytes = (size_t)1 << 30;
+    double copy = copy_bw(copy_bytes, 20);
+    printf("device: %s, %d SMs, %.1f GiB; CUDA runtime %d.%d, driver %d.%d\n", prop.name, prop.multiProcessorCount,
+           prop.totalGlobalMem / 1073741824.0, rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10);
+    printf("D2D copy bandwidth: %.1f GB/s (cudaMemcpy device to device of %zu MiB, bytes read + written, median "
+           "of 20)\n",
+           copy, copy_bytes >> 20);
+    if (g_host || g_big_gib > 0)
+        printf("PCIe, pinned, 256 MiB: H2D %.1f GB/s, D2H %.1f GB/s\n", pcie_bw(256 << 20, 1), pcie_bw(256 << 20, 0));
+    printf("ndzip device to device, median of %d after %d warm-up; chunk %s; GB/s = raw bytes / time / 1e9; "
+           "%% = of the copy bandwidth\n",
+           g_reps, g_warmup, g_chunk ? "as given" : "default (32 MiB)");
+    printf("%-34s %-3s %-14s %8s %6s %9s %6s %9s %6s  %s\n", "file", "dt", "dims(fastest)", "MB", "ratio",
+           "comp GB/s", "%copy", "dec GB/s", "%copy", "check");
+    for (int i = 0; i < nin; i++) {
+        if (only) {
+            int keep = 0;
+            char buf[512];
+            snprintf(buf, sizeof buf, "%s", only);
+            for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ","))
+                if (strstr(ins[i].name, tok)) keep = 1;
+            if (!keep) continue;
+        }
+        size_t raw = shape_bytes(&ins[i].shape);
+        void *h = read_file(ins[i].path, raw);
+        if (!h) {
+            printf("%-34s cannot read %zu bytes\n", ins[i].name, raw);
+            g_fail = 1;
+            continue;
+        }
+        bench_device(gpu, &ins[i], h, copy);
+        free(h);
+    }
+    if (g_host) {
+        printf("\nhost to host (pageable buffers, streamed through pinned staging; wall clock, median of 3):\n");
+        for (int i = 0; i < nin; i++) {
+            if (only && !strstr(only, ins[i].name) && !strstr(ins[i].name, only)) continue;
+            size_t raw = shape_bytes(&ins[i].shape);
+            void *h = read_file(ins[i].path, raw);
+            if (h) bench_host(gpu, cpu, ins[i].name, &ins[i].shape, h, 3);
+            free(h);
+        }
+    }
+    if (g_big_gib > 0 && nin > 0) {
+        /* repeat the first file along its slowest axis up to the size */
+        const input *in = &ins[0];
+        size_t raw = shape_bytes(&in->shape);
+        uint64_t reps = (uint64_t)(g_big_gib * 1073741824.0 / raw + 0.5);
+        if (reps < 1) reps = 1;
+        scz_shape s = in->shape;
+        s.dims[s.rank - 1] *= reps;
+        size_t big = shape_bytes(&s);
+        uint8_t *h = malloc(big);
+        void *one = read_file(in->path, raw);
+        if (!h || !one) {
+            printf("big: out of memory\n");
+            return 3;
+        }
+        for (uint64_t k = 0; k < reps; k++) memcpy(h + k * raw, one, raw);
+        free(one);
+        char name[300];
+        snprintf(name, sizeof name, "%s x%llu (%.2f GiB)", in->name, (unsigned long long)reps, big / 1073741824.0);
+        printf("\nlarge array through the host API (1 run each):\n");
+        bench_host(gpu, cpu, name, &s, h, 1);
+        free(h);
+    }
+    if (g_csv) fclose(g_csv);
+    scz_ctx_destroy(gpu);
+    scz_ctx_destroy(cpu);
+    printf("%s\n", g_fail ? "FAIL" : "all round trips exact");
+    return g_fail;
+}

@@ -1,0 +1,893 @@
+/*
+ * runtime.cu -- the CUDA backend: device detection, the context's device
+ * scratch, streams and pinned staging buffers, the blocked XXH64 checksum
+ * of docs/FORMAT.md section 5 on the GPU, the container around device
+ * buffers (sections 2-4: header and chunk table), the device-pointer API
+ * of scz.h, and the host-pointer paths that stream chunks through the GPU.
+ * Codec kernels live beside their CPU versions (src/ndzip/ndzip.cu).
+ */
+#include "cuda_rt.h"
+#include "xxh64.h"
+
+extern "C" {
+#include "backend.h"
+}
+
+#include <stdio.h>
+#include <stdlib.h>
+
+namespace {
+
+constexpr int NSLOT = 3;                         /* batches in flight on the host path */
+constexpr uint64_t DEFAULT_BATCH = 64ull << 20;  /* raw bytes per streamed batch */
+constexpr int HT = 128;                          /* threads of the hashing kernel */
+
+/* Plain data, allocated zeroed (calloc): no C++ runtime needed. */
+struct Slot {
+    cudaStream_t st;
+    cudaEvent_t ev_k, ev_d2h;
+    uint8_t *pin_in, *pin_out;
+    size_t pin_in_cap, pin_out_cap;
+    uint8_t *d_in, *d_out, *d_scr;
+    size_t d_in_cap, d_out_cap, d_scr_cap;
+    uint64_t *pin_meta;
+    size_t pin_meta_cap;
+};
+
+struct Ctx {
+    int device;
+    uint8_t *scr; /* device API scratch */
+    size_t scr_cap;
+    uint8_t *pin_hdr; /* header + table read back by the device API */
+    size_t pin_hdr_cap;
+    uint64_t *pin_small;
+    size_t pin_small_cap;
+    int slots_ready;
+    Slot slot[NSLOT];
+    uint64_t batch_bytes;
+};
+
+inline Ctx *cctx(scz_ctx *ctx) { return static_cast<Ctx *>(ctx->cuda); }
+
+scz_status cuda_fail(scz_ctx *ctx, cudaError_t e, const char *what) {
+    cudaGetLastError(); /* clear a non-sticky error */
+    return scz__fail(ctx, e == cudaErrorMemoryAllocation ? SCZ_ERR_NOMEM : SCZ_ERR_BACKEND, "CUDA: %s: %s", what,
+                     cudaGetErrorString(e));
+}
+
+#define CK(call, what)                                                                                         \
+    do {                                                                                                       \
+        cudaError_t e_ = (call);                                                                               \
+        if (e_ != cudaSuccess) return cuda_fail(ctx, e_, what);                                               \
+    } while (0)
+
+/* Makes the context's device current for the duration of a call. */
+struct DevGuard {
+    int prev = -1;
+    explicit DevGuard(int dev) {
+        int cur;
+        if (cudaGetDevice(&cur) == cudaSuccess && cur != dev && cudaSetDevice(dev) == cudaSuccess) prev = cur;
+    }
+    ~DevGuard() {
+        if (prev >= 0) cudaSetDevice(prev);
+    }
+};
+
+size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+/* Grow-only buffers; sizes rounded to 1 MiB so that small variations do not
+ * reallocate. */
+cudaError_t dgrow(uint8_t **p, size_t *cap, size_t need) {
+    if (*p && *cap >= need) return cudaSuccess;
+    if (*p) cudaFree(*p);
+    *p = nullptr;
+    *cap = 0;
+    size_t n = round_up(need ? need : 1, (size_t)1 << 20);
+    cudaError_t e = cudaMalloc(reinterpret_cast<void **>(p), n);
+    if (e == cudaSuccess) *cap = n;
+    else *p = nullptr;
+    return e;
+}
+
+template <typename P> cudaError_t hgrow(P **p, size_t *cap, size_t need) {
+    if (*p && *cap >= need) return cudaSuccess;
+    if (*p) cudaFreeHost(*p);
+    *p = nullptr;
+    *cap = 0;
+    size_t n = round_up(need ? need : 1, (size_t)1 << 20);
+    cudaError_t e = cudaMallocHost(reinterpret_cast<void **>(p), n);
+    if (e == cudaSuccess) *cap = n;
+    else *p = nullptr;
+    return e;
+}
+
+/* ---------------- checksum kernels (FORMAT.md section 5) ---------------- */
+
+/* Block hashes: one thread per checksum block, HT blocks per thread block.
+ * Reading 4 KiB per thread straight from global memory would make every
+ * warp load touch 32 cache lines; instead the warps stage 128-byte slices of
+ * all HT blocks in shared memory with coalesced loads (one warp load = one
+ * slice of one block) and each thread hashes its block's slice from there.
+ * Payloads are 4-byte aligned in valid streams; others take byte loads. */
+__global__ void __launch_bounds__(HT, 8) k_block_hash(const uint8_t *pay, const uint64_t *choff, const uint64_t *chsize,
+                                                   uint64_t bpc, uint64_t nbmax, unsigned blog2, uint64_t *bh) {
+    __shared__ uint32_t tile[HT * 33];
+    const uint64_t c = blockIdx.x / bpc, bx = blockIdx.x % bpc;
+    const uint64_t n = chsize[c];
+    const uint64_t B = 1ull << blog2;
+    const uint64_t nb = (n + B - 1) >> blog2;
+    const uint64_t b_first = bx * HT;
+    if (b_first >= nb) return;
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    const uint8_t *base = pay + choff[c];
+    const bool al4 = (reinterpret_cast<uintptr_t>(base) & 3) == 0;
+    const uint64_t last_b = nb - 1;
+    const uint64_t last_full = (n - (last_b << blog2)) & ~31ull;
+    const uint64_t my_b = b_first + t;
+    const uint64_t my_len = my_b < nb ? (my_b < last_b ? B : n - (last_b << blog2)) : 0;
+    const uint64_t my_full = my_len & ~31ull;
+    const uint64_t full0 = b_first < last_b ? B : last_full;
+    scz_xxh_acc acc;
+    scz_xxh_init(&acc, 0);
+    /* all 128 blocks whole: no per-word bounds checks */
+    const bool all_full = b_first + HT <= last_b;
+    const uint64_t wb0 = b_first + (uint64_t)warp * 32;
+    const uint8_t *wbase = base + (wb0 << blog2) + 4 * lane;
+    for (uint64_t pos = 0; pos < full0; pos += 128) {
+        if (all_full && al4) {
+            /* 32 independent coalesced loads in flight per lane */
+            uint32_t w[32];
+            const uint8_t *q = wbase + pos;
+            const uint64_t step = B;
+#pragma unroll
+            for (int j = 0; j < 32; j++, q += step) w[j] = __ldcs(reinterpret_cast<const unsigned int *>(q));
+#pragma unroll
+            for (int j = 0; j < 32; j++) tile[(warp * 32 + j) * 33 + lane] = w[j];
+        } else {
+#pragma unroll 1
+            for (int j = 0; j < 32; j++) {
+                const uint64_t bb = wb0 + j;
+                const uint64_t lenj = bb < last_b ? B : (bb == last_b ? last_full : 0);
+                const uint64_t o = pos + 4 * lane;
+                uint32_t x = 0;
+                if (o + 4 <= lenj) {
+                    const uint8_t *q = base + (bb << blog2) + o;
+                    x = al4 ? __ldcs(reinterpret_cast<const unsigned int *>(q)) : scz_xxh_le32(q);
+                }
+                tile[(warp * 32 + j) * 33 + lane] = x;
+            }
+        }
+        __syncthreads();
+        const uint32_t *r = tile + t * 33;
+#pragma unroll
+        for (int s = 0; s < 4; s++) {
+            if (pos + 32 * s + 32 <= my_full) {
+                const uint32_t *q = r + 8 * s;
+                scz_xxh_stripe(&acc, q[0] | ((uint64_t)q[1] << 32), q[2] | ((uint64_t)q[3] << 32),
+                               q[4] | ((uint64_t)q[5] << 32), q[6] | ((uint64_t)q[7] << 32));
+            }
+        }
+        __syncthreads();
+    }
+    if (my_b < nb) bh[c * nbmax + my_b] = scz_xxh_finish(&acc, my_len, base + (my_b << blog2) + my_full, 0);
+}
+
+/* Chunk checksums: XXH64 of each chunk's block hashes; stored to ck_out,
+ * or compared with ck_exp (a mismatch goes to the error word). One warp per
+ * chunk: the warp stages the block hashes in shared memory with coalesced
+ * loads, lanes 0-3 run the four XXH64 accumulators (the only serial part),
+ * lane 0 finishes. */
+constexpr int FH_TILE = 2048;
+__global__ void __launch_bounds__(32) k_final_hash(const uint64_t *chsize, uint32_t n, uint64_t nbmax, unsigned blog2,
+                                                   const uint64_t *bh, uint64_t *ck_out, const uint64_t *ck_exp,
+                                                   unsigned long long *err, uint32_t c0) {
+    __shared__ uint64_t tile[FH_TILE];
+    const uint32_t c = blockIdx.x;
+    const int lane = threadIdx.x;
+    const uint64_t nb = (chsize[c] + (1ull << blog2) - 1) >> blog2;
+    const uint64_t *w = bh + (uint64_t)c * nbmax;
+    const uint64_t nfull = nb & ~3ull;
+    uint64_t acc = lane == 0 ? SCZ_XXP1 + SCZ_XXP2 : lane == 1 ? SCZ_XXP2 : lane == 2 ? 0 : 0 - SCZ_XXP1;
+    for (uint64_t b0 = 0; b0 < nfull; b0 += FH_TILE) {
+        const uint32_t m = (uint32_t)(nfull - b0 < FH_TILE ? nfull - b0 : FH_TILE);
+        uint64_t x[FH_TILE / 32];
+#pragma unroll
+        for (int k = 0; k < FH_TILE / 32; k++) {
+            const uint32_t i = k * 32 + lane;
+            x[k] = i < m ? w[b0 + i] : 0;
+        }
+#pragma unroll
+        for (int k = 0; k < FH_TILE / 32; k++) tile[k * 32 + lane] = x[k];
+        __syncwarp();
+        if (lane < 4)
+            for (uint32_t s = 0; s < m; s += 4) acc = scz_xxh_round(acc, tile[s + lane]);
+        __syncwarp();
+    }
+    scz_xxh_acc a;
+    a.v1 = __shfl_sync(0xffffffffu, acc, 0);
+    a.v2 = __shfl_sync(0xffffffffu, acc, 1);
+    a.v3 = __shfl_sync(0xffffffffu, acc, 2);
+    a.v4 = __shfl_sync(0xffffffffu, acc, 3);
+    if (lane) return;
+    uint64_t h = scz_xxh_converge(&a, nb * 8, 0);
+    for (uint64_t i = nfull; i < nb; i++) h = scz_xxh_tail8(h, w[i]);
+    h = scz_xxh_avalanche(h);
+    if (ck_out) ck_out[c] = h;
+    if (ck_exp && h != ck_exp[c]) scz_cuda_report(err, c0 + c, SCZ_CUDA_ERR_CHECKSUM);
+}
+
+cudaError_t launch_hash(const uint8_t *pay, const uint64_t *choff, const uint64_t *chsize, uint32_t n,
+                        uint64_t nbmax, unsigned blog2, uint64_t *bh, uint64_t *ck_out, const uint64_t *ck_exp,
+                        unsigned long long *err, uint32_t c0, cudaStream_t s) {
+    if (n == 0) return cudaSuccess;
+    const uint64_t bpc = (nbmax + HT - 1) / HT;
+    if (bpc == 0) return cudaSuccess;
+    if (bpc * n > 0x7fffffffull) return cudaErrorInvalidConfiguration;
+    k_block_hash<<<(unsigned)(bpc * n), HT, 0, s>>>(pay, choff, chsize, bpc, nbmax, blog2, bh);
+    cudaError_t e = cudaGetLastError();
+    if (e) return e;
+    k_final_hash<<<n, 32, 0, s>>>(chsize, n, nbmax, blog2, bh, ck_out, ck_exp, err, c0);
+    return cudaGetLastError();
+}
+
+/* ---------------- container on the device (sections 2 and 4) ---------------- */
+
+struct HeaderBytes {
+    uint32_t w[SCZ_HEADER_SIZE / 4];
+};
+
+/* Writes header, chunk table and table checksum in front of the payloads
+ * and the stream size to *size_out. One thread block. */
+__global__ void k_write_table(HeaderBytes hdr, uint8_t *dst, uint32_t n, const uint64_t *choff,
+                              const uint64_t *chsize, const uint64_t *chck, uint64_t *size_out) {
+    const int t = threadIdx.x;
+    uint32_t *d32 = reinterpret_cast<uint32_t *>(dst);
+    for (int i = t; i < (int)(SCZ_HEADER_SIZE / 4); i += blockDim.x) d32[i] = hdr.w[i];
+    const uint64_t pay0 = SCZ_HEADER_SIZE + (uint64_t)n * SCZ_CHUNK_ENTRY_SIZE + 8;
+    uint64_t *tab = reinterpret_cast<uint64_t *>(dst + SCZ_HEADER_SIZE);
+    for (uint32_t c = t; c < n; c += blockDim.x) {
+        tab[4 * (uint64_t)c] = pay0 + choff[c];
+        tab[4 * (uint64_t)c + 1] = chsize[c];
+        tab[4 * (uint64_t)c + 2] = chck[c];
+        tab[4 * (uint64_t)c + 3] = 0; /* codec_info 0 (ndzip), reserved 0 */
+    }
+    __syncthreads();
+    if (t == 0) {
+        tab[4 * (uint64_t)n] = scz_xxh64_words(tab, 4 * (uint64_t)n, 0);
+        *size_out = n ? pay0 + choff[n - 1] + chsize[n - 1] : pay0;
+    }
+}
+
+/* Reads the (host-validated) chunk table of a stream in device memory. */
+__global__ void k_read_table(const uint8_t *src, uint32_t n, uint64_t *choff, uint64_t *chsize, uint64_t *chexp,
+                             unsigned long long *err) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c == 0) *err = SCZ_CUDA_NO_ERROR;
+    if (c >= n) return;
+    const uint64_t *tab = reinterpret_cast<const uint64_t *>(src + SCZ_HEADER_SIZE);
+    choff[c] = tab[4 * (uint64_t)c];
+    chsize[c] = tab[4 * (uint64_t)c + 1];
+    chexp[c] = tab[4 * (uint64_t)c + 2];
+}
+
+__device__ int err_code(unsigned long long e) {
+    if (e == SCZ_CUDA_NO_ERROR) return SCZ_OK;
+    return (e & 0xff) == SCZ_CUDA_ERR_CHECKSUM ? SCZ_ERR_CHECKSUM : SCZ_ERR_CORRUPT;
+}
+
+__global__ void k_write_status(const unsigned long long *err, int *status_out) {
+    *status_out = err ? err_code(*err) : SCZ_OK;
+}
+
+scz_status err_status(scz_ctx *ctx, uint64_t e) {
+    if (e == SCZ_CUDA_NO_ERROR) return SCZ_OK;
+    const unsigned chunk = (unsigned)(e >> 8);
+    switch (e & 0xff) {
+    case SCZ_CUDA_ERR_CHECKSUM:
+        return scz__fail(ctx, SCZ_ERR_CHECKSUM, "chunk %u checksum mismatch: the chunk is corrupt", chunk);
+    case SCZ_CUDA_ERR_LAYOUT:
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "chunk %u: hypercube offsets are inconsistent with the chunk size",
+                         chunk);
+    default:
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "chunk %u: a hypercube's length does not match its heads", chunk);
+    }
+}
+
+/* ---------------- batches and scratch ---------------- */
+
+void make_batch(const scz_header *h, uint32_t c0, uint32_t n, scz_cuda_batch *b) {
+    b->h = h;
+    b->c0 = c0;
+    b->n = n;
+    uint64_t roff;
+    scz__chunk_geom(h, c0, &b->full, &roff, &b->raw_full);
+    scz__chunk_geom(h, c0 + n - 1, &b->last, NULL, NULL);
+}
+
+/* Largest payload of any chunk of the batch (codec bound). */
+uint64_t batch_chunk_bound(const scz_codec_ops *ops, const scz_cuda_batch *b) {
+    uint64_t x = ops->chunk_bound(b->h, &b->full), y = ops->chunk_bound(b->h, &b->last);
+    if (!x || !y) return 0;
+    return x > y ? x : y;
+}
+
+/* Scratch of one batch: codec scratch, per-chunk arrays (payload offset,
+ * size, checksum, expected checksum: adjacent, so one copy moves them),
+ * block hashes, error word. */
+struct Layout {
+    size_t codec, choff, chsize, chck, chexp, bh, err, total;
+    uint64_t nbmax; /* block hashes per chunk (row stride of bh) */
+};
+
+Layout layout(size_t codec_bytes, uint32_t n, uint64_t nbmax) {
+    Layout L;
+    size_t o = 0;
+    L.codec = o;
+    o += round_up(codec_bytes, 256);
+    L.choff = o;
+    L.chsize = o + 8 * (size_t)n;
+    L.chck = o + 16 * (size_t)n;
+    L.chexp = o + 24 * (size_t)n;
+    o += round_up(32 * (size_t)n, 256);
+    L.bh = o;
+    o += round_up(8 * (size_t)n * nbmax, 256);
+    L.err = o;
+    o += 256;
+    L.total = o;
+    L.nbmax = nbmax;
+    return L;
+}
+
+template <typename P> P *at(uint8_t *base, size_t off) { return reinterpret_cast<P *>(base + off); }
+
+cudaError_t codec_encode(const scz_cuda_batch *b, const void *src, uint8_t *pay, uint64_t *choff, uint64_t *chsize,
+                         void *scr, cudaStream_t s) {
+    return scz__ndzip_cuda_encode(b, src, pay, choff, chsize, scr, s);
+}
+cudaError_t codec_decode(const scz_cuda_batch *b, const uint8_t *pay, const uint64_t *choff, const uint64_t *chsize,
+                         void *dst, unsigned long long *err, cudaStream_t s) {
+    return scz__ndzip_cuda_decode(b, pay, choff, chsize, dst, err, s);
+}
+size_t codec_scratch(const scz_cuda_batch *b) { return scz__ndzip_cuda_scratch(b); }
+scz_status codec_check(scz_ctx *ctx, const scz_cuda_batch *b) { return scz__ndzip_cuda_check(ctx, b); }
+
+scz_status ensure_slots(scz_ctx *ctx) {
+    Ctx *c = cctx(ctx);
+    if (c->slots_ready) return SCZ_OK;
+    for (int i = 0; i < NSLOT; i++) {
+        Slot &s = c->slot[i];
+        CK(cudaStreamCreateWithFlags(&s.st, cudaStreamNonBlocking), "stream creation");
+        CK(cudaEventCreateWithFlags(&s.ev_k, cudaEventDisableTiming), "event creation");
+        CK(cudaEventCreateWithFlags(&s.ev_d2h, cudaEventDisableTiming), "event creation");
+    }
+    c->slots_ready = 1;
+    return SCZ_OK;
+}
+
+scz_status grow_slots(scz_ctx *ctx, size_t pin_in, size_t pin_out, size_t d_in, size_t d_out, size_t d_scr,
+                      size_t meta_words) {
+    Ctx *c = cctx(ctx);
+    scz_status st = ensure_slots(ctx);
+    if (st) return st;
+    for (int i = 0; i < NSLOT; i++) {
+        Slot &s = c->slot[i];
+        CK(hgrow(&s.pin_in, &s.pin_in_cap, pin_in), "pinned staging allocation");
+        CK(hgrow(&s.pin_out, &s.pin_out_cap, pin_out), "pinned staging allocation");
+        CK(hgrow(&s.pin_meta, &s.pin_meta_cap, meta_words * 8), "pinned staging allocation");
+        CK(dgrow(&s.d_in, &s.d_in_cap, d_in), "device buffer allocation");
+        CK(dgrow(&s.d_out, &s.d_out_cap, d_out), "device buffer allocation");
+        CK(dgrow(&s.d_scr, &s.d_scr_cap, d_scr), "device scratch allocation");
+    }
+    return SCZ_OK;
+}
+
+void drain(Ctx *c) {
+    if (!c->slots_ready) return;
+    for (int i = 0; i < NSLOT; i++) cudaStreamSynchronize(c->slot[i].st);
+}
+
+/* Chunks per streamed batch. */
+uint32_t chunks_per_batch(const Ctx *c, const scz_header *h) {
+    uint64_t raw;
+    scz_chunk_geom g;
+    scz__chunk_geom(h, 0, &g, NULL, &raw);
+    uint64_t bb = c->batch_bytes ? c->batch_bytes : DEFAULT_BATCH;
+    uint64_t k = raw ? bb / raw : 1;
+    if (k < 1) k = 1;
+    if (k > h->num_chunks) k = h->num_chunks;
+    return (uint32_t)k;
+}
+
+} // namespace
+
+/* ---------------- backend probe and context ---------------- */
+
+extern "C" scz_status scz_backend_probe(scz_backend backend, char *msg, size_t cap) {
+    char buf[512];
+    buf[0] = 0;
+    scz_status st = SCZ_OK;
+    if (backend == SCZ_BACKEND_CPU) {
+        st = SCZ_OK;
+    } else if (backend != SCZ_BACKEND_CUDA) {
+        snprintf(buf, sizeof buf, "unknown backend %d", (int)backend);
+        st = SCZ_ERR_BACKEND;
+    } else {
+        int n = 0, dev = 0;
+        cudaError_t e = cudaGetDeviceCount(&n);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            snprintf(buf, sizeof buf, "CUDA backend: no usable CUDA device (cudaGetDeviceCount: %s)",
+                     cudaGetErrorString(e));
+            st = SCZ_ERR_BACKEND;
+        } else if (n == 0) {
+            snprintf(buf, sizeof buf, "CUDA backend: no CUDA device present");
+            st = SCZ_ERR_BACKEND;
+        } else if ((e = cudaGetDevice(&dev)) != cudaSuccess || (e = scz__ndzip_cuda_probe()) != cudaSuccess) {
+            cudaGetLastError();
+            cudaDeviceProp prop;
+            int ok = cudaGetDeviceProperties(&prop, dev) == cudaSuccess;
+            snprintf(buf, sizeof buf,
+                     "CUDA backend: device %d (%.64s, compute capability %d.%d) cannot run this build's kernels (%.64s); "
+                     "rebuild with CMAKE_CUDA_ARCHITECTURES naming it",
+                     dev, ok ? prop.name : "?", ok ? prop.major : 0, ok ? prop.minor : 0, cudaGetErrorString(e));
+            st = SCZ_ERR_BACKEND;
+        }
+    }
+    if (msg && cap) snprintf(msg, cap, "%s", buf);
+    return st;
+}
+
+extern "C" scz_status scz__cuda_ctx_init(scz_ctx *ctx) {
+    char msg[512];
+    if (scz_backend_probe(SCZ_BACKEND_CUDA, msg, sizeof msg)) return scz__fail(ctx, SCZ_ERR_BACKEND, "%s", msg);
+    Ctx *c = static_cast<Ctx *>(calloc(1, sizeof(Ctx)));
+    if (!c) return scz__fail(ctx, SCZ_ERR_NOMEM, "cannot allocate the CUDA context");
+    cudaGetDevice(&c->device);
+    ctx->cuda = c;
+    return SCZ_OK;
+}
+
+extern "C" void scz__cuda_ctx_free(scz_ctx *ctx) {
+    Ctx *c = cctx(ctx);
+    if (!c) return;
+    DevGuard dg(c->device);
+    drain(c);
+    for (int i = 0; i < NSLOT; i++) {
+        Slot &s = c->slot[i];
+        if (s.st) cudaStreamDestroy(s.st);
+        if (s.ev_k) cudaEventDestroy(s.ev_k);
+        if (s.ev_d2h) cudaEventDestroy(s.ev_d2h);
+        if (s.pin_in) cudaFreeHost(s.pin_in);
+        if (s.pin_out) cudaFreeHost(s.pin_out);
+        if (s.pin_meta) cudaFreeHost(s.pin_meta);
+        if (s.d_in) cudaFree(s.d_in);
+        if (s.d_out) cudaFree(s.d_out);
+        if (s.d_scr) cudaFree(s.d_scr);
+    }
+    if (c->scr) cudaFree(c->scr);
+    if (c->pin_hdr) cudaFreeHost(c->pin_hdr);
+    if (c->pin_small) cudaFreeHost(c->pin_small);
+    free(c);
+    ctx->cuda = nullptr;
+}
+
+extern "C" void scz__cuda_set_batch_bytes(scz_ctx *ctx, uint64_t bytes) {
+    if (ctx && ctx->cuda) cctx(ctx)->batch_bytes = bytes;
+}
+
+extern "C" int scz_cuda_codec_supported(scz_codec c) { return c == SCZ_CODEC_NDZIP; }
+
+/* ---------------- device-pointer API ---------------- */
+
+namespace {
+
+/* Plans a device compression of all chunks in one batch. */
+scz_status plan_device(scz_ctx *ctx, const scz_params *params, const scz_shape *shape, scz_header *h,
+                       const scz_codec_ops **ops, scz_cuda_batch *b, Layout *L) {
+    scz_status st = scz__plan(ctx, params, shape, h, ops);
+    if (st) return st;
+    if (!scz_cuda_codec_supported(h->codec))
+        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec '%s' has no GPU kernels in this build",
+                         scz_codec_name(h->codec));
+    if ((*ops)->prepare && (st = (*ops)->prepare(ctx, h, NULL))) return st;
+    if (h->num_chunks == 0) {
+        *L = layout(0, 0, 0);
+        return SCZ_OK;
+    }
+    make_batch(h, 0, h->num_chunks, b);
+    if ((st = codec_check(ctx, b))) return st;
+    uint64_t bound = batch_chunk_bound(*ops, b);
+    if (!bound) return scz__fail(ctx, SCZ_ERR_OVERFLOW, "chunk bound overflows");
+    uint64_t nbmax = (bound + (1ull << h->cksum_block_log2) - 1) >> h->cksum_block_log2;
+    *L = layout(codec_scratch(b), h->num_chunks, nbmax);
+    return SCZ_OK;
+}
+
+scz_status grow_scratch(scz_ctx *ctx, size_t bytes) {
+    Ctx *c = cctx(ctx);
+    CK(dgrow(&c->scr, &c->scr_cap, bytes), "device scratch allocation");
+    return SCZ_OK;
+}
+
+} // namespace
+
+extern "C" size_t scz_cuda_scratch_size(const scz_shape *shape, const scz_params *params) {
+    scz_header h;
+    const scz_codec_ops *ops;
+    scz_cuda_batch b;
+    Layout L = {};
+    if (plan_device(NULL, params, shape, &h, &ops, &b, &L)) return 0;
+    return L.total;
+}
+
+extern "C" scz_status scz_cuda_reserve(scz_ctx *ctx, size_t bytes) {
+    if (!ctx) return SCZ_ERR_ARG;
+    if (!ctx->cuda) return scz__fail(ctx, SCZ_ERR_BACKEND, "not a CUDA context");
+    DevGuard dg(cctx(ctx)->device);
+    return grow_scratch(ctx, bytes);
+}
+
+extern "C" scz_status scz_cuda_compress(scz_ctx *ctx, const scz_params *params, const scz_shape *shape,
+                                        const void *d_src, void *d_dst, size_t dst_cap, uint64_t *size_out,
+                                        scz_cuda_stream stream) {
+    if (!ctx) return SCZ_ERR_ARG;
+    ctx->msg[0] = 0;
+    if (!ctx->cuda)
+        return scz__fail(ctx, SCZ_ERR_BACKEND, "scz_cuda_compress needs a context created with SCZ_BACKEND_CUDA");
+    if (!d_dst || !size_out) return scz__fail(ctx, SCZ_ERR_ARG, "d_dst and size_out must not be NULL");
+    scz_header h;
+    const scz_codec_ops *ops;
+    scz_cuda_batch b;
+    Layout L = {};
+    scz_status st = plan_device(ctx, params, shape, &h, &ops, &b, &L);
+    if (st) return st;
+    if (!d_src && h.raw_bytes) return scz__fail(ctx, SCZ_ERR_ARG, "d_src must not be NULL");
+    if (((uintptr_t)d_src | (uintptr_t)d_dst) & 15)
+        return scz__fail(ctx, SCZ_ERR_ARG, "device buffers must be 16-byte aligned");
+    size_t bound = scz_compress_bound(shape, params);
+    if (!bound) return scz__fail(ctx, SCZ_ERR_OVERFLOW, "the compressed size bound overflows");
+    if (dst_cap < bound)
+        return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL,
+                         "device compression needs dst_cap >= scz_compress_bound (%zu), got %zu", bound, dst_cap);
+    Ctx *c = cctx(ctx);
+    DevGuard dg(c->device);
+    cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
+    if ((st = grow_scratch(ctx, L.total))) return st;
+    HeaderBytes hb;
+    scz__header_write(&h, reinterpret_cast<uint8_t *>(hb.w));
+    uint8_t *dst = static_cast<uint8_t *>(d_dst);
+    uint8_t *pay = dst + SCZ_HEADER_SIZE + scz__table_size(h.num_chunks);
+    uint8_t *scr = c->scr;
+    if (h.num_chunks) {
+        const uint64_t nbmax = L.nbmax;
+        CK(codec_encode(&b, d_src, pay, at<uint64_t>(scr, L.choff), at<uint64_t>(scr, L.chsize),
+                        scr + L.codec, s),
+           "compression kernels");
+        CK(launch_hash(pay, at<uint64_t>(scr, L.choff), at<uint64_t>(scr, L.chsize), h.num_chunks, nbmax,
+                       h.cksum_block_log2, at<uint64_t>(scr, L.bh), at<uint64_t>(scr, L.chck), NULL, NULL, 0, s),
+           "checksum kernels");
+    }
+    k_write_table<<<1, 256, 0, s>>>(hb, dst, h.num_chunks, at<uint64_t>(scr, L.choff), at<uint64_t>(scr, L.chsize),
+                                    at<uint64_t>(scr, L.chck), size_out);
+    CK(cudaGetLastError(), "table kernel");
+    return SCZ_OK;
+}
+
+extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_t src_size, void *d_dst,
+                                          size_t dst_cap, scz_shape *shape, scz_status *status_out,
+                                          scz_cuda_stream stream) {
+    if (!ctx) return SCZ_ERR_ARG;
+    ctx->msg[0] = 0;
+    if (!ctx->cuda)
+        return scz__fail(ctx, SCZ_ERR_BACKEND, "scz_cuda_decompress needs a context created with SCZ_BACKEND_CUDA");
+    if (!d_src) return scz__fail(ctx, SCZ_ERR_ARG, "d_src must not be NULL");
+    if (((uintptr_t)d_src | (uintptr_t)d_dst) & 15)
+        return scz__fail(ctx, SCZ_ERR_ARG, "device buffers must be 16-byte aligned");
+    Ctx *c = cctx(ctx);
+    DevGuard dg(c->device);
+    cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
+    const uint8_t *src = static_cast<const uint8_t *>(d_src);
+
+    /* Header, then header + table, to the host (waits for the stream). */
+    CK(hgrow(&c->pin_small, &c->pin_small_cap, 64), "pinned allocation");
+    size_t n0 = src_size < SCZ_HEADER_SIZE ? src_size : SCZ_HEADER_SIZE;
+    CK(hgrow(&c->pin_hdr, &c->pin_hdr_cap, SCZ_HEADER_SIZE), "pinned allocation");
+    CK(cudaMemcpyAsync(c->pin_hdr, src, n0, cudaMemcpyDeviceToHost, s), "header copy");
+    CK(cudaStreamSynchronize(s), "header copy");
+    scz_header h;
+    scz_status st = scz__header_read(ctx, c->pin_hdr, n0, &h);
+    if (st) return st;
+    const uint64_t tsize = scz__table_size(h.num_chunks);
+    const uint64_t meta = SCZ_HEADER_SIZE + tsize;
+    if (src_size >= meta) {
+        CK(hgrow(&c->pin_hdr, &c->pin_hdr_cap, meta), "pinned allocation");
+        CK(cudaMemcpyAsync(c->pin_hdr, src, meta, cudaMemcpyDeviceToHost, s), "table copy");
+        CK(cudaStreamSynchronize(s), "table copy");
+    }
+    uint64_t end;
+    if ((st = scz__table_check(ctx, &h, c->pin_hdr, src_size, &end))) return st;
+    if (end != src_size)
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "%llu unexpected bytes after the end of the stream",
+                         (unsigned long long)(src_size - end));
+    const scz_codec_ops *ops = scz__codec_ops(h.codec);
+    if (!ops)
+        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec '%s' is not available in this build",
+                         scz_codec_name(h.codec));
+    if (ops->check_header && (st = ops->check_header(ctx, &h))) return st;
+    if (!scz_cuda_codec_supported(h.codec))
+        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec '%s' has no GPU kernels in this build",
+                         scz_codec_name(h.codec));
+    if (dst_cap < h.raw_bytes || (!d_dst && h.raw_bytes))
+        return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination holds %zu bytes, the array needs %llu", dst_cap,
+                         (unsigned long long)h.raw_bytes);
+    if (shape) {
+        shape->dtype = h.dtype;
+        shape->rank = h.rank;
+        memcpy(shape->dims, h.dims, sizeof shape->dims);
+    }
+    uint64_t nbmax = 0;
+    for (uint32_t i = 0; i < h.num_chunks; i++) {
+        scz_chunk_entry e;
+        scz__table_entry(c->pin_hdr + SCZ_HEADER_SIZE, i, &e);
+        uint64_t nb = (e.size + (1ull << h.cksum_block_log2) - 1) >> h.cksum_block_log2;
+        if (nb > nbmax) nbmax = nb;
+    }
+    unsigned long long *errp = NULL;
+    if (h.num_chunks) {
+        scz_cuda_batch b;
+        make_batch(&h, 0, h.num_chunks, &b);
+        if ((st = codec_check(ctx, &b))) return st;
+        Layout L = layout(0, h.num_chunks, nbmax);
+        if ((st = grow_scratch(ctx, L.total))) return st;
+        uint8_t *scr = c->scr;
+        uint64_t *choff = at<uint64_t>(scr, L.choff), *chsize = at<uint64_t>(scr, L.chsize);
+        errp = at<unsigned long long>(scr, L.err);
+        k_read_table<<<(h.num_chunks + 127) / 128, 128, 0, s>>>(src, h.num_chunks, choff, chsize,
+                                                                at<uint64_t>(scr, L.chexp), errp);
+        CK(cudaGetLastError(), "table kernel");
+        CK(launch_hash(src, choff, chsize, h.num_chunks, nbmax, h.cksum_block_log2, at<uint64_t>(scr, L.bh), NULL,
+                       at<uint64_t>(scr, L.chexp), errp, 0, s),
+           "checksum kernels");
+        CK(codec_decode(&b, src, choff, chsize, d_dst, errp, s), "decompression kernels");
+    }
+    if (status_out) {
+        k_write_status<<<1, 1, 0, s>>>(errp, reinterpret_cast<int *>(status_out));
+        CK(cudaGetLastError(), "status kernel");
+        return SCZ_OK;
+    }
+    if (!errp) return SCZ_OK;
+    CK(cudaMemcpyAsync(c->pin_small, errp, 8, cudaMemcpyDeviceToHost, s), "status copy");
+    CK(cudaStreamSynchronize(s), "decompression");
+    return err_status(ctx, c->pin_small[0]);
+}
+
+/* ---------------- host-pointer paths: chunks streamed in batches ---------------- */
+
+extern "C" scz_status scz__cuda_compress_host(scz_ctx *ctx, const scz_header *h, const void *src, uint8_t *dst,
+                                              size_t dst_cap, size_t *dst_size) {
+    Ctx *c = cctx(ctx);
+    DevGuard dg(c->device);
+    const uint32_t N = h->num_chunks;
+    const uint64_t pos0 = SCZ_HEADER_SIZE + scz__table_size(N);
+    scz_chunk_entry *entries = NULL;
+    if (N) {
+        entries = static_cast<scz_chunk_entry *>(scz__scratch(ctx, SCZ_SCRATCH_SLOTS - 1, (size_t)N * sizeof *entries));
+        if (!entries) return scz__fail(ctx, SCZ_ERR_NOMEM, "cannot allocate the chunk table");
+    }
+    const scz_codec_ops *ops = scz__codec_ops(h->codec);
+    const int threads = scz__threads(ctx);
+    uint64_t pos = pos0;
+    if (N) {
+        const uint32_t cpb = chunks_per_batch(c, h);
+        const uint32_t nbat = (N + cpb - 1) / cpb;
+        /* capacities from the largest batch (a full one) and the final one */
+        scz_cuda_batch bf, bl;
+        make_batch(h, 0, cpb, &bf);
+        make_batch(h, (nbat - 1) * cpb, N - (nbat - 1) * cpb, &bl);
+        scz_status st;
+        if ((st = codec_check(ctx, &bf)) || (st = codec_check(ctx, &bl))) return st;
+        uint64_t cb = batch_chunk_bound(ops, &bf), cb2 = batch_chunk_bound(ops, &bl);
+        if (!cb || !cb2) return scz__fail(ctx, SCZ_ERR_OVERFLOW, "chunk bound overflows");
+        if (cb2 > cb) cb = cb2;
+        const uint64_t nbmax = (cb + (1ull << h->cksum_block_log2) - 1) >> h->cksum_block_log2;
+        size_t cs = codec_scratch(&bf), cs2 = codec_scratch(&bl);
+        Layout L = layout(cs > cs2 ? cs : cs2, cpb, nbmax);
+        const uint64_t raw_cap = (uint64_t)cpb * bf.raw_full, out_cap = (uint64_t)cpb * cb;
+        if ((st = grow_slots(ctx, raw_cap, out_cap, raw_cap, out_cap, L.total, 3 * (size_t)cpb + 8))) return st;
+
+        uint64_t bpos[NSLOT] = {0}, btot[NSLOT] = {0}, braw[NSLOT] = {0};
+        uint64_t done = 0;
+        st = SCZ_OK;
+        for (uint32_t it = 0; it < nbat + 2 && !st; it++) {
+            if (it < nbat) { /* A: stage in, enqueue copy + kernels + metadata copy */
+                Slot &s = c->slot[it % NSLOT];
+                const uint32_t first = it * cpb, n = first + cpb <= N ? cpb : N - first;
+                scz_cuda_batch b;
+                make_batch(h, first, n, &b);
+                uint64_t roff, rb, rl;
+                scz_chunk_geom g;
+                scz__chunk_geom(h, first, &g, &roff, &rb);
+                scz__chunk_geom(h, first + n - 1, &g, NULL, &rl);
+                const uint64_t raw = rb * (n - 1) + rl;
+                braw[it % NSLOT] = raw;
+                scz__par_memcpy(s.pin_in, static_cast<const uint8_t *>(src) + roff, raw, threads);
+                cudaError_t e = cudaMemcpyAsync(s.d_in, s.pin_in, raw, cudaMemcpyHostToDevice, s.st);
+                Layout Lb = layout(codec_scratch(&b), n, nbmax);
+                uint64_t *choff = at<uint64_t>(s.d_scr, Lb.choff), *chsize = at<uint64_t>(s.d_scr, Lb.chsize);
+                if (!e) e = codec_encode(&b, s.d_in, s.d_out, choff, chsize, s.d_scr + Lb.codec, s.st);
+                if (!e)
+                    e = launch_hash(s.d_out, choff, chsize, n, nbmax, h->cksum_block_log2, at<uint64_t>(s.d_scr, Lb.bh),
+                                    at<uint64_t>(s.d_scr, Lb.chck), NULL, NULL, first, s.st);
+                if (!e) e = cudaMemcpyAsync(s.pin_meta, choff, 24 * (size_t)n, cudaMemcpyDeviceToHost, s.st);
+                if (!e) e = cudaEventRecord(s.ev_k, s.st);
+                if (e) st = cuda_fail(ctx, e, "compression batch");
+            }
+            if (!st && it >= 1 && it - 1 < nbat) { /* B: sizes known: place the payloads, copy them back */
+                const uint32_t bi = it - 1;
+                Slot &s = c->slot[bi % NSLOT];
+                const uint32_t first = bi * cpb, n = first + cpb <= N ? cpb : N - first;
+                cudaError_t e = cudaEventSynchronize(s.ev_k);
+                if (e) {
+                    st = cuda_fail(ctx, e, "compression batch");
+                    break;
+                }
+                const uint64_t *mo = s.pin_meta, *ms = s.pin_meta + n, *mk = s.pin_meta + 2 * (size_t)n;
+                const uint64_t tot = mo[n - 1] + ms[n - 1];
+                if (tot > dst_cap - pos) {
+                    st = scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination too small for the compressed stream");
+                    break;
+                }
+                for (uint32_t i = 0; i < n; i++) {
+                    entries[first + i].offset = pos + mo[i];
+                    entries[first + i].size = ms[i];
+                    entries[first + i].checksum = mk[i];
+                    entries[first + i].info = 0;
+                }
+                bpos[bi % NSLOT] = pos;
+                btot[bi % NSLOT] = tot;
+                pos += tot;
+                e = cudaMemcpyAsync(s.pin_out, s.d_out, tot, cudaMemcpyDeviceToHost, s.st);
+                if (!e) e = cudaEventRecord(s.ev_d2h, s.st);
+                if (e) st = cuda_fail(ctx, e, "copy back");
+            }
+            if (!st && it >= 2) { /* C: payloads to the destination */
+                const uint32_t bi = it - 2;
+                Slot &s = c->slot[bi % NSLOT];
+                cudaError_t e = cudaEventSynchronize(s.ev_d2h);
+                if (e) {
+                    st = cuda_fail(ctx, e, "copy back");
+                    break;
+                }
+                scz__par_memcpy(dst + bpos[bi % NSLOT], s.pin_out, btot[bi % NSLOT], threads);
+                done += braw[bi % NSLOT];
+                if (ctx->progress) ctx->progress(ctx->progress_user, done, h->raw_bytes);
+            }
+        }
+        drain(c);
+        if (st) return st;
+    }
+    scz__header_write(h, dst);
+    scz__table_write(entries, N, dst + SCZ_HEADER_SIZE);
+    *dst_size = (size_t)pos;
+    return SCZ_OK;
+}
+
+extern "C" scz_status scz__cuda_decompress_host(scz_ctx *ctx, const scz_header *h, const uint8_t *src,
+                                                uint32_t first_chunk, uint32_t count, uint8_t *dst) {
+    Ctx *c = cctx(ctx);
+    DevGuard dg(c->device);
+    if (count == 0) return SCZ_OK;
+    const int threads = scz__threads(ctx);
+    const uint8_t *table = src + SCZ_HEADER_SIZE;
+    const uint32_t cpb0 = chunks_per_batch(c, h);
+    const uint32_t cpb = cpb0 < count ? cpb0 : count;
+    const uint32_t nbat = (count + cpb - 1) / cpb;
+    const uint64_t B = 1ull << h->cksum_block_log2;
+
+    /* Capacities: staged payloads (each chunk 16-byte aligned) after the
+     * metadata, raw output, block hashes. */
+    uint64_t in_cap = 0, nbmax = 0, raw_cap = 0;
+    for (uint32_t bi = 0; bi < nbat; bi++) {
+        const uint32_t f = first_chunk + bi * cpb, n = bi + 1 < nbat ? cpb : count - bi * cpb;
+        uint64_t in = round_up(32 * (size_t)n, 256), raw = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            scz_chunk_entry e;
+            scz__table_entry(table, f + i, &e);
+            in += round_up(e.size, 16);
+            uint64_t nb = (e.size + B - 1) / B;
+            if (nb > nbmax) nbmax = nb;
+            uint64_t rb;
+            scz_chunk_geom g;
+            scz__chunk_geom(h, f + i, &g, NULL, &rb);
+            raw += rb;
+        }
+        if (in > in_cap) in_cap = in;
+        if (raw > raw_cap) raw_cap = raw;
+    }
+    scz_status st;
+    {
+        scz_cuda_batch bf;
+        make_batch(h, first_chunk, cpb, &bf);
+        if ((st = codec_check(ctx, &bf))) return st;
+    }
+    Layout L = layout(0, cpb, nbmax);
+    if ((st = grow_slots(ctx, in_cap, raw_cap, in_cap, raw_cap, L.total, 8 + 3 * (size_t)cpb))) return st;
+    uint64_t *so = static_cast<uint64_t *>(scz__scratch(ctx, SCZ_SCRATCH_SLOTS - 1, 3 * (size_t)cpb * 8));
+    if (!so) return scz__fail(ctx, SCZ_ERR_NOMEM, "cannot allocate staging offsets");
+
+    uint64_t raw_base;
+    {
+        scz_chunk_geom g;
+        scz__chunk_geom(h, first_chunk, &g, &raw_base, NULL);
+    }
+    uint64_t bdst[NSLOT] = {0}, braw[NSLOT] = {0};
+    uint64_t done = 0, total_raw = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        uint64_t rb;
+        scz_chunk_geom g;
+        scz__chunk_geom(h, first_chunk + i, &g, NULL, &rb);
+        total_raw += rb;
+    }
+    st = SCZ_OK;
+    for (uint32_t it = 0; it < nbat + NSLOT - 1 && !st; it++) {
+        if (it < nbat) { /* A: stage payloads + metadata, decode, copy back */
+            Slot &s = c->slot[it % NSLOT];
+            const uint32_t f = first_chunk + it * cpb, n = it + 1 < nbat ? cpb : count - it * cpb;
+            scz_cuda_batch b;
+            make_batch(h, f, n, &b);
+            /* metadata: payload offsets (relative to the staged payload
+             * area), sizes, expected checksums */
+            uint64_t *mo = reinterpret_cast<uint64_t *>(s.pin_in), *ms = mo + n, *mk = mo + 2 * (size_t)n;
+            const uint64_t mbytes = round_up(32 * (size_t)n, 256);
+            uint64_t off = 0;
+            uint64_t *src_off = so, *dst_off = so + cpb, *len = so + 2 * (size_t)cpb;
+            for (uint32_t i = 0; i < n; i++) {
+                scz_chunk_entry e;
+                scz__table_entry(table, f + i, &e);
+                mo[i] = off;
+                ms[i] = e.size;
+                mk[i] = e.checksum;
+                src_off[i] = e.offset;
+                dst_off[i] = mbytes + off;
+                len[i] = e.size;
+                off += round_up(e.size, 16);
+            }
+            scz__par_memcpy_many(s.pin_in, dst_off, src, src_off, len, n, threads);
+            uint64_t roff, rb, rl;
+            scz_chunk_geom g;
+            scz__chunk_geom(h, f, &g, &roff, &rb);
+            scz__chunk_geom(h, f + n - 1, &g, NULL, &rl);
+            const uint64_t raw = rb * (n - 1) + rl;
+            bdst[it % NSLOT] = roff - raw_base;
+            braw[it % NSLOT] = raw;
+            Layout Lb = layout(0, n, nbmax);
+            unsigned long long *err = at<unsigned long long>(s.d_scr, Lb.err);
+            const uint64_t *dmo = reinterpret_cast<const uint64_t *>(s.d_in), *dms = dmo + n, *dmk = dmo + 2 * (size_t)n;
+            cudaError_t e = cudaMemcpyAsync(s.d_in, s.pin_in, mbytes + off, cudaMemcpyHostToDevice, s.st);
+            if (!e) e = cudaMemsetAsync(err, 0xff, 8, s.st);
+            if (!e)
+                e = launch_hash(s.d_in + mbytes, dmo, dms, n, nbmax, h->cksum_block_log2, at<uint64_t>(s.d_scr, Lb.bh),
+                                NULL, dmk, err, f, s.st);
+            if (!e) e = codec_decode(&b, s.d_in + mbytes, dmo, dms, s.d_out, err, s.st);
+            if (!e) e = cudaMemcpyAsync(s.pin_out, s.d_out, raw, cudaMemcpyDeviceToHost, s.st);
+            if (!e) e = cudaMemcpyAsync(s.pin_meta, err, 8, cudaMemcpyDeviceToHost, s.st);
+            if (!e) e = cudaEventRecord(s.ev_k, s.st);
+            if (e) st = cuda_fail(ctx, e, "decompression batch");
+        }
+        if (!st && it >= NSLOT - 1) { /* C: check, copy out */
+            const uint32_t bi = it - (NSLOT - 1);
+            Slot &s = c->slot[bi % NSLOT];
+            cudaError_t e = cudaEventSynchronize(s.ev_k);
+            if (e) {
+                st = cuda_fail(ctx, e, "decompression batch");
+                break;
+            }
+            if ((st = err_status(ctx, s.pin_meta[0]))) break;
+            scz__par_memcpy(dst + bdst[bi % NSLOT], s.pin_out, braw[bi % NSLOT], threads);
+            done += braw[bi % NSLOT];
+            if (ctx->progress && count == h->num_chunks) ctx->progress(ctx->progress_user, done, total_raw);
+        }
+    }
+    drain(c);
+    return st;
+}
