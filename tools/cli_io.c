@@ -168,6 +168,7 @@ void cli_progress_done(cli_progress *p, scz_ctx *ctx) {
 const char *cli_workflow_name(scz_codec codec, uint32_t codec_info) {
     if (codec != SCZ_CODEC_LOSSY) return NULL;
     switch (codec_info) {
+    case 0: return "stored";
     case 1: return "Huffman";
     case 2: return "run-length";
     }

@@ -396,12 +396,12 @@ typedef struct result {
 static void print_chunk_workflows(FILE *so, const result *r) {
     if (r->info.params.codec != SCZ_CODEC_LOSSY || r->info.num_chunks == 0) return;
     /* Count chunks per workflow value; list them compactly. */
-    uint64_t counts[4] = {0, 0, 0, 0}; /* 1, 2, other */
+    uint64_t counts[4] = {0, 0, 0, 0}; /* stored, Huffman, run-length, other */
     fprintf(so, "  chunk workflow     ");
     for (uint32_t i = 0; i < r->info.num_chunks; i++) {
         scz_chunk_info ci;
         if (scz_inspect_chunk(r->stream, r->stream_size, i, &ci)) continue;
-        if (ci.codec_info == 1 || ci.codec_info == 2) counts[ci.codec_info]++;
+        if (ci.codec_info <= 2) counts[ci.codec_info]++;
         else counts[3]++;
         if (r->info.num_chunks <= 16) {
             const char *w = cli_workflow_name(r->info.params.codec, ci.codec_info);
@@ -410,9 +410,9 @@ static void print_chunk_workflows(FILE *so, const result *r) {
         }
     }
     if (r->info.num_chunks > 16)
-        fprintf(so, "%" PRIu64 " Huffman (1), %" PRIu64 " run-length (2), %" PRIu64 " other", counts[1],
-                counts[2], counts[3]);
-    fprintf(so, "   [per chunk; codec_info: 1 = Huffman, 2 = run-length]\n");
+        fprintf(so, "%" PRIu64 " stored (0), %" PRIu64 " Huffman (1), %" PRIu64 " run-length (2), %" PRIu64 " other",
+                counts[0], counts[1], counts[2], counts[3]);
+    fprintf(so, "   [per chunk; codec_info: 0 = stored, 1 = Huffman, 2 = run-length]\n");
 }
 
 /* Verifies decoded data against the original when both are at hand, and
