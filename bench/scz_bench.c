@@ -805,26 +805,31 @@ static void report(const bench_runner *r, const bench_field *f, const result *re
     add_record(&rec);
 }
 
-/* Per-chunk workflow of a lossy stream (FORMAT.md: codec_info 1 Huffman,
- * 2 run-length). */
+/* Per-chunk workflow of a lossy stream (FORMAT.md 7.5: codec_info 0
+ * stored, 1 Huffman, 2 run-length): one name when all chunks agree, else
+ * a count of each. */
 static void lossy_workflow(const uint8_t *s, size_t n, char *out, size_t ol) {
+    static const char *const names[3] = {"stored", "huffman", "rle"};
     scz_info info;
     out[0] = 0;
     if (scz_inspect(s, n, &info) != SCZ_OK) {
         snprintf(out, ol, "?");
         return;
     }
-    unsigned huff = 0, rle = 0, other = 0;
+    unsigned cnt[4] = {0, 0, 0, 0}; /* stored, huffman, rle, other */
     for (uint32_t i = 0; i < info.num_chunks; i++) {
         scz_chunk_info ci;
-        if (scz_inspect_chunk(s, n, i, &ci) != SCZ_OK) other++;
-        else if (ci.codec_info == 1) huff++;
-        else if (ci.codec_info == 2) rle++;
-        else other++;
+        if (scz_inspect_chunk(s, n, i, &ci) != SCZ_OK || ci.codec_info > 2) cnt[3]++;
+        else cnt[ci.codec_info]++;
     }
-    if (!rle && !other) snprintf(out, ol, "huffman");
-    else if (!huff && !other) snprintf(out, ol, "rle");
-    else snprintf(out, ol, "huffman:%u,rle:%u%s", huff, rle, other ? ",other" : "");
+    for (int k = 0; k < 3; k++)
+        if (cnt[k] == info.num_chunks) {
+            snprintf(out, ol, "%s", names[k]);
+            return;
+        }
+    size_t len = 0;
+    for (int k = 0; k < 4 && len < ol; k++)
+        if (cnt[k]) len += (size_t)snprintf(out + len, ol - len, "%s%s:%u", len ? "," : "", k < 3 ? names[k] : "other", cnt[k]);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1037,6 +1042,19 @@ int main(int argc, char **argv) {
     for (int i = 0; i < argc; i++) printf("%s%s", i ? " " : "", argv[i]);
     printf("\nmachine:  %s, %ld online cores; load average at start %s\n", cpu, cores, load);
     printf("threads:  %d (every codec; per-thread figures = throughput / %d)\n", o.threads, o.threads);
+    {
+        /* OpenMP's waiting policy changes multi-threaded figures a lot on a
+         * busy machine (spinning threads take the cores the work needs). */
+        static const char *const env[] = {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OMP_NUM_THREADS", "OMP_PROC_BIND"};
+        int any = 0;
+        for (size_t k = 0; k < sizeof env / sizeof env[0]; k++) {
+            const char *v = getenv(env[k]);
+            if (!v) continue;
+            printf("%s%s=%s", any ? " " : "openmp:   ", env[k], v);
+            any = 1;
+        }
+        printf("%s", any ? "\n" : "openmp:   no OMP_WAIT_POLICY/GOMP_SPINCOUNT set (runtime defaults)\n");
+    }
     printf("timing:   median of %d run(s) after %d warm-up run(s), wall clock (CLOCK_MONOTONIC);"
            " MB/s = raw bytes / 1e6 / s\n", o.reps, o.warmup);
     printf("data:     %s\n", explicit_files ? "--file arguments" : dir ? dir : "generated");
