@@ -1,8 +1,10 @@
 /*
  * test_invalid_streams.c -- damaged and hostile streams must give an error
  * status, never a crash, a hang or a write past the destination (run it
- * under ASan/UBSan). For several real streams (generated fields, multi-chunk,
- * both dtypes, an empty array, one element, a real data file when present):
+ * under ASan/UBSan). For several real streams of every built-in codec
+ * (ndzip: generated fields, multi-chunk, both dtypes, an empty array, one
+ * element, a real data file when present; lossy: both workflows, both dtypes;
+ * huffman: u8/u16/u32):
  *   - every truncation length, each in a buffer of exactly that size;
  *   - every byte of header and chunk table damaged, and thousands of random
  *     single-byte corruptions and multi-byte garbage anywhere;
@@ -27,6 +29,7 @@ typedef struct stream {
     uint8_t *z;     /* the stream */
     size_t n;
     uint32_t num_chunks;
+    scz_codec codec;
 } stream;
 
 static scz_ctx *ctx1, *ctx2;
@@ -92,8 +95,26 @@ static scz_status decode_copy(scz_ctx *ctx, const uint8_t *z, size_t n, size_t c
 
 /* ---- the streams under test ---- */
 
-static int make_stream(stream *s, const char *name, gen_family f, scz_dtype dt, uint32_t rank, uint64_t d0,
-                       uint64_t d1, uint64_t d2, uint64_t d3, uint64_t chunk_bytes) {
+/* Compresses s->src (shape set) with p into s->z. */
+static int finish_stream(stream *s, const scz_params *p, scz_ctx *ctx) {
+    s->codec = p->codec;
+    size_t bound = scz_compress_bound(&s->shape, p);
+    CHECK(bound > 0, "%s: bound", s->name);
+    s->z = malloc(bound ? bound : 1);
+    scz_status r = scz_compress(ctx, p, &s->shape, s->src, s->z, bound, &s->n);
+    CHECK(r == SCZ_OK, "%s: compress: %s (%s)", s->name, st(r), scz_ctx_last_error(ctx));
+    if (r) {
+        free(s->z);
+        free(s->src);
+        return 0;
+    }
+    s->z = realloc(s->z, s->n);
+    s->num_chunks = nchunks_of(s->z);
+    return 1;
+}
+
+static void set_shape(stream *s, const char *name, scz_dtype dt, uint32_t rank, uint64_t d0, uint64_t d1,
+                      uint64_t d2, uint64_t d3) {
     memset(s, 0, sizeof *s);
     snprintf(s->name, sizeof s->name, "%s", name);
     s->shape.dtype = dt;
@@ -102,18 +123,52 @@ static int make_stream(stream *s, const char *name, gen_family f, scz_dtype dt, 
     s->shape.dims[1] = d1;
     s->shape.dims[2] = d2;
     s->shape.dims[3] = d3;
+}
+
+static int make_stream(stream *s, const char *name, gen_family f, scz_dtype dt, uint32_t rank, uint64_t d0,
+                       uint64_t d1, uint64_t d2, uint64_t d3, uint64_t chunk_bytes) {
+    set_shape(s, name, dt, rank, d0, d1, d2, d3);
     s->src = gen_field(f, &s->shape, 99, &s->raw);
     scz_params p;
     scz_params_init(&p, SCZ_CODEC_NDZIP);
     p.chunk_bytes = chunk_bytes;
-    size_t bound = scz_compress_bound(&s->shape, &p);
-    s->z = malloc(bound);
-    scz_status r = scz_compress(ctx1, &p, &s->shape, s->src, s->z, bound, &s->n);
-    CHECK(r == SCZ_OK, "%s: compress: %s (%s)", name, st(r), scz_ctx_last_error(ctx1));
-    if (r) return 0;
-    s->z = realloc(s->z, s->n);
-    s->num_chunks = nchunks_of(s->z);
-    return 1;
+    return finish_stream(s, &p, ctx1);
+}
+
+/* A lossy stream; workflow 1 Huffman, 2 run-length. */
+static int make_lossy_stream(stream *s, const char *name, gen_family f, scz_dtype dt, uint32_t rank, uint64_t d0,
+                             uint64_t d1, uint64_t d2, scz_eb_mode mode, double eb, uint32_t workflow,
+                             uint64_t chunk_bytes) {
+    set_shape(s, name, dt, rank, d0, d1, d2, 1);
+    s->src = gen_field(f, &s->shape, 77, &s->raw);
+    scz_params p;
+    scz_params_init(&p, SCZ_CODEC_LOSSY);
+    p.eb_mode = mode;
+    p.eb = eb;
+    p.knobs[1] = workflow;
+    p.chunk_bytes = chunk_bytes;
+    return finish_stream(s, &p, ctx2);
+}
+
+/* A huffman stream of skewed integers (u32: a few hundred distinct values,
+ * and some rare ones). */
+static int make_int_stream(stream *s, const char *name, scz_dtype dt, uint64_t d0, uint64_t d1,
+                           uint64_t chunk_bytes) {
+    set_shape(s, name, dt, 2, d0, d1, 1, 1);
+    size_t es = scz_dtype_size(dt), n = (size_t)(d0 * d1);
+    s->raw = n * es;
+    s->src = malloc(s->raw ? s->raw : 1);
+    uint64_t r = 5;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t h = gen_splitmix64(&r);
+        uint32_t v = (uint32_t)(i / 97 % 13 + (h % 8 == 0 ? h % 300 : 0));
+        if (dt == SCZ_DTYPE_U32 && h % 1000 == 0) v = (uint32_t)(h >> 32);
+        memcpy(s->src + i * es, &v, es); /* little-endian: the low bytes */
+    }
+    scz_params p;
+    scz_params_init(&p, SCZ_CODEC_HUFFMAN);
+    p.chunk_bytes = chunk_bytes;
+    return finish_stream(s, &p, ctx1);
 }
 
 static int make_file_stream(stream *s, const tu_datafile *f) {
@@ -128,14 +183,7 @@ static int make_file_stream(stream *s, const tu_datafile *f) {
     scz_params p;
     scz_params_init(&p, SCZ_CODEC_NDZIP);
     p.chunk_bytes = 64 * 1024;
-    size_t bound = scz_compress_bound(&s->shape, &p);
-    s->z = malloc(bound);
-    scz_status r = scz_compress(ctx2, &p, &s->shape, s->src, s->z, bound, &s->n);
-    CHECK(r == SCZ_OK, "%s: compress: %s", f->name, st(r));
-    if (r) return 0;
-    s->z = realloc(s->z, s->n);
-    s->num_chunks = nchunks_of(s->z);
-    return 1;
+    return finish_stream(s, &p, ctx2);
 }
 
 static void free_stream(stream *s) {
@@ -148,8 +196,18 @@ static void free_stream(stream *s) {
 static void test_intact(const stream *s) {
     uint8_t *dst = tu_guarded_alloc(s->raw, 0);
     scz_status r = scz_decompress(ctx2, s->z, s->n, dst, s->raw, NULL);
-    CHECK(r == SCZ_OK && memcmp(dst, s->src, s->raw) == 0 && tu_guard_intact(dst, s->raw),
-          "%s: the intact stream round-trips: %s", s->name, st(r));
+    CHECK(r == SCZ_OK && tu_guard_intact(dst, s->raw), "%s: the intact stream decodes: %s", s->name, st(r));
+    if (scz_codec_is_lossless(s->codec)) {
+        CHECK(memcmp(dst, s->src, s->raw) == 0, "%s: bit-exact", s->name);
+    } else {
+        scz_info info;
+        scz_stats stats;
+        uint64_t count = s->raw / scz_dtype_size(s->shape.dtype);
+        CHECK(scz_inspect(s->z, s->n, &info) == SCZ_OK &&
+                  scz_stats_compute(s->shape.dtype, s->src, dst, count, &stats) == SCZ_OK &&
+                  stats.max_abs_err <= info.eb_abs && stats.nonfinite_mismatch == 0,
+              "%s: within the bound", s->name);
+    }
     free(dst);
 }
 
@@ -193,7 +251,8 @@ static void test_truncations(const stream *s) {
             /* a reader may or may not serve a chunk that is wholly present;
              * if it does, the chunk must be right */
             r = scz_decompress_chunk(ctx, c, k, 0, dst, s->raw);
-            if (r == SCZ_OK && memcmp(dst, s->src, (size_t)c0.raw_bytes) != 0 && bad++ < 5)
+            if (r == SCZ_OK && scz_codec_is_lossless(s->codec) && memcmp(dst, s->src, (size_t)c0.raw_bytes) != 0 &&
+                bad++ < 5)
                 CHECK(0, "%s: chunk 0 of truncation %zu decoded wrongly", s->name, k);
             if (r != SCZ_OK && !is_error(r) && bad++ < 5)
                 CHECK(0, "%s: chunk 0 of truncation %zu: status %d", s->name, k, (int)r);
@@ -297,8 +356,8 @@ static void test_resealed_must_fail(const stream *s) {
     uint8_t *c = malloc(s->n + 4096);
     uint32_t last = s->num_chunks - 1;
     uint8_t *e = c + SCZ_HEADER_SIZE + 32ull * last;
-    /* a head bit flipped: the hypercube's length no longer matches (6.5) */
-    for (uint32_t i = 0; i < s->num_chunks; i++) {
+    /* ndzip: a head bit flipped: the hypercube's length no longer matches (6.5) */
+    for (uint32_t i = 0; i < s->num_chunks && s->codec == SCZ_CODEC_NDZIP; i++) {
         memcpy(c, s->z, s->n);
         uint8_t *ei = c + SCZ_HEADER_SIZE + 32ull * i;
         uint64_t off = get64(ei);
@@ -353,61 +412,109 @@ static void test_resealed_must_fail(const stream *s) {
         scz_status r = decode_copy(ctx1, c, tend, s->raw, s->name);
         CHECK(is_error(r), "%s: empty payloads: %s", s->name, st(r));
     }
-    /* codec_info must be 0 for ndzip */
-    {
+    /* codec_info: 0 for ndzip, the payload's first byte for lossy and huffman */
+    for (int v = 0; v < 2; v++) {
         memcpy(c, s->z, s->n);
-        put32(e + 24, 1);
+        put32(e + 24, v ? 0xFFFFFFFFu : get32(e + 24) ^ 1);
         reseal_table(c);
         scz_status r = decode(ctx1, c, s->n, s->raw, s->name);
-        CHECK(is_error(r), "%s: codec_info 1: %s", s->name, st(r));
+        CHECK(is_error(r), "%s: codec_info changed to %u: %s", s->name, get32(e + 24), st(r));
     }
     free(c);
+}
+
+typedef struct edit {
+    const char *what;
+    int off, size;
+    uint64_t v;
+} edit;
+
+/* Applies an edit to a copy of the stream, reseals the header, decodes. */
+static scz_status apply_edit(const stream *s, uint8_t *c, const edit *e) {
+    memcpy(c, s->z, s->n);
+    if (e->size == 1) c[e->off] = (uint8_t)e->v;
+    else if (e->size == 2) {
+        c[e->off] = (uint8_t)e->v;
+        c[e->off + 1] = (uint8_t)(e->v >> 8);
+    } else if (e->size == 4) put32(c + e->off, (uint32_t)e->v);
+    else put64(c + e->off, e->v);
+    reseal_header(c);
+    return decode(ctx2, c, s->n, s->raw, s->name);
 }
 
 /* Header fields edited under a valid header checksum. */
 static void test_absurd_headers(const stream *s) {
     uint8_t *c = malloc(s->n);
-    struct {
-        const char *what;
-        int off, size;
-        uint64_t v;
-    } edits[] = {
+    static const edit generic[] = {
         {"rank 0", 14, 1, 0},        {"rank 5", 14, 1, 5},         {"rank 200", 14, 1, 200},
         {"codec 0", 12, 1, 0},       {"codec 6", 12, 1, 6},        {"codec 255", 12, 1, 255},
-        {"codec lossy", 12, 1, 2},   {"codec huffman", 12, 1, 3},  {"codec gfc", 12, 1, 4},
-        {"codec lzss", 12, 1, 5},    {"dtype 0", 13, 1, 0},        {"dtype 7", 13, 1, 7},
-        {"dim0 huge", 16, 8, 1ull << 62}, {"dim0 max", 16, 8, UINT64_MAX}, {"dim0 0", 16, 8, 0},
-        {"dim3 huge", 40, 8, 1ull << 40}, {"raw_bytes huge", 48, 8, UINT64_MAX}, {"slab huge", 56, 8, UINT64_MAX},
-        {"slab 0", 56, 8, 0},        {"num_chunks max", 64, 4, UINT32_MAX}, {"cksum log2 9", 68, 1, 9},
-        {"cksum log2 31", 68, 1, 31}, {"cksum log2 255", 68, 1, 255}, {"eb_mode abs", 69, 1, 1},
-        {"eb_mode 9", 69, 1, 9},     {"eb_user 1e-3", 72, 8, 0x3F50624DD2F1A9FCull},
-        {"eb_abs 1", 80, 8, 0x3FF0000000000000ull}, {"knob0 1", 88, 4, 1}, {"knob5 7", 108, 4, 7},
-        {"flags 1", 15, 1, 1},       {"header_size 0", 10, 2, 0},  {"reserved", 112, 8, 1},
+        {"codec ndzip", 12, 1, 1},   {"codec lossy", 12, 1, 2},    {"codec huffman", 12, 1, 3},
+        {"codec gfc", 12, 1, 4},     {"codec lzss", 12, 1, 5},     {"dtype 0", 13, 1, 0},
+        {"dtype 7", 13, 1, 7},       {"dim0 huge", 16, 8, 1ull << 62}, {"dim0 max", 16, 8, UINT64_MAX},
+        {"dim0 0", 16, 8, 0},        {"dim3 huge", 40, 8, 1ull << 40}, {"raw_bytes huge", 48, 8, UINT64_MAX},
+        {"slab huge", 56, 8, UINT64_MAX}, {"slab 0", 56, 8, 0},   {"num_chunks max", 64, 4, UINT32_MAX},
+        {"cksum log2 9", 68, 1, 9},  {"cksum log2 31", 68, 1, 31}, {"cksum log2 255", 68, 1, 255},
+        {"eb_mode 9", 69, 1, 9},     {"flags 1", 15, 1, 1},        {"header_size 0", 10, 2, 0},
+        {"reserved", 112, 8, 1},     {"reserved 70", 70, 1, 1},
     };
-    for (size_t k = 0; k < sizeof edits / sizeof edits[0]; k++) {
+    /* fields a codec must check (FORMAT.md 6, 7, 8.5) */
+    static const edit ndzip_edits[] = {
+        {"eb_mode abs", 69, 1, 1}, {"eb_user 1e-3", 72, 8, 0x3F50624DD2F1A9FCull},
+        {"eb_abs 1", 80, 8, 0x3FF0000000000000ull}, {"knob0 1", 88, 4, 1}, {"knob5 7", 108, 4, 7},
+    };
+    static const edit lossy_edits[] = {
+        {"eb_mode none", 69, 1, 0},  {"radius 0", 88, 4, 0},       {"radius 32768", 88, 4, 32768},
+        {"radius max", 88, 4, UINT32_MAX}, {"workflow 3", 92, 4, 3}, {"knob2 1", 96, 4, 1},
+        {"knob5 1", 108, 4, 1},      {"eb_abs -1", 80, 8, 0xBFF0000000000000ull},
+        {"eb_abs NaN", 80, 8, 0x7FF8000000000000ull}, {"eb_abs +Inf", 80, 8, 0x7FF0000000000000ull},
+    };
+    static const edit huffman_edits[] = {
+        {"eb_mode abs", 69, 1, 1}, {"eb_user 1", 72, 8, 0x3FF0000000000000ull},
+        {"eb_abs 1", 80, 8, 0x3FF0000000000000ull}, {"knob0 1", 88, 4, 1}, {"knob3 2", 100, 4, 2},
+    };
+    for (size_t k = 0; k < sizeof generic / sizeof generic[0]; k++) {
+        const edit *e = &generic[k];
         /* an empty array has no chunking, and another dim is 0 whatever d0 is */
-        if (!s->raw && (edits[k].off == 56 || edits[k].off == 16)) continue;
-        memcpy(c, s->z, s->n);
-        if (edits[k].size == 1) c[edits[k].off] = (uint8_t)edits[k].v;
-        else if (edits[k].size == 2) { c[edits[k].off] = (uint8_t)edits[k].v; c[edits[k].off + 1] = (uint8_t)(edits[k].v >> 8); }
-        else if (edits[k].size == 4) put32(c + edits[k].off, (uint32_t)edits[k].v);
-        else put64(c + edits[k].off, edits[k].v);
-        reseal_header(c);
-        scz_status r = decode(ctx2, c, s->n, s->raw, s->name);
-        if (edits[k].off == 12 && scz_codec_available((scz_codec)edits[k].v))
-            /* another built-in codec reading ndzip payloads: whatever it
+        if (!s->raw && (e->off == 56 || e->off == 16)) continue;
+        if (e->off == 12 && e->v == (uint64_t)s->codec) continue;
+        scz_status r = apply_edit(s, c, e);
+        if (e->off == 12 && scz_codec_available((scz_codec)e->v))
+            /* another built-in codec reading these payloads: whatever it
              * decides, within bounds (decode() checks the guard) */
-            CHECK(r == SCZ_OK || is_error(r), "%s: %s: %s", s->name, edits[k].what, st(r));
+            CHECK(r == SCZ_OK || is_error(r), "%s: %s: %s", s->name, e->what, st(r));
         else
-            CHECK(is_error(r), "%s: %s under a valid checksum: %s", s->name, edits[k].what, st(r));
+            CHECK(is_error(r), "%s: %s under a valid checksum: %s", s->name, e->what, st(r));
         scz_info info;
         scz_status ri = scz_inspect(c, s->n, &info);
-        /* inspect reads header and table only: the codec fields it may pass */
-        if (edits[k].off != 12 && edits[k].off < 69)
-            CHECK(is_error(ri), "%s: inspect of %s: %s", s->name, edits[k].what, st(ri));
+        /* inspect reads header and table only: codec fields it may pass */
+        if (e->off != 12 && e->off < 69)
+            CHECK(is_error(ri), "%s: inspect of %s: %s", s->name, e->what, st(ri));
     }
-    /* dtype changed to an integer type or to the other float type, raw size
-     * kept consistent: rejected or decoded, never out of bounds */
+    const edit *spec = s->codec == SCZ_CODEC_NDZIP ? ndzip_edits : s->codec == SCZ_CODEC_LOSSY ? lossy_edits : huffman_edits;
+    size_t nspec = s->codec == SCZ_CODEC_NDZIP   ? sizeof ndzip_edits / sizeof ndzip_edits[0]
+                   : s->codec == SCZ_CODEC_LOSSY ? sizeof lossy_edits / sizeof lossy_edits[0]
+                                                 : sizeof huffman_edits / sizeof huffman_edits[0];
+    for (size_t k = 0; k < nspec; k++) {
+        scz_status r = apply_edit(s, c, &spec[k]);
+        CHECK(is_error(r), "%s: %s under a valid checksum: %s", s->name, spec[k].what, st(r));
+    }
+    /* lossy: any other finite bound or radius decodes (to other values) or
+     * fails, within bounds */
+    if (s->codec == SCZ_CODEC_LOSSY && s->raw) {
+        static const edit odd[] = {
+            {"eb_abs 1e300", 80, 8, 0x7E37E43C8800759Cull}, {"eb_abs 0", 80, 8, 0},
+            {"eb_abs denormal", 80, 8, 1}, {"eb_abs DBL_MAX", 80, 8, 0x7FEFFFFFFFFFFFFFull},
+            {"radius 1", 88, 4, 1}, {"radius 32767", 88, 4, 32767}, {"radius 513", 88, 4, 513},
+            {"eb_mode rel", 69, 1, 2},
+        };
+        for (size_t k = 0; k < sizeof odd / sizeof odd[0]; k++) {
+            scz_status r = apply_edit(s, c, &odd[k]);
+            CHECK(r == SCZ_OK || is_error(r), "%s: %s: %s", s->name, odd[k].what, st(r));
+        }
+    }
+    /* the dtype changed, raw size kept consistent: a dtype the codec does
+     * not take is rejected; another one it takes decodes or fails, never
+     * out of bounds */
     scz_dtype others[] = {SCZ_DTYPE_U8, SCZ_DTYPE_U16, SCZ_DTYPE_U32, SCZ_DTYPE_U64, SCZ_DTYPE_F32, SCZ_DTYPE_F64};
     for (size_t k = 0; k < sizeof others / sizeof others[0]; k++) {
         if (others[k] == s->shape.dtype || !s->num_chunks) continue;
@@ -417,8 +524,10 @@ static void test_absurd_headers(const stream *s) {
         put64(c + 48, raw);
         reseal_header(c);
         scz_status r = decode(ctx1, c, s->n, (size_t)raw, s->name);
-        if (others[k] != SCZ_DTYPE_F32 && others[k] != SCZ_DTYPE_F64)
-            CHECK(is_error(r), "%s: ndzip stream as %s: %s", s->name, scz_dtype_name(others[k]), st(r));
+        int isfloat = others[k] == SCZ_DTYPE_F32 || others[k] == SCZ_DTYPE_F64;
+        int takes = s->codec == SCZ_CODEC_HUFFMAN ? !isfloat && others[k] != SCZ_DTYPE_U64 : isfloat;
+        if (!takes)
+            CHECK(is_error(r), "%s: stream as %s: %s", s->name, scz_dtype_name(others[k]), st(r));
         else
             CHECK(r == SCZ_OK || is_error(r), "%s: as %s: %s", s->name, scz_dtype_name(others[k]), st(r));
     }
@@ -538,8 +647,11 @@ int main(void) {
     scz_ctx_set_threads(ctx1, 1);
     scz_ctx_set_threads(ctx2, 2);
     double t0 = tu_now();
+    /* SCZ_TEST_SCALE=N multiplies the random trials (longer fuzzing runs) */
+    int scale = getenv("SCZ_TEST_SCALE") ? atoi(getenv("SCZ_TEST_SCALE")) : 1;
+    if (scale < 1) scale = 1;
 
-    enum { MAXS = 10 };
+    enum { MAXS = 20 };
     stream ss[MAXS];
     int ns = 0;
     ns += make_stream(&ss[ns], "smooth 3D 17x16x15 f32", GEN_SMOOTH, SCZ_DTYPE_F32, 3, 17, 16, 15, 1, 0);
@@ -550,6 +662,25 @@ int main(void) {
     ns += make_stream(&ss[ns], "empty 2D 5x0 f32", GEN_SMOOTH, SCZ_DTYPE_F32, 2, 5, 0, 1, 1, 0);
     ns += make_stream(&ss[ns], "one element f64", GEN_SPECIAL, SCZ_DTYPE_F64, 1, 1, 1, 1, 1, 0);
     ns += make_stream(&ss[ns], "constant 3D 40x40x40 f64, 64 KiB chunks", GEN_CONSTANT, SCZ_DTYPE_F64, 3, 40, 40, 40, 1, 65536);
+    if (scz_codec_available(SCZ_CODEC_LOSSY)) {
+        ns += make_lossy_stream(&ss[ns], "lossy huffman smooth 3D 33x20x40 f32 ABS", GEN_SMOOTH, SCZ_DTYPE_F32, 3, 33, 20,
+                                40, SCZ_EB_ABS, 1e-3, 1, 16384);
+        ns += make_lossy_stream(&ss[ns], "lossy rle special 2D 70x50 f64 REL", GEN_SPECIAL, SCZ_DTYPE_F64, 2, 70, 50, 1,
+                                SCZ_EB_REL, 1e-4, 2, 8192);
+        ns += make_lossy_stream(&ss[ns], "lossy auto fill 1D 6000 f32 PSNR", GEN_FILL_VALUE, SCZ_DTYPE_F32, 1, 6000, 1, 1,
+                                SCZ_EB_PSNR, 60, 0, 4096);
+        ns += make_lossy_stream(&ss[ns], "lossy random bits 3D 9x8x7 f64 ABS", GEN_RANDOM_BITS, SCZ_DTYPE_F64, 3, 9, 8, 7,
+                                SCZ_EB_ABS, 1e-2, 1, 0);
+    } else {
+        printf("lossy streams: SKIPPED (codec not built in)\n");
+    }
+    if (scz_codec_available(SCZ_CODEC_HUFFMAN)) {
+        ns += make_int_stream(&ss[ns], "huffman u8 2D 300x40", SCZ_DTYPE_U8, 300, 40, 4096);
+        ns += make_int_stream(&ss[ns], "huffman u16 2D 100x90", SCZ_DTYPE_U16, 100, 90, 8192);
+        ns += make_int_stream(&ss[ns], "huffman u32 2D 64x100", SCZ_DTYPE_U32, 64, 100, 0);
+    } else {
+        printf("huffman streams: SKIPPED (codec not built in)\n");
+    }
     tu_datafile *files;
     int nf = tu_data_files(&files);
     if (nf == 0) {
@@ -574,8 +705,8 @@ int main(void) {
         test_intact(s);
         test_truncations(s);
         test_header_table_bytes(s);
-        test_random_corruptions(s, 400, 100);
-        test_resealed(s, 300);
+        test_random_corruptions(s, 400 * scale, 100 * scale);
+        test_resealed(s, 300 * scale);
         test_resealed_must_fail(s);
         test_absurd_headers(s);
         test_framing(s);
