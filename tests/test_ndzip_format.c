@@ -32,6 +32,18 @@ static buf reference(const void *src, const uint64_t *dims, unsigned rank, unsig
     unsigned n = 0;
     for (unsigned d = 0; d < rank; d++) if (dims[d] != 1) e[n++] = dims[d];
     if (!n) n = 1;
+    /* thin axes (2 * extent < side) merge with the next axis, or the
+     * previous one for the last axis, until none is left */
+    for (;;) {
+        unsigned side_n = n == 1 ? 4096 : n == 2 ? 64 : 16, k;
+        if (n == 1) break;
+        for (k = 0; k < n; k++) if (2 * e[k] < side_n) break;
+        if (k == n) break;
+        unsigned a = k + 1 < n ? k : k - 1;
+        e[a] *= e[a + 1];
+        if (a + 2 < n) e[a + 1] = e[a + 2];
+        e[--n] = 1;
+    }
     const unsigned s = n == 1 ? 4096 : n == 2 ? 64 : 16;
     unsigned side[3] = {s, n >= 2 ? s : 1, n >= 3 ? s : 1};
     uint64_t nb[3];
@@ -131,6 +143,7 @@ int main(void) {
     static const struct { unsigned rank; uint64_t d[3]; } shapes[] = {
         {1, {5000, 1, 1}}, {1, {1, 1, 1}}, {2, {70, 65, 1}}, {2, {64, 64, 1}},
         {3, {17, 16, 18}}, {3, {16, 1, 33}}, {3, {1, 1, 10}}, {3, {20, 3, 5}},
+        {3, {8, 8, 40}}, {3, {40, 7, 9}}, {2, {31, 100, 1}}, {3, {2, 2, 300}},
     };
     scz_ctx *ctx;
     scz_ctx_create(&ctx, SCZ_BACKEND_CPU);

@@ -115,8 +115,9 @@ scz_status scz__header_read(scz_ctx *ctx, const uint8_t *s, size_t n, scz_header
     h->num_chunks = scz__ld32(s + H_NCHUNK);
     uint64_t slow = scz__slow_extent(h);
     if (count == 0) {
-        if (h->num_chunks != 0)
-            return scz__fail(ctx, SCZ_ERR_CORRUPT, "empty array with %u chunks", h->num_chunks);
+        if (h->num_chunks != 0 || h->chunk_slab != 0)
+            return scz__fail(ctx, SCZ_ERR_CORRUPT, "empty array with %u chunks of slab %llu", h->num_chunks,
+                             (unsigned long long)h->chunk_slab);
     } else {
         if (h->chunk_slab == 0 || h->chunk_slab > slow)
             return scz__fail(ctx, SCZ_ERR_CORRUPT, "chunk slab %llu out of range 1..%llu",

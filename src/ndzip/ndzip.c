@@ -29,12 +29,8 @@ typedef struct ndz_geo {
 
 static int geo_init(const scz_chunk_geom *g, ndz_geo *z) {
     memset(z, 0, sizeof *z);
-    z->e[0] = z->e[1] = z->e[2] = 1;
-    unsigned r = 0;
-    for (unsigned d = 0; d < g->rank; d++)
-        if (g->dims[d] != 1) z->e[r++] = g->dims[d];
     if (g->count == 0) return -1;
-    z->rank = r ? r : 1;
+    z->rank = ndzip_coding_dims(g->dims, g->rank, z->e);
     unsigned s = ndzip_hc_side[z->rank];
     z->sx = s;
     z->sy = z->rank >= 2 ? s : 1;
@@ -93,8 +89,9 @@ static scz_status ndz_prepare(scz_ctx *ctx, scz_header *h, const void *src) {
 }
 
 static scz_status ndz_check_header(scz_ctx *ctx, const scz_header *h) {
-    scz_status st = ndz_check_fields(ctx, h);
-    if (st) return scz__fail(ctx, SCZ_ERR_CORRUPT, "ndzip stream: %s", ctx ? ctx->msg : "bad fields");
+    if (ndz_check_fields(NULL, h))
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "ndzip stream with dtype %s or nonzero knobs",
+                         scz_dtype_name(h->dtype));
     if (h->eb_mode != SCZ_EB_NONE || h->eb_user != 0 || h->eb_abs != 0)
         return scz__fail(ctx, SCZ_ERR_CORRUPT, "ndzip stream carries an error bound");
     return SCZ_OK;
@@ -102,17 +99,16 @@ static scz_status ndz_check_header(scz_ctx *ctx, const scz_header *h) {
 
 /* Chunk slabs are multiples of the hypercube side along the slowest axis. */
 static uint64_t ndz_slab_align(const scz_header *h) {
-    unsigned r = 0;
-    for (uint32_t d = 0; d < h->rank; d++) r += h->dims[d] != 1;
-    if (r > 3) r = 3;
-    if (r == 0) return 1;
-    uint64_t side = ndzip_hc_side[r];
-    if (h->rank == 4) { /* z = d2 * slab must be a multiple of the side */
-        uint64_t a = side, b = h->dims[2] % side;
-        while (b) { uint64_t t = a % b; a = b; b = t; }
-        return side / a;
-    }
-    return side;
+    /* The slowest coding axis is the slowest dim times the dims merged into
+     * it (P): the slab must make P * slab a multiple of the side. */
+    uint64_t d[3] = {h->dims[0], h->rank >= 2 ? h->dims[1] : 1, 1}, e[3];
+    uint64_t slow = h->dims[h->rank - 1];
+    if (h->rank >= 3) d[2] = h->dims[2] * (h->rank == 4 ? slow : 1);
+    if (slow <= 1) return 1;
+    unsigned n = ndzip_coding_dims(d, h->rank < 3 ? h->rank : 3, e);
+    uint64_t side = ndzip_hc_side[n], p = (e[n - 1] / slow) % side, a = side;
+    while (p) { uint64_t t = a % p; a = p; p = t; }
+    return side / a;
 }
 
 static uint64_t ndz_chunk_bound(const scz_header *h, const scz_chunk_geom *g) {
@@ -141,7 +137,7 @@ static scz_status ndz_compress_chunk(scz_ctx *ctx, const scz_header *h, const sc
     if (!enc || !len || !work) return scz__fail(ctx, SCZ_ERR_NOMEM, "cannot allocate ndzip scratch");
     const int wide = g->esize == 8;
 
-#pragma omp parallel num_threads(nt)
+#pragma omp parallel num_threads(nt) if (H > 1)
     {
 #ifdef _OPENMP
         int tid = omp_get_thread_num();
@@ -177,7 +173,7 @@ static scz_status ndz_compress_chunk(scz_ctx *ctx, const scz_header *h, const sc
         scz__st32(dst + 4 * i, (uint32_t)end);
     }
     uint8_t *data = dst + 4 * H;
-#pragma omp parallel for num_threads(nt) schedule(static)
+#pragma omp parallel for num_threads(nt) schedule(static) if (H > 64)
     for (int64_t hh = 0; hh < (int64_t)H; hh++) {
         uint64_t start = hh ? scz__ld32(dst + 4 * (hh - 1)) : 0;
         memcpy(data + start, enc + (uint64_t)hh * maxhc, len[hh]);
@@ -212,7 +208,7 @@ static scz_status ndz_decompress_chunk(scz_ctx *ctx, const scz_header *h, const 
     const int wide = g->esize == 8;
     int64_t bad = -1;
 
-#pragma omp parallel num_threads(nt) reduction(max : bad)
+#pragma omp parallel num_threads(nt) reduction(max : bad) if (H > 1)
     {
 #ifdef _OPENMP
         int tid = omp_get_thread_num();

@@ -14,7 +14,10 @@ static inline T FN(rotr1)(T u) { return (T)((u >> 1) | (u << (W - 1))); }
 /* 6.4: flip all but the top bit when the top bit is set (an involution). */
 static inline T FN(smap)(T r) { return r ^ ((T)(0 - (r >> (W - 1))) >> 1); }
 
+/* Element access through memcpy: caller arrays need no alignment. */
 static inline T FN(load)(const uint8_t *p) { T v; memcpy(&v, p, sizeof v); return v; }
+static inline T FN(ld)(const uint8_t *row, uint64_t i) { return FN(load)(row + i * sizeof(T)); }
+static inline void FN(st)(uint8_t *row, uint64_t i, T v) { memcpy(row + i * sizeof(T), &v, sizeof v); }
 
 /* W x W bit-matrix transpose, MSB-first rows and columns (6.5): afterwards
  * bit W-1-i of a[c] is the former bit W-1-c of a[i]. Its own inverse.
@@ -35,7 +38,7 @@ static inline void FN(transpose)(T *a) {
 
 /* Loads hypercube (b0,b1,b2) with edge replication, maps (6.2) and applies
  * the x difference on the fly, then the y and z differences (6.3). */
-static void FN(forward)(const ndz_geo *z, const T *src, uint64_t b0, uint64_t b1, uint64_t b2, T *a) {
+static void FN(forward)(const ndz_geo *z, const uint8_t *src, uint64_t b0, uint64_t b1, uint64_t b2, T *a) {
     const unsigned sx = z->sx, sy = z->sy, sz = z->sz;
     const uint64_t e0 = z->e[0], e1 = z->e[1], e2 = z->e[2];
     const uint64_t x0 = b0 * sx;
@@ -46,16 +49,17 @@ static void FN(forward)(const ndz_geo *z, const T *src, uint64_t b0, uint64_t b1
         for (unsigned l1 = 0; l1 < sy; l1++) {
             uint64_t g1 = b1 * sy + l1;
             if (g1 >= e1) g1 = e1 - 1;
-            const T *row = src + (g2 * e1 + g1) * e0 + x0;
+            const uint8_t *row = src + ((g2 * e1 + g1) * e0 + x0) * sizeof(T);
             T *ar = a + ((size_t)l2 * sy + l1) * sx;
             if (full_x) {
-                ar[0] = FN(rotl1)(row[0]);
-                for (unsigned lx = 1; lx < sx; lx++) ar[lx] = FN(rotl1)(row[lx]) - FN(rotl1)(row[lx - 1]);
+                ar[0] = FN(rotl1)(FN(ld)(row, 0));
+                for (unsigned lx = 1; lx < sx; lx++)
+                    ar[lx] = FN(rotl1)(FN(ld)(row, lx)) - FN(rotl1)(FN(ld)(row, lx - 1));
             } else {
                 uint64_t n = e0 - x0; /* 1..sx-1 valid elements, then replicate the last */
                 T prev = 0;
                 for (unsigned lx = 0; lx < sx; lx++) {
-                    T m = FN(rotl1)(row[lx < n ? lx : n - 1]);
+                    T m = FN(rotl1)(FN(ld)(row, lx < n ? lx : n - 1));
                     ar[lx] = m - prev;
                     prev = m;
                 }
@@ -136,7 +140,7 @@ static int FN(unpack)(const uint8_t *in, uint64_t len, T *a) {
 
 /* Inverse Lorenzo (partial sums along z, y, then x), unmapping, and store
  * of the elements inside the chunk. */
-static void FN(inverse)(const ndz_geo *z, T *a, uint64_t b0, uint64_t b1, uint64_t b2, T *dst) {
+static void FN(inverse)(const ndz_geo *z, T *a, uint64_t b0, uint64_t b1, uint64_t b2, uint8_t *dst) {
     const unsigned sx = z->sx, sy = z->sy, sz = z->sz;
     const uint64_t e0 = z->e[0], e1 = z->e[1], e2 = z->e[2];
     const size_t plane = (size_t)sx * sy;
@@ -154,11 +158,11 @@ static void FN(inverse)(const ndz_geo *z, T *a, uint64_t b0, uint64_t b1, uint64
             for (unsigned lx = 0; lx < sx; lx++) pl[l1 * sx + lx] += pl[(l1 - 1) * sx + lx];
         for (unsigned l1 = 0; l1 < ny; l1++) {
             const T *ar = pl + (size_t)l1 * sx;
-            T *row = dst + ((b2 * sz + l2) * e1 + (b1 * sy + l1)) * e0 + x0;
+            uint8_t *row = dst + (((b2 * sz + l2) * e1 + (b1 * sy + l1)) * e0 + x0) * sizeof(T);
             T acc = 0;
             for (unsigned lx = 0; lx < nx; lx++) {
                 acc += ar[lx];
-                row[lx] = FN(rotr1)(acc);
+                FN(st)(row, lx, FN(rotr1)(acc));
             }
         }
     }
