@@ -236,9 +236,9 @@ typedef struct scz_stats {
     double min, max;         /* of the finite original values */
     double range;            /* max - min */
     double max_abs_err;      /* max |x - x'| over finite pairs */
-    double max_rel_err;      /* max_abs_err / range (0 if range 0) */
+    double max_rel_err;      /* max_abs_err / range; if range is 0: 0 when exact, else +inf */
     double rmse;
-    double nrmse;            /* rmse / range */
+    double nrmse;            /* rmse / range; if range is 0: 0 when exact, else +inf */
     double psnr;             /* 20 log10(range) - 10 log10(MSE); +inf if MSE 0 */
     double mean_abs_err;
 } scz_stats;
