@@ -65,6 +65,15 @@ static inline void hc_coords(const ndz_geo *z, uint64_t h, uint64_t *b0, uint64_
 #undef W
 #undef SFX
 
+/* This thread's 4096-element work array inside the per-call scratch. */
+static inline void *thread_work(uint8_t *work) {
+#ifdef _OPENMP
+    return work + (size_t)omp_get_thread_num() * NDZIP_HC_ELEMS * 8;
+#else
+    return work;
+#endif
+}
+
 /* Largest encoded hypercube: all heads plus all columns. */
 static uint64_t max_hc_bytes(uint32_t esize) {
     uint64_t w = esize * 8u;
@@ -139,12 +148,7 @@ static scz_status ndz_compress_chunk(scz_ctx *ctx, const scz_header *h, const sc
 
 #pragma omp parallel num_threads(nt) if (H > 1)
     {
-#ifdef _OPENMP
-        int tid = omp_get_thread_num();
-#else
-        int tid = 0;
-#endif
-        void *a = work + (size_t)tid * NDZIP_HC_ELEMS * 8;
+        void *a = thread_work(work);
 #pragma omp for schedule(dynamic, 8)
         for (int64_t hh = 0; hh < (int64_t)H; hh++) {
             uint64_t b0, b1, b2;
@@ -210,12 +214,7 @@ static scz_status ndz_decompress_chunk(scz_ctx *ctx, const scz_header *h, const 
 
 #pragma omp parallel num_threads(nt) reduction(max : bad) if (H > 1)
     {
-#ifdef _OPENMP
-        int tid = omp_get_thread_num();
-#else
-        int tid = 0;
-#endif
-        void *a = work + (size_t)tid * NDZIP_HC_ELEMS * 8;
+        void *a = thread_work(work);
 #pragma omp for schedule(dynamic, 8)
         for (int64_t hh = 0; hh < (int64_t)H; hh++) {
             uint64_t start = hh ? scz__ld32(src + 4 * (hh - 1)) : 0;
