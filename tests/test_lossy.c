@@ -341,24 +341,30 @@ static void test_params(void) {
     CHECK(!scz_codec_is_lossless(SCZ_CODEC_LOSSY) && scz_codec_available(SCZ_CODEC_LOSSY), "registry");
 }
 
+/* A 3D lossy header with an ABS bound, as prepare() receives it. */
+static void abs_header(scz_header *h, scz_dtype t, uint64_t nx, uint64_t ny, uint64_t nz, double eb,
+                       uint32_t radius, uint32_t wf) {
+    memset(h, 0, sizeof *h);
+    h->codec = SCZ_CODEC_LOSSY;
+    h->dtype = t;
+    h->rank = 3;
+    h->dims[0] = nx;
+    h->dims[1] = ny;
+    h->dims[2] = nz;
+    h->dims[3] = 1;
+    h->eb_mode = SCZ_EB_ABS;
+    h->eb_user = eb;
+    h->knobs[0] = radius;
+    h->knobs[1] = wf;
+}
+
 /* ---- invalid payloads (white-box: the codec's own validation, no checksums) ---- */
 
 static void attack(const char *what, scz_dtype t, const void *data, uint64_t nx, uint64_t ny, uint64_t nz,
                    double eb, uint32_t radius, uint32_t wf) {
     const scz_codec_ops *ops = &scz__lossy_ops;
     scz_header h;
-    memset(&h, 0, sizeof h);
-    h.codec = SCZ_CODEC_LOSSY;
-    h.dtype = t;
-    h.rank = 3;
-    h.dims[0] = nx;
-    h.dims[1] = ny;
-    h.dims[2] = nz;
-    h.dims[3] = 1;
-    h.eb_mode = SCZ_EB_ABS;
-    h.eb_user = eb;
-    h.knobs[0] = radius;
-    h.knobs[1] = wf;
+    abs_header(&h, t, nx, ny, nz, eb, radius, wf);
     CHECK(ops->prepare(ctx1, &h, data) == SCZ_OK, "%s: prepare", what);
     uint64_t n = nx * ny * nz, es = scz_dtype_size(t);
     scz_chunk_geom g = {t, (uint32_t)es, 3, {nx, ny, nz}, n};
@@ -687,18 +693,7 @@ static void spec_case(const char *what, scz_dtype t, const void *data, uint64_t 
                       double eb, uint32_t r, uint32_t wf) {
     const scz_codec_ops *ops = &scz__lossy_ops;
     scz_header h;
-    memset(&h, 0, sizeof h);
-    h.codec = SCZ_CODEC_LOSSY;
-    h.dtype = t;
-    h.rank = 3;
-    h.dims[0] = nx;
-    h.dims[1] = ny;
-    h.dims[2] = nz;
-    h.dims[3] = 1;
-    h.eb_mode = SCZ_EB_ABS;
-    h.eb_user = eb;
-    h.knobs[0] = r;
-    h.knobs[1] = wf;
+    abs_header(&h, t, nx, ny, nz, eb, r, wf);
     CHECK(ops->prepare(ctx1, &h, data) == SCZ_OK, "%s: prepare", what);
     uint64_t n = nx * ny * nz, es = scz_dtype_size(t);
     scz_chunk_geom g = {t, (uint32_t)es, 3, {nx, ny, nz}, n};
