@@ -21,10 +21,14 @@ else
   echo "nsys: not found"
 fi
 if [ -n "$NCU" ]; then
-  timeout 240 "$NCU" --kernel-name regex:'k_encode|k_decode|k_block_hash|k_final' --launch-skip 8 --launch-count 5 \
-    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
-    --section MemoryWorkloadAnalysis $B >"$OUT/ncu.txt" 2>&1
-  grep -E '^  [a-z_].*\(|Duration|DRAM Throughput|Memory Throughput|Compute \(SM\)|Achieved Occupancy|Theoretical Occupancy|Registers Per|Stall|L1/TEX Hit|L2 Hit|Mem Busy|Max Bandwidth|Warp Cycles Per Issued' "$OUT/ncu.txt" | cut -c1-160 | head -120
+  : >"$OUT/ncu.txt"
+  for k in k_encode k_decode k_block_hash k_final_hash; do
+    timeout 120 "$NCU" --kernel-name regex:"$k" --launch-skip 2 --launch-count 1 \
+      --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+      --section MemoryWorkloadAnalysis $B >>"$OUT/ncu.txt" 2>&1
+  done
+  grep -E '^  [a-z_].*\(|Duration|DRAM Throughput|Compute \(SM\)|Achieved Occupancy|Registers Per|Warp Cycles Per Issued' \
+    "$OUT/ncu.txt" | cut -c1-110
 else
   echo "ncu: not found"
 fi

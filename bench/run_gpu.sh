@@ -70,7 +70,9 @@ for tool in memcheck racecheck synccheck; do
   extra=""
   [ $tool = memcheck ] && extra="--leak-check full"
   t0=$(date +%s)
-  SCZ_TEST_QUICK=1 timeout "${SAN_TIMEOUT:-420}" "$SAN" --tool $tool $extra --error-exitcode 9 \
+  quick=2
+  [ $tool = memcheck ] && quick=1
+  SCZ_TEST_QUICK=$quick timeout "${SAN_TIMEOUT:-420}" "$SAN" --tool $tool $extra --error-exitcode 9 \
     "$BUILD/tests/test_cuda_ndzip" >"$OUT/$tool.log" 2>&1
   rc=$?
   note "compute-sanitizer $tool: rc=$rc ($(( $(date +%s) - t0 )) s) $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$OUT/$tool.log" | sort -u | tr '\n' ' ') $(tail -1 "$OUT/$tool.log")"
@@ -95,7 +97,7 @@ if has bench; then
   fi
 fi
 # Few files come back from some machines: one archive of all logs.
-(cd "$OUT" && tar czf logs.tgz --exclude=logs.tgz --exclude=summary.txt --exclude=bench.csv . 2>/dev/null &&
-  find . -maxdepth 1 -type f ! -name logs.tgz ! -name summary.txt ! -name bench.csv -delete)
+(cd "$OUT" && tar czf /tmp/scz-logs.tgz --exclude=summary.txt --exclude=bench.csv --exclude=logs.tgz . 2>/dev/null;
+  find . -maxdepth 1 -type f ! -name summary.txt ! -name bench.csv -delete; mv /tmp/scz-logs.tgz logs.tgz)
 echo "================ summary ================"
 cat "$SUMMARY"

@@ -47,11 +47,14 @@ __device__ __forceinline__ void scz_cuda_report(unsigned long long *err, uint32_
 scz_status scz__ndzip_cuda_check(scz_ctx *ctx, const scz_cuda_batch *b);
 /* Device scratch the encoder needs for the batch (bytes, 256-aligned). */
 size_t scz__ndzip_cuda_scratch(const scz_cuda_batch *b);
-/* Encodes the batch: raw chunks at d_src, payloads back to back into d_pay;
- * chunk i's payload offset (relative to d_pay) and size go to choff[i] and
- * chsize[i] (device arrays). Asynchronous on s. */
-cudaError_t scz__ndzip_cuda_encode(const scz_cuda_batch *b, const void *d_src, uint8_t *d_pay, uint64_t *choff,
-                                   uint64_t *chsize, void *scratch, cudaStream_t s);
+/* Encodes chunks [ca, cb) of the batch: raw chunks at d_src (the batch's),
+ * payloads back to back into d_pay; chunk i's payload offset (relative to
+ * d_pay) and size go to choff[i] and chsize[i] (device arrays).
+ * Asynchronous on s; the ranges of one batch must be encoded in order, on
+ * one stream, starting with ca = 0 (the calls share the look-back state in
+ * scratch). */
+cudaError_t scz__ndzip_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_t cb, const void *d_src,
+                                   uint8_t *d_pay, uint64_t *choff, uint64_t *chsize, void *scratch, cudaStream_t s);
 /* Decodes the batch: chunk i's payload is d_pay[choff[i] .. + chsize[i]);
  * raw chunks go to d_dst. Inconsistent payloads are reported to *err and
  * never read or written out of bounds. Asynchronous on s. */

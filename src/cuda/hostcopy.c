@@ -22,7 +22,7 @@ void scz__par_memcpy(void *dst, const void *src, size_t n, int threads) {
 
 void scz__par_memcpy_many(uint8_t *dst, const uint64_t *dst_off, const uint8_t *src, const uint64_t *src_off,
                           const uint64_t *len, uint32_t n, int threads) {
-    if (n == 1 || threads <= 1) {
+    if (n < 2 * (uint32_t)threads || threads <= 1) { /* few chunks: split each one over the threads */
         for (uint32_t i = 0; i < n; i++) scz__par_memcpy(dst + dst_off[i], src + src_off[i], (size_t)len[i], threads);
         return;
     }

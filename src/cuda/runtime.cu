@@ -19,13 +19,14 @@ extern "C" {
 namespace {
 
 constexpr int NSLOT = 3;                         /* batches in flight on the host path */
+constexpr int NGROUP = 8;                        /* most chunk groups of a batch: encode k+1 beside hash k */
+constexpr int DEFAULT_GROUPS = 1, DEFAULT_HASH_CTAS = 0; /* bench/sweep_gpu.sh, docs/GPU.md */
 constexpr uint64_t DEFAULT_BATCH = 64ull << 20;  /* raw bytes per streamed batch */
-constexpr int HT = 128;                          /* threads of the hashing kernel */
 
 /* Plain data, allocated zeroed (calloc): no C++ runtime needed. */
 struct Slot {
-    cudaStream_t st;
-    cudaEvent_t ev_k, ev_d2h;
+    cudaStream_t st, aux; /* aux: checksums beside the codec kernels */
+    cudaEvent_t ev_k, ev_d2h, ev_fork, ev_join, ev_grp[NGROUP + 1];
     uint8_t *pin_in, *pin_out;
     size_t pin_in_cap, pin_out_cap;
     uint8_t *d_in, *d_out, *d_scr;
@@ -42,6 +43,11 @@ struct Ctx {
     size_t pin_hdr_cap;
     uint64_t *pin_small;
     size_t pin_small_cap;
+    cudaStream_t aux; /* device API: checksums beside the codec kernels */
+    cudaEvent_t ev_fork, ev_join, ev_grp[NGROUP + 1];
+    int sms;          /* multiprocessors of the device */
+    int groups;       /* chunk groups per compressed batch (1..NGROUP) */
+    int hash_ctas;    /* resident hashing blocks per SM beside a codec kernel; 0 = hash after it */
     int slots_ready;
     Slot slot[NSLOT];
     uint64_t batch_bytes;
@@ -103,73 +109,121 @@ template <typename P> cudaError_t hgrow(P **p, size_t *cap, size_t need) {
 
 /* ---------------- checksum kernels (FORMAT.md section 5) ---------------- */
 
-/* Block hashes: one thread per checksum block, HT blocks per thread block.
- * Reading 4 KiB per thread straight from global memory would make every
- * warp load touch 32 cache lines; instead the warps stage 128-byte slices of
- * all HT blocks in shared memory with coalesced loads (one warp load = one
- * slice of one block) and each thread hashes its block's slice from there.
- * Payloads are 4-byte aligned in valid streams; others take byte loads. */
-__global__ void __launch_bounds__(HT, 8) k_block_hash(const uint8_t *pay, const uint64_t *choff, const uint64_t *chsize,
-                                                   uint64_t bpc, uint64_t nbmax, unsigned blog2, uint64_t *bh) {
-    __shared__ uint32_t tile[HT * 33];
-    const uint64_t c = blockIdx.x / bpc, bx = blockIdx.x % bpc;
+/* Block hashes: one thread per checksum block (hashing one block is
+ * sequential). A warp owns 32 consecutive blocks and moves through them in
+ * 256-byte pieces: for each block in turn 16 lanes load the piece with one
+ * aligned 16-byte load each (contiguous, full DRAM bursts;
+ * a funnel shift realigns payloads that start 4 bytes off a 16-byte
+ * boundary) into that block's shared-memory row, then every lane hashes the
+ * 16 stripes of its own row. Warps are independent (no block barrier).
+ * Pieces that reach the end of the payload take word loads with bounds
+ * checks; payloads that are not 4-byte aligned (only in corrupt device
+ * streams) take byte loads. */
+constexpr int HWARPS = 2, PIECE = 256, ROWW = PIECE / 4 + 4;
+constexpr int LPP = PIECE / 16, PPI = 32 / LPP; /* lanes per piece, pieces per warp load */
+
+__device__ __forceinline__ uint4 funnel4(uint4 v, uint4 n, uint32_t k) {
+    switch (k) {
+    case 0: return v;
+    case 1: return make_uint4(v.y, v.z, v.w, n.x);
+    case 2: return make_uint4(v.z, v.w, n.x, n.y);
+    default: return make_uint4(v.w, n.x, n.y, n.z);
+    }
+}
+
+__device__ __forceinline__ void hash_job(const uint8_t *pay, const uint64_t *choff, const uint64_t *chsize,
+                                         uint64_t c, uint64_t bx, uint64_t nbmax, unsigned blog2, uint64_t *bh,
+                                         uint32_t (*tiles)[32 * ROWW]) {
+    uint32_t *tile = tiles[0];
     const uint64_t n = chsize[c];
     const uint64_t B = 1ull << blog2;
     const uint64_t nb = (n + B - 1) >> blog2;
-    const uint64_t b_first = bx * HT;
-    if (b_first >= nb) return;
-    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const uint64_t wb0 = (bx * HWARPS + warp) * 32;
+    if (wb0 >= nb) return; /* warp-uniform; warps never wait for each other */
     const uint8_t *base = pay + choff[c];
-    const bool al4 = (reinterpret_cast<uintptr_t>(base) & 3) == 0;
-    const uint64_t last_b = nb - 1;
-    const uint64_t last_full = (n - (last_b << blog2)) & ~31ull;
-    const uint64_t my_b = b_first + t;
-    const uint64_t my_len = my_b < nb ? (my_b < last_b ? B : n - (last_b << blog2)) : 0;
+    const uint32_t mis = (uint32_t)(reinterpret_cast<uintptr_t>(base) & 15);
+    const bool al4 = (mis & 3) == 0;
+    const uint8_t *abase = base - mis; /* 16-byte aligned, inside the allocation */
+    const uint64_t last_b = nb - 1, last_len = n - (last_b << blog2);
+    const uint64_t my_b = wb0 + lane;
+    const uint64_t my_len = my_b < nb ? (my_b < last_b ? B : last_len) : 0;
     const uint64_t my_full = my_len & ~31ull;
-    const uint64_t full0 = b_first < last_b ? B : last_full;
+    const uint64_t full0 = (wb0 < last_b ? B : last_len) & ~31ull;
+    uint32_t *T = tile + warp * 32 * ROWW;
+    const int li = lane % LPP, sub = lane / LPP;
+    const uint32_t *mine = T + lane * ROWW;
     scz_xxh_acc acc;
     scz_xxh_init(&acc, 0);
-    /* all 128 blocks whole: no per-word bounds checks */
-    const bool all_full = b_first + HT <= last_b;
-    const uint64_t wb0 = b_first + (uint64_t)warp * 32;
-    const uint8_t *wbase = base + (wb0 << blog2) + 4 * lane;
-    for (uint64_t pos = 0; pos < full0; pos += 128) {
-        if (all_full && al4) {
-            /* 32 independent coalesced loads in flight per lane */
-            uint32_t w[32];
-            const uint8_t *q = wbase + pos;
-            const uint64_t step = B;
-#pragma unroll
-            for (int j = 0; j < 32; j++, q += step) w[j] = __ldcs(reinterpret_cast<const unsigned int *>(q));
-#pragma unroll
-            for (int j = 0; j < 32; j++) tile[(warp * 32 + j) * 33 + lane] = w[j];
-        } else {
+    for (uint64_t pos = 0; pos < full0; pos += PIECE) {
 #pragma unroll 1
-            for (int j = 0; j < 32; j++) {
-                const uint64_t bb = wb0 + j;
-                const uint64_t lenj = bb < last_b ? B : (bb == last_b ? last_full : 0);
-                const uint64_t o = pos + 4 * lane;
-                uint32_t x = 0;
-                if (o + 4 <= lenj) {
-                    const uint8_t *q = base + (bb << blog2) + o;
-                    x = al4 ? __ldcs(reinterpret_cast<const unsigned int *>(q)) : scz_xxh_le32(q);
-                }
-                tile[(warp * 32 + j) * 33 + lane] = x;
-            }
-        }
-        __syncthreads();
-        const uint32_t *r = tile + t * 33;
+        for (int j0 = 0; j0 < 32; j0 += 8 * PPI) {
+            /* 8 loads in flight per lane; lanes sub*LPP .. sub*LPP+LPP-1
+             * load the piece of block j0 + jj*PPI + sub */
+            uint4 V[8], X[8];
 #pragma unroll
-        for (int s = 0; s < 4; s++) {
-            if (pos + 32 * s + 32 <= my_full) {
-                const uint32_t *q = r + 8 * s;
-                scz_xxh_stripe(&acc, q[0] | ((uint64_t)q[1] << 32), q[2] | ((uint64_t)q[3] << 32),
-                               q[4] | ((uint64_t)q[5] << 32), q[6] | ((uint64_t)q[7] << 32));
+            for (int jj = 0; jj < 8; jj++) {
+                const uint64_t off = ((wb0 + j0 + jj * PPI + sub) << blog2) + pos;
+                V[jj] = X[jj] = make_uint4(0, 0, 0, 0);
+                if (al4 && off + PIECE + 16 <= n) {
+                    const uint4 *a = reinterpret_cast<const uint4 *>(abase + off);
+                    V[jj] = __ldcs(a + li);
+                    if (li == LPP - 1) X[jj] = __ldcs(a + LPP);
+                }
+            }
+#pragma unroll
+            for (int jj = 0; jj < 8; jj++) {
+                uint4 nx;
+                nx.x = __shfl_down_sync(0xffffffffu, V[jj].x, 1, LPP);
+                nx.y = __shfl_down_sync(0xffffffffu, V[jj].y, 1, LPP);
+                nx.z = __shfl_down_sync(0xffffffffu, V[jj].z, 1, LPP);
+                nx.w = __shfl_down_sync(0xffffffffu, V[jj].w, 1, LPP);
+                if (li == LPP - 1) nx = X[jj];
+                const int jp = j0 + jj * PPI + sub;
+                const uint64_t bb = wb0 + jp;
+                const uint64_t off = (bb << blog2) + pos;
+                uint32_t *row = T + jp * ROWW;
+                if (al4 && off + PIECE + 16 <= n) {
+                    *reinterpret_cast<uint4 *>(row + 4 * li) = funnel4(V[jj], nx, mis >> 2);
+                } else {
+                    const uint64_t lenj = bb < last_b ? B : (bb == last_b ? last_len & ~31ull : 0);
+#pragma unroll
+                    for (int k = 0; k < PIECE / 4 / LPP; k++) {
+                        const uint32_t w = li + LPP * k;
+                        const uint64_t o = pos + 4 * w;
+                        uint32_t x = 0;
+                        if (o + 4 <= lenj) {
+                            const uint8_t *q = base + (bb << blog2) + o;
+                            x = al4 ? *reinterpret_cast<const uint32_t *>(q) : scz_xxh_le32(q);
+                        }
+                        row[w] = x;
+                    }
+                }
             }
         }
-        __syncthreads();
+        __syncwarp();
+#pragma unroll 4
+        for (int s = 0; s < PIECE / 32; s++) {
+            if (pos + 32 * s + 32 <= my_full) {
+                const uint4 q0 = *reinterpret_cast<const uint4 *>(mine + 8 * s);
+                const uint4 q1 = *reinterpret_cast<const uint4 *>(mine + 8 * s + 4);
+                scz_xxh_stripe(&acc, q0.x | ((uint64_t)q0.y << 32), q0.z | ((uint64_t)q0.w << 32),
+                               q1.x | ((uint64_t)q1.y << 32), q1.z | ((uint64_t)q1.w << 32));
+            }
+        }
+        __syncwarp();
     }
     if (my_b < nb) bh[c * nbmax + my_b] = scz_xxh_finish(&acc, my_len, base + (my_b << blog2) + my_full, 0);
+}
+
+__global__ void __launch_bounds__(32 * HWARPS, 8) k_block_hash(const uint8_t *pay, const uint64_t *choff,
+                                                            const uint64_t *chsize, uint64_t bpc, uint64_t njobs,
+                                                            uint64_t nbmax, unsigned blog2, uint64_t *bh) {
+    __shared__ __align__(16) uint32_t tile[HWARPS][32 * ROWW];
+    /* a job: HWARPS x 32 blocks of one chunk; the grid may be smaller than
+     * the jobs (a few resident blocks beside another kernel) */
+    for (uint64_t job = blockIdx.x; job < njobs; job += gridDim.x)
+        hash_job(pay, choff, chsize, job / bpc, job % bpc, nbmax, blog2, bh, tile);
 }
 
 /* Chunk checksums: XXH64 of each chunk's block hashes; stored to ck_out,
@@ -216,14 +270,17 @@ __global__ void __launch_bounds__(32) k_final_hash(const uint64_t *chsize, uint3
     if (ck_exp && h != ck_exp[c]) scz_cuda_report(err, c0 + c, SCZ_CUDA_ERR_CHECKSUM);
 }
 
+/* Checksums of n chunks. max_ctas bounds the resident hashing blocks: few
+ * when another kernel runs beside them, many when they run alone. */
 cudaError_t launch_hash(const uint8_t *pay, const uint64_t *choff, const uint64_t *chsize, uint32_t n,
                         uint64_t nbmax, unsigned blog2, uint64_t *bh, uint64_t *ck_out, const uint64_t *ck_exp,
-                        unsigned long long *err, uint32_t c0, cudaStream_t s) {
+                        unsigned long long *err, uint32_t c0, unsigned max_ctas, cudaStream_t s) {
     if (n == 0) return cudaSuccess;
-    const uint64_t bpc = (nbmax + HT - 1) / HT;
+    const uint64_t bpc = (nbmax + 32 * HWARPS - 1) / (32 * HWARPS);
     if (bpc == 0) return cudaSuccess;
-    if (bpc * n > 0x7fffffffull) return cudaErrorInvalidConfiguration;
-    k_block_hash<<<(unsigned)(bpc * n), HT, 0, s>>>(pay, choff, chsize, bpc, nbmax, blog2, bh);
+    const uint64_t njobs = bpc * n;
+    const unsigned grid = (unsigned)(njobs < max_ctas ? njobs : max_ctas);
+    k_block_hash<<<grid, 32 * HWARPS, 0, s>>>(pay, choff, chsize, bpc, njobs, nbmax, blog2, bh);
     cudaError_t e = cudaGetLastError();
     if (e) return e;
     k_final_hash<<<n, 32, 0, s>>>(chsize, n, nbmax, blog2, bh, ck_out, ck_exp, err, c0);
@@ -340,9 +397,37 @@ Layout layout(size_t codec_bytes, uint32_t n, uint64_t nbmax) {
 
 template <typename P> P *at(uint8_t *base, size_t off) { return reinterpret_cast<P *>(base + off); }
 
-cudaError_t codec_encode(const scz_cuda_batch *b, const void *src, uint8_t *pay, uint64_t *choff, uint64_t *chsize,
-                         void *scr, cudaStream_t s) {
-    return scz__ndzip_cuda_encode(b, src, pay, choff, chsize, scr, s);
+cudaError_t codec_encode(const scz_cuda_batch *b, uint32_t ca, uint32_t cb, const void *src, uint8_t *pay,
+                         uint64_t *choff, uint64_t *chsize, void *scr, cudaStream_t s) {
+    return scz__ndzip_cuda_encode(b, ca, cb, src, pay, choff, chsize, scr, s);
+}
+
+/* Encodes a batch and its chunk checksums. With several chunks, chunk
+ * groups are encoded in turn on s and each group's checksums run on aux
+ * beside the encoding of the next group (events order them; no kernel waits
+ * for another); the last group's checksums then run alone. Everything is
+ * joined back into s. */
+cudaError_t encode_and_hash(const scz_cuda_batch *b, const void *src, uint8_t *pay, uint8_t *scr, const Layout &L,
+                            unsigned blog2, const Ctx *c, cudaStream_t s, cudaStream_t aux, cudaEvent_t *ev) {
+    const uint32_t n = b->n, ng = c->hash_ctas == 0 ? 1 : n < (uint32_t)c->groups ? n : (uint32_t)c->groups;
+    uint64_t *choff = at<uint64_t>(scr, L.choff), *chsize = at<uint64_t>(scr, L.chsize);
+    uint64_t *chck = at<uint64_t>(scr, L.chck), *bh = at<uint64_t>(scr, L.bh);
+    const unsigned alone = (unsigned)c->sms * 8, beside = (unsigned)(c->sms * c->hash_ctas);
+    cudaError_t e;
+    if (ng <= 1) {
+        if ((e = codec_encode(b, 0, n, src, pay, choff, chsize, scr + L.codec, s))) return e;
+        return launch_hash(pay, choff, chsize, n, L.nbmax, blog2, bh, chck, NULL, NULL, b->c0, alone, s);
+    }
+    for (uint32_t k = 0; k < ng; k++) {
+        const uint32_t ca = (uint32_t)((uint64_t)k * n / ng), cb = (uint32_t)((uint64_t)(k + 1) * n / ng);
+        if ((e = codec_encode(b, ca, cb, src, pay, choff, chsize, scr + L.codec, s))) return e;
+        if ((e = cudaEventRecord(ev[k], s)) || (e = cudaStreamWaitEvent(aux, ev[k], 0))) return e;
+        e = launch_hash(pay, choff + ca, chsize + ca, cb - ca, L.nbmax, blog2, bh + (uint64_t)ca * L.nbmax, chck + ca,
+                        NULL, NULL, b->c0 + ca, k + 1 < ng ? beside : alone, aux);
+        if (e) return e;
+    }
+    if ((e = cudaEventRecord(ev[ng], aux))) return e;
+    return cudaStreamWaitEvent(s, ev[ng], 0);
 }
 cudaError_t codec_decode(const scz_cuda_batch *b, const uint8_t *pay, const uint64_t *choff, const uint64_t *chsize,
                          void *dst, unsigned long long *err, cudaStream_t s) {
@@ -357,10 +442,26 @@ scz_status ensure_slots(scz_ctx *ctx) {
     for (int i = 0; i < NSLOT; i++) {
         Slot &s = c->slot[i];
         CK(cudaStreamCreateWithFlags(&s.st, cudaStreamNonBlocking), "stream creation");
+        CK(cudaStreamCreateWithFlags(&s.aux, cudaStreamNonBlocking), "stream creation");
         CK(cudaEventCreateWithFlags(&s.ev_k, cudaEventDisableTiming), "event creation");
         CK(cudaEventCreateWithFlags(&s.ev_d2h, cudaEventDisableTiming), "event creation");
+        CK(cudaEventCreateWithFlags(&s.ev_fork, cudaEventDisableTiming), "event creation");
+        CK(cudaEventCreateWithFlags(&s.ev_join, cudaEventDisableTiming), "event creation");
+        for (int k = 0; k <= NGROUP; k++)
+            CK(cudaEventCreateWithFlags(&s.ev_grp[k], cudaEventDisableTiming), "event creation");
     }
     c->slots_ready = 1;
+    return SCZ_OK;
+}
+
+scz_status ensure_aux(scz_ctx *ctx) {
+    Ctx *c = cctx(ctx);
+    if (c->aux) return SCZ_OK;
+    CK(cudaEventCreateWithFlags(&c->ev_fork, cudaEventDisableTiming), "event creation");
+    CK(cudaEventCreateWithFlags(&c->ev_join, cudaEventDisableTiming), "event creation");
+    for (int k = 0; k <= NGROUP; k++)
+        CK(cudaEventCreateWithFlags(&c->ev_grp[k], cudaEventDisableTiming), "event creation");
+    CK(cudaStreamCreateWithFlags(&c->aux, cudaStreamNonBlocking), "stream creation");
     return SCZ_OK;
 }
 
@@ -443,6 +544,15 @@ extern "C" scz_status scz__cuda_ctx_init(scz_ctx *ctx) {
     Ctx *c = static_cast<Ctx *>(calloc(1, sizeof(Ctx)));
     if (!c) return scz__fail(ctx, SCZ_ERR_NOMEM, "cannot allocate the CUDA context");
     cudaGetDevice(&c->device);
+    if (cudaDeviceGetAttribute(&c->sms, cudaDevAttrMultiProcessorCount, c->device) != cudaSuccess || c->sms < 1)
+        c->sms = 1;
+    /* tuning (docs/GPU.md): how checksums overlap the codec kernels */
+    c->groups = DEFAULT_GROUPS;
+    c->hash_ctas = DEFAULT_HASH_CTAS;
+    const char *ev = getenv("SCZ_CUDA_GROUPS");
+    if (ev && atoi(ev) >= 1) c->groups = atoi(ev) > NGROUP ? NGROUP : atoi(ev);
+    ev = getenv("SCZ_CUDA_HASH_CTAS");
+    if (ev && atoi(ev) >= 0) c->hash_ctas = atoi(ev);
     ctx->cuda = c;
     return SCZ_OK;
 }
@@ -455,8 +565,13 @@ extern "C" void scz__cuda_ctx_free(scz_ctx *ctx) {
     for (int i = 0; i < NSLOT; i++) {
         Slot &s = c->slot[i];
         if (s.st) cudaStreamDestroy(s.st);
+        if (s.aux) cudaStreamDestroy(s.aux);
         if (s.ev_k) cudaEventDestroy(s.ev_k);
         if (s.ev_d2h) cudaEventDestroy(s.ev_d2h);
+        if (s.ev_fork) cudaEventDestroy(s.ev_fork);
+        if (s.ev_join) cudaEventDestroy(s.ev_join);
+        for (int k = 0; k <= NGROUP; k++)
+            if (s.ev_grp[k]) cudaEventDestroy(s.ev_grp[k]);
         if (s.pin_in) cudaFreeHost(s.pin_in);
         if (s.pin_out) cudaFreeHost(s.pin_out);
         if (s.pin_meta) cudaFreeHost(s.pin_meta);
@@ -464,6 +579,14 @@ extern "C" void scz__cuda_ctx_free(scz_ctx *ctx) {
         if (s.d_out) cudaFree(s.d_out);
         if (s.d_scr) cudaFree(s.d_scr);
     }
+    if (c->aux) {
+        cudaStreamSynchronize(c->aux);
+        cudaStreamDestroy(c->aux);
+    }
+    if (c->ev_fork) cudaEventDestroy(c->ev_fork);
+    if (c->ev_join) cudaEventDestroy(c->ev_join);
+    for (int k = 0; k <= NGROUP; k++)
+        if (c->ev_grp[k]) cudaEventDestroy(c->ev_grp[k]);
     if (c->scr) cudaFree(c->scr);
     if (c->pin_hdr) cudaFreeHost(c->pin_hdr);
     if (c->pin_small) cudaFreeHost(c->pin_small);
@@ -559,13 +682,9 @@ extern "C" scz_status scz_cuda_compress(scz_ctx *ctx, const scz_params *params, 
     uint8_t *pay = dst + SCZ_HEADER_SIZE + scz__table_size(h.num_chunks);
     uint8_t *scr = c->scr;
     if (h.num_chunks) {
-        const uint64_t nbmax = L.nbmax;
-        CK(codec_encode(&b, d_src, pay, at<uint64_t>(scr, L.choff), at<uint64_t>(scr, L.chsize),
-                        scr + L.codec, s),
+        if ((st = ensure_aux(ctx))) return st;
+        CK(encode_and_hash(&b, d_src, pay, scr, L, h.cksum_block_log2, c, s, c->aux, c->ev_grp),
            "compression kernels");
-        CK(launch_hash(pay, at<uint64_t>(scr, L.choff), at<uint64_t>(scr, L.chsize), h.num_chunks, nbmax,
-                       h.cksum_block_log2, at<uint64_t>(scr, L.bh), at<uint64_t>(scr, L.chck), NULL, NULL, 0, s),
-           "checksum kernels");
     }
     k_write_table<<<1, 256, 0, s>>>(hb, dst, h.num_chunks, at<uint64_t>(scr, L.choff), at<uint64_t>(scr, L.chsize),
                                     at<uint64_t>(scr, L.chck), size_out);
@@ -588,10 +707,12 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
     cudaStream_t s = reinterpret_cast<cudaStream_t>(stream);
     const uint8_t *src = static_cast<const uint8_t *>(d_src);
 
-    /* Header, then header + table, to the host (waits for the stream). */
+    /* Header and table to the host (the call waits for the stream): one
+     * copy for tables of up to ~500 chunks, a second one for larger. */
     CK(hgrow(&c->pin_small, &c->pin_small_cap, 64), "pinned allocation");
-    size_t n0 = src_size < SCZ_HEADER_SIZE ? src_size : SCZ_HEADER_SIZE;
-    CK(hgrow(&c->pin_hdr, &c->pin_hdr_cap, SCZ_HEADER_SIZE), "pinned allocation");
+    const size_t guess = 16384;
+    size_t n0 = src_size < guess ? src_size : guess;
+    CK(hgrow(&c->pin_hdr, &c->pin_hdr_cap, guess), "pinned allocation");
     CK(cudaMemcpyAsync(c->pin_hdr, src, n0, cudaMemcpyDeviceToHost, s), "header copy");
     CK(cudaStreamSynchronize(s), "header copy");
     scz_header h;
@@ -599,7 +720,7 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
     if (st) return st;
     const uint64_t tsize = scz__table_size(h.num_chunks);
     const uint64_t meta = SCZ_HEADER_SIZE + tsize;
-    if (src_size >= meta) {
+    if (src_size >= meta && meta > n0) {
         CK(hgrow(&c->pin_hdr, &c->pin_hdr_cap, meta), "pinned allocation");
         CK(cudaMemcpyAsync(c->pin_hdr, src, meta, cudaMemcpyDeviceToHost, s), "table copy");
         CK(cudaStreamSynchronize(s), "table copy");
@@ -645,10 +766,21 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
         k_read_table<<<(h.num_chunks + 127) / 128, 128, 0, s>>>(src, h.num_chunks, choff, chsize,
                                                                 at<uint64_t>(scr, L.chexp), errp);
         CK(cudaGetLastError(), "table kernel");
+        /* checksums on a second stream, beside the decoder (both only read
+         * the payloads; the outcome joins in the error word) */
+        if ((st = ensure_aux(ctx))) return st;
+        const int beside = c->hash_ctas > 0;
+        cudaStream_t hs = beside ? c->aux : s;
+        if (beside) {
+            CK(cudaEventRecord(c->ev_fork, s), "event");
+            CK(cudaStreamWaitEvent(c->aux, c->ev_fork, 0), "event");
+        }
         CK(launch_hash(src, choff, chsize, h.num_chunks, nbmax, h.cksum_block_log2, at<uint64_t>(scr, L.bh), NULL,
-                       at<uint64_t>(scr, L.chexp), errp, 0, s),
+                       at<uint64_t>(scr, L.chexp), errp, 0, (unsigned)c->sms * (beside ? c->hash_ctas : 8), hs),
            "checksum kernels");
+        if (beside) CK(cudaEventRecord(c->ev_join, c->aux), "event");
         CK(codec_decode(&b, src, choff, chsize, d_dst, errp, s), "decompression kernels");
+        if (beside) CK(cudaStreamWaitEvent(s, c->ev_join, 0), "event");
     }
     if (status_out) {
         k_write_status<<<1, 1, 0, s>>>(errp, reinterpret_cast<int *>(status_out));
@@ -714,10 +846,9 @@ extern "C" scz_status scz__cuda_compress_host(scz_ctx *ctx, const scz_header *h,
                 cudaError_t e = cudaMemcpyAsync(s.d_in, s.pin_in, raw, cudaMemcpyHostToDevice, s.st);
                 Layout Lb = layout(codec_scratch(&b), n, nbmax);
                 uint64_t *choff = at<uint64_t>(s.d_scr, Lb.choff), *chsize = at<uint64_t>(s.d_scr, Lb.chsize);
-                if (!e) e = codec_encode(&b, s.d_in, s.d_out, choff, chsize, s.d_scr + Lb.codec, s.st);
                 if (!e)
-                    e = launch_hash(s.d_out, choff, chsize, n, nbmax, h->cksum_block_log2, at<uint64_t>(s.d_scr, Lb.bh),
-                                    at<uint64_t>(s.d_scr, Lb.chck), NULL, NULL, first, s.st);
+                    e = encode_and_hash(&b, s.d_in, s.d_out, s.d_scr, Lb, h->cksum_block_log2, c, s.st, s.aux,
+                                        s.ev_grp);
                 if (!e) e = cudaMemcpyAsync(s.pin_meta, choff, 24 * (size_t)n, cudaMemcpyDeviceToHost, s.st);
                 if (!e) e = cudaEventRecord(s.ev_k, s.st);
                 if (e) st = cuda_fail(ctx, e, "compression batch");
@@ -865,10 +996,14 @@ extern "C" scz_status scz__cuda_decompress_host(scz_ctx *ctx, const scz_header *
             const uint64_t *dmo = reinterpret_cast<const uint64_t *>(s.d_in), *dms = dmo + n, *dmk = dmo + 2 * (size_t)n;
             cudaError_t e = cudaMemcpyAsync(s.d_in, s.pin_in, mbytes + off, cudaMemcpyHostToDevice, s.st);
             if (!e) e = cudaMemsetAsync(err, 0xff, 8, s.st);
+            if (!e) e = cudaEventRecord(s.ev_fork, s.st);
+            if (!e) e = cudaStreamWaitEvent(s.aux, s.ev_fork, 0);
             if (!e)
                 e = launch_hash(s.d_in + mbytes, dmo, dms, n, nbmax, h->cksum_block_log2, at<uint64_t>(s.d_scr, Lb.bh),
-                                NULL, dmk, err, f, s.st);
+                                NULL, dmk, err, f, (unsigned)c->sms * (c->hash_ctas ? c->hash_ctas : 8), s.aux);
+            if (!e) e = cudaEventRecord(s.ev_join, s.aux);
             if (!e) e = codec_decode(&b, s.d_in + mbytes, dmo, dms, s.d_out, err, s.st);
+            if (!e) e = cudaStreamWaitEvent(s.st, s.ev_join, 0);
             if (!e) e = cudaMemcpyAsync(s.pin_out, s.d_out, raw, cudaMemcpyDeviceToHost, s.st);
             if (!e) e = cudaMemcpyAsync(s.pin_meta, err, 8, cudaMemcpyDeviceToHost, s.st);
             if (!e) e = cudaEventRecord(s.ev_k, s.st);

@@ -57,12 +57,9 @@ struct Params {
 /* ---- host: geometry ---- */
 
 static int geo_from_chunk(const scz_chunk_geom *g, Geo *z) {
-    uint64_t e[3] = {1, 1, 1};
-    unsigned r = 0;
-    for (unsigned d = 0; d < g->rank; d++)
-        if (g->dims[d] != 1) e[r++] = g->dims[d];
+    uint64_t e[3];
     if (g->count == 0) return -1;
-    z->rank = r ? r : 1;
+    z->rank = ndzip_coding_dims(g->dims, g->rank, e); /* shared with the CPU (6.1) */
     const uint64_t s = ndzip_hc_side[z->rank];
     const uint64_t sy = z->rank >= 2 ? s : 1, sz = z->rank >= 3 ? s : 1;
     uint64_t nb0 = (e[0] + s - 1) / s, nb1 = (e[1] + sy - 1) / sy, nb2 = (e[2] + sz - 1) / sz;
@@ -108,14 +105,29 @@ __device__ __forceinline__ uint32_t smap(uint32_t r) { return r ^ ((uint32_t)(0u
 __device__ __forceinline__ uint64_t smap(uint64_t r) { return r ^ ((uint64_t)(0ull - (r >> 63)) >> 1); }
 
 /* 32 x 32 bit transpose, MSB-first (6.5): afterwards bit 31-i of a[c] is the
- * former bit 31-c of a[i]. Same block-swap network as the CPU; unrolled so
- * the matrix stays in registers. Its own inverse. */
+ * former bit 31-c of a[i]. The block-swap network of the CPU; its two
+ * widest stages (16- and 8-bit blocks) are byte permutes, one PRMT per word
+ * instead of six logic operations. Unrolled so the matrix stays in
+ * registers. Its own inverse. */
 __device__ __forceinline__ void transpose32(uint32_t (&a)[32]) {
 #pragma unroll
-    for (int s = 0; s < 5; s++) {
-        const int j = 16 >> s;
-        const uint32_t m = s == 0 ? 0x0000FFFFu : s == 1 ? 0x00FF00FFu : s == 2 ? 0x0F0F0F0Fu
-                         : s == 3 ? 0x33333333u : 0x55555555u;
+    for (int k = 0; k < 16; k++) {
+        const uint32_t x = a[k], y = a[k + 16];
+        a[k] = __byte_perm(x, y, 0x3276);
+        a[k + 16] = __byte_perm(x, y, 0x1054);
+    }
+#pragma unroll
+    for (int k = 0; k < 32; k++) {
+        if ((k & 8) == 0) {
+            const uint32_t x = a[k], y = a[k + 8];
+            a[k] = __byte_perm(x, y, 0x3715);
+            a[k + 8] = __byte_perm(x, y, 0x2604);
+        }
+    }
+#pragma unroll
+    for (int s = 0; s < 3; s++) {
+        const int j = 4 >> s;
+        const uint32_t m = s == 0 ? 0x0F0F0F0Fu : s == 1 ? 0x33333333u : 0x55555555u;
 #pragma unroll
         for (int k = 0; k < 32; k++) {
             if ((k & j) == 0) {
@@ -444,7 +456,7 @@ __device__ __forceinline__ void encode_hc(const Params &p, const Geo &geo, uint6
 }
 
 template <typename T>
-__global__ void __launch_bounds__(NT, sizeof(T) == 4 ? 6 : 4) k_encode(Params p) {
+__global__ void __launch_bounds__(NT, sizeof(T) == 4 ? 8 : 5) k_encode(Params p) {
     __shared__ __align__(16) T S[NT * SROW + 16 / sizeof(T)];
     __shared__ uint32_t red[NT / 32];
     __shared__ unsigned long long s_g, s_excl;
@@ -462,9 +474,9 @@ __global__ void __launch_bounds__(NT, sizeof(T) == 4 ? 6 : 4) k_encode(Params p)
 
 /* Writes every chunk's end-offset table from the inclusive prefixes the
  * look-back left, and each chunk's payload offset and size. */
-__global__ void k_finish(Params p, uint64_t *choff, uint64_t *chsize) {
-    const uint64_t g = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= p.total_hc) return;
+__global__ void k_finish(Params p, uint64_t g_begin, uint64_t g_end, uint64_t *choff, uint64_t *chsize) {
+    const uint64_t g = g_begin + (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= g_end) return;
     uint32_t c, h;
     const Geo &geo = locate(p, g, c, h);
     const uint64_t g0 = (uint64_t)c * p.full.H;
@@ -673,7 +685,7 @@ __device__ __forceinline__ void decode_hc(const Params &p, const Geo &geo, uint3
 }
 
 template <typename T>
-__global__ void __launch_bounds__(NT, sizeof(T) == 4 ? 8 : 4) k_decode(Params p) {
+__global__ void __launch_bounds__(NT, sizeof(T) == 4 ? 8 : 5) k_decode(Params p) {
     /* staging of one encoded hypercube (at most (G + 4096) words of T) */
     /* the staged encoded hypercube (at most (G + 4096) words of T, shifted by
      * up to 3 words), then the decoded values (NT x SROW of T) */
@@ -715,23 +727,29 @@ size_t scz__ndzip_cuda_scratch(const scz_cuda_batch *b) {
     return (size_t)((p.total_hc * 8 + 255) / 256 * 256) + 256;
 }
 
-cudaError_t scz__ndzip_cuda_encode(const scz_cuda_batch *b, const void *d_src, uint8_t *d_pay, uint64_t *choff,
-                                   uint64_t *chsize, void *scratch, cudaStream_t s) {
+cudaError_t scz__ndzip_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_t cb, const void *d_src,
+                                   uint8_t *d_pay, uint64_t *choff, uint64_t *chsize, void *scratch, cudaStream_t s) {
     Params p;
-    if (make_params(b, &p)) return cudaErrorInvalidValue;
+    if (make_params(b, &p) || ca >= cb || cb > b->n) return cudaErrorInvalidValue;
     p.src = static_cast<const uint8_t *>(d_src);
     p.dst = d_pay;
     p.state = static_cast<unsigned long long *>(scratch);
     p.counter = p.state + (p.total_hc + 31) / 32 * 32;
-    const size_t clear = (size_t)((p.total_hc + 31) / 32 * 32 + 1) * 8;
-    cudaError_t e = cudaMemsetAsync(scratch, 0, clear, s);
-    if (e) return e;
-    if (p.total_hc > 0x7fffffffull) return cudaErrorInvalidConfiguration;
-    const unsigned grid = (unsigned)p.total_hc;
-    if (b->full.esize == 4) k_encode<uint32_t><<<grid, NT, 0, s>>>(p);
-    else k_encode<uint64_t><<<grid, NT, 0, s>>>(p);
+    cudaError_t e;
+    if (ca == 0) { /* look-back state and ticket counter, once per batch */
+        const size_t clear = (size_t)((p.total_hc + 31) / 32 * 32 + 1) * 8;
+        if ((e = cudaMemsetAsync(scratch, 0, clear, s))) return e;
+    }
+    /* hypercubes of chunks [ca, cb); the tickets continue from the chunks
+     * before, whose launches came first on this stream */
+    const uint64_t g_begin = (uint64_t)ca * p.full.H;
+    const uint64_t g_end = cb == b->n ? p.total_hc : (uint64_t)cb * p.full.H;
+    const uint64_t count = g_end - g_begin;
+    if (count > 0x7fffffffull) return cudaErrorInvalidConfiguration;
+    if (b->full.esize == 4) k_encode<uint32_t><<<(unsigned)count, NT, 0, s>>>(p);
+    else k_encode<uint64_t><<<(unsigned)count, NT, 0, s>>>(p);
     if ((e = cudaGetLastError())) return e;
-    k_finish<<<(unsigned)((p.total_hc + 255) / 256), 256, 0, s>>>(p, choff, chsize);
+    k_finish<<<(unsigned)((count + 255) / 256), 256, 0, s>>>(p, g_begin, g_end, choff, chsize);
     return cudaGetLastError();
 }
 
