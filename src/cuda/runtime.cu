@@ -20,7 +20,7 @@ namespace {
 
 constexpr int NSLOT = 3;                         /* batches in flight on the host path */
 constexpr int NGROUP = 8;                        /* most chunk groups of a batch: encode k+1 beside hash k */
-constexpr int DEFAULT_GROUPS = 1, DEFAULT_HASH_CTAS = 0; /* bench/sweep_gpu.sh, docs/GPU.md */
+constexpr int DEFAULT_GROUPS = 1, DEFAULT_HASH_CTAS = 0, DEFAULT_DEC_HASH = 0; /* bench/sweep_gpu.sh, docs/GPU.md */
 constexpr uint64_t DEFAULT_BATCH = 64ull << 20;  /* raw bytes per streamed batch */
 
 /* Plain data, allocated zeroed (calloc): no C++ runtime needed. */
@@ -48,6 +48,8 @@ struct Ctx {
     int sms;          /* multiprocessors of the device */
     int groups;       /* chunk groups per compressed batch (1..NGROUP) */
     int hash_ctas;    /* resident hashing blocks per SM beside a codec kernel; 0 = hash after it */
+    int dec_hash;     /* device API decompression: 1 = checksums on a second stream, launched after
+                       * the decoder (they fill its tail); 0 = before it on the caller's stream */
     int slots_ready;
     Slot slot[NSLOT];
     uint64_t batch_bytes;
@@ -109,121 +111,67 @@ template <typename P> cudaError_t hgrow(P **p, size_t *cap, size_t need) {
 
 /* ---------------- checksum kernels (FORMAT.md section 5) ---------------- */
 
-/* Block hashes: one thread per checksum block (hashing one block is
- * sequential). A warp owns 32 consecutive blocks and moves through them in
- * 256-byte pieces: for each block in turn 16 lanes load the piece with one
- * aligned 16-byte load each (contiguous, full DRAM bursts;
- * a funnel shift realigns payloads that start 4 bytes off a 16-byte
- * boundary) into that block's shared-memory row, then every lane hashes the
- * 16 stripes of its own row. Warps are independent (no block barrier).
- * Pieces that reach the end of the payload take word loads with bounds
- * checks; payloads that are not 4-byte aligned (only in corrupt device
- * streams) take byte loads. */
-constexpr int HWARPS = 2, PIECE = 256, ROWW = PIECE / 4 + 4;
-constexpr int LPP = PIECE / 16, PPI = 32 / LPP; /* lanes per piece, pieces per warp load */
+/* Block hashes: four lanes per checksum block, one per XXH64 accumulator
+ * (hashing one block is sequential along its stripes, but the four
+ * accumulators are independent until they converge). A warp owns 8
+ * consecutive blocks of a chunk: per stripe, lanes 4k..4k+3 read the 32
+ * contiguous bytes of block k (one full sector, 8 loads in flight per lane),
+ * so there is no shared memory and every resident warp keeps loads in
+ * flight; 32 KiB jobs leave a short tail. Lane 4k then converges the four
+ * accumulators and hashes the block's last bytes. Payloads that start 4
+ * bytes off an 8-byte boundary take two word loads per 8 bytes; payloads
+ * that are not 4-byte aligned (only in corrupt device streams) take byte
+ * loads (plain cached loads: the codec kernel next to this one reads or
+ * has written the same bytes). Warps are independent (no block barrier). */
+constexpr int HWARPS = 4, HBPW = 8, HUNROLL = 8;
 
-__device__ __forceinline__ uint4 funnel4(uint4 v, uint4 n, uint32_t k) {
-    switch (k) {
-    case 0: return v;
-    case 1: return make_uint4(v.y, v.z, v.w, n.x);
-    case 2: return make_uint4(v.z, v.w, n.x, n.y);
-    default: return make_uint4(v.w, n.x, n.y, n.z);
+__device__ __forceinline__ uint64_t hash_word(const uint8_t *p, uint32_t mode) {
+    if (mode == 0) return __ldg(reinterpret_cast<const unsigned long long *>(p));
+    if (mode == 1) {
+        const uint32_t *q = reinterpret_cast<const uint32_t *>(p);
+        return (uint64_t)__ldg(q) | ((uint64_t)__ldg(q + 1) << 32);
     }
-}
-
-__device__ __forceinline__ void hash_job(const uint8_t *pay, const uint64_t *choff, const uint64_t *chsize,
-                                         uint64_t c, uint64_t bx, uint64_t nbmax, unsigned blog2, uint64_t *bh,
-                                         uint32_t (*tiles)[32 * ROWW]) {
-    uint32_t *tile = tiles[0];
-    const uint64_t n = chsize[c];
-    const uint64_t B = 1ull << blog2;
-    const uint64_t nb = (n + B - 1) >> blog2;
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const uint64_t wb0 = (bx * HWARPS + warp) * 32;
-    if (wb0 >= nb) return; /* warp-uniform; warps never wait for each other */
-    const uint8_t *base = pay + choff[c];
-    const uint32_t mis = (uint32_t)(reinterpret_cast<uintptr_t>(base) & 15);
-    const bool al4 = (mis & 3) == 0;
-    const uint8_t *abase = base - mis; /* 16-byte aligned, inside the allocation */
-    const uint64_t last_b = nb - 1, last_len = n - (last_b << blog2);
-    const uint64_t my_b = wb0 + lane;
-    const uint64_t my_len = my_b < nb ? (my_b < last_b ? B : last_len) : 0;
-    const uint64_t my_full = my_len & ~31ull;
-    const uint64_t full0 = (wb0 < last_b ? B : last_len) & ~31ull;
-    uint32_t *T = tile + warp * 32 * ROWW;
-    const int li = lane % LPP, sub = lane / LPP;
-    const uint32_t *mine = T + lane * ROWW;
-    scz_xxh_acc acc;
-    scz_xxh_init(&acc, 0);
-    for (uint64_t pos = 0; pos < full0; pos += PIECE) {
-#pragma unroll 1
-        for (int j0 = 0; j0 < 32; j0 += 8 * PPI) {
-            /* 8 loads in flight per lane; lanes sub*LPP .. sub*LPP+LPP-1
-             * load the piece of block j0 + jj*PPI + sub */
-            uint4 V[8], X[8];
-#pragma unroll
-            for (int jj = 0; jj < 8; jj++) {
-                const uint64_t off = ((wb0 + j0 + jj * PPI + sub) << blog2) + pos;
-                V[jj] = X[jj] = make_uint4(0, 0, 0, 0);
-                if (al4 && off + PIECE + 16 <= n) {
-                    const uint4 *a = reinterpret_cast<const uint4 *>(abase + off);
-                    V[jj] = __ldcs(a + li);
-                    if (li == LPP - 1) X[jj] = __ldcs(a + LPP);
-                }
-            }
-#pragma unroll
-            for (int jj = 0; jj < 8; jj++) {
-                uint4 nx;
-                nx.x = __shfl_down_sync(0xffffffffu, V[jj].x, 1, LPP);
-                nx.y = __shfl_down_sync(0xffffffffu, V[jj].y, 1, LPP);
-                nx.z = __shfl_down_sync(0xffffffffu, V[jj].z, 1, LPP);
-                nx.w = __shfl_down_sync(0xffffffffu, V[jj].w, 1, LPP);
-                if (li == LPP - 1) nx = X[jj];
-                const int jp = j0 + jj * PPI + sub;
-                const uint64_t bb = wb0 + jp;
-                const uint64_t off = (bb << blog2) + pos;
-                uint32_t *row = T + jp * ROWW;
-                if (al4 && off + PIECE + 16 <= n) {
-                    *reinterpret_cast<uint4 *>(row + 4 * li) = funnel4(V[jj], nx, mis >> 2);
-                } else {
-                    const uint64_t lenj = bb < last_b ? B : (bb == last_b ? last_len & ~31ull : 0);
-#pragma unroll
-                    for (int k = 0; k < PIECE / 4 / LPP; k++) {
-                        const uint32_t w = li + LPP * k;
-                        const uint64_t o = pos + 4 * w;
-                        uint32_t x = 0;
-                        if (o + 4 <= lenj) {
-                            const uint8_t *q = base + (bb << blog2) + o;
-                            x = al4 ? *reinterpret_cast<const uint32_t *>(q) : scz_xxh_le32(q);
-                        }
-                        row[w] = x;
-                    }
-                }
-            }
-        }
-        __syncwarp();
-#pragma unroll 4
-        for (int s = 0; s < PIECE / 32; s++) {
-            if (pos + 32 * s + 32 <= my_full) {
-                const uint4 q0 = *reinterpret_cast<const uint4 *>(mine + 8 * s);
-                const uint4 q1 = *reinterpret_cast<const uint4 *>(mine + 8 * s + 4);
-                scz_xxh_stripe(&acc, q0.x | ((uint64_t)q0.y << 32), q0.z | ((uint64_t)q0.w << 32),
-                               q1.x | ((uint64_t)q1.y << 32), q1.z | ((uint64_t)q1.w << 32));
-            }
-        }
-        __syncwarp();
-    }
-    if (my_b < nb) bh[c * nbmax + my_b] = scz_xxh_finish(&acc, my_len, base + (my_b << blog2) + my_full, 0);
+    return scz_xxh_le64(p);
 }
 
 __global__ void __launch_bounds__(32 * HWARPS, 8) k_block_hash(const uint8_t *pay, const uint64_t *choff,
-                                                            const uint64_t *chsize, uint64_t bpc, uint64_t njobs,
+                                                            const uint64_t *chsize, uint64_t wpc, uint64_t njobs,
                                                             uint64_t nbmax, unsigned blog2, uint64_t *bh) {
-    __shared__ __align__(16) uint32_t tile[HWARPS][32 * ROWW];
-    /* a job: HWARPS x 32 blocks of one chunk; the grid may be smaller than
-     * the jobs (a few resident blocks beside another kernel) */
-    for (uint64_t job = blockIdx.x; job < njobs; job += gridDim.x)
-        hash_job(pay, choff, chsize, job / bpc, job % bpc, nbmax, blog2, bh, tile);
+    const int lane = threadIdx.x & 31, q = lane & 3;
+    const uint64_t stride = (uint64_t)gridDim.x * HWARPS;
+    /* a job: HBPW blocks of one chunk for one warp; the grid may be smaller
+     * than the jobs (a few resident blocks beside another kernel) */
+    for (uint64_t jx = (uint64_t)blockIdx.x * HWARPS + (threadIdx.x >> 5); jx < njobs; jx += stride) {
+        const uint64_t job = njobs - 1 - jx; /* last chunk first: see launch_hash */
+        const uint64_t c = job / wpc, wb0 = (job % wpc) * HBPW;
+        const uint64_t n = chsize[c];
+        const uint64_t nb = (n + (1ull << blog2) - 1) >> blog2;
+        if (wb0 >= nb) continue; /* warp-uniform */
+        const uint8_t *base = pay + choff[c];
+        const uint32_t mis = (uint32_t)(reinterpret_cast<uintptr_t>(base) & 7);
+        const uint32_t mode = mis == 0 ? 0u : mis == 4 ? 1u : 2u;
+        const uint64_t b = wb0 + (lane >> 2);
+        const uint64_t len = b < nb ? (b + 1 < nb ? (1ull << blog2) : n - ((nb - 1) << blog2)) : 0;
+        const uint64_t ns = len >> 5; /* whole stripes */
+        const uint8_t *p = base + (b << blog2) + 8 * q;
+        uint64_t acc = q == 0 ? SCZ_XXP1 + SCZ_XXP2 : q == 1 ? SCZ_XXP2 : q == 2 ? 0 : 0 - SCZ_XXP1;
+        uint64_t s = 0;
+        for (; s + HUNROLL <= ns; s += HUNROLL) {
+            uint64_t w[HUNROLL];
+#pragma unroll
+            for (int k = 0; k < HUNROLL; k++) w[k] = hash_word(p + 32 * (s + k), mode);
+#pragma unroll
+            for (int k = 0; k < HUNROLL; k++) acc = scz_xxh_round(acc, w[k]);
+        }
+        for (; s < ns; s++) acc = scz_xxh_round(acc, hash_word(p + 32 * s, mode));
+        scz_xxh_acc a;
+        const int l0 = lane & ~3;
+        a.v1 = __shfl_sync(0xffffffffu, acc, l0);
+        a.v2 = __shfl_sync(0xffffffffu, acc, l0 + 1);
+        a.v3 = __shfl_sync(0xffffffffu, acc, l0 + 2);
+        a.v4 = __shfl_sync(0xffffffffu, acc, l0 + 3);
+        if (q == 0 && b < nb) bh[c * nbmax + b] = scz_xxh_finish(&a, len, base + (b << blog2) + (ns << 5), 0);
+    }
 }
 
 /* Chunk checksums: XXH64 of each chunk's block hashes; stored to ck_out,
@@ -270,17 +218,23 @@ __global__ void __launch_bounds__(32) k_final_hash(const uint64_t *chsize, uint3
     if (ck_exp && h != ck_exp[c]) scz_cuda_report(err, c0 + c, SCZ_CUDA_ERR_CHECKSUM);
 }
 
-/* Checksums of n chunks. max_ctas bounds the resident hashing blocks: few
- * when another kernel runs beside them, many when they run alone. */
+/* Checksums of n chunks, the last chunk's blocks first: after an encoder,
+ * or in the tail of a decoder, that has just touched the last chunks, those
+ * payload bytes are still in L2; and a decoder launched after the hashes
+ * starts with the first chunk, the last one hashed. max_ctas bounds the hashing blocks (each loops
+ * over jobs) when another kernel runs beside them; 0: one block per
+ * HWARPS jobs, scheduled by the hardware (shortest tail) when they run
+ * alone. */
 cudaError_t launch_hash(const uint8_t *pay, const uint64_t *choff, const uint64_t *chsize, uint32_t n,
                         uint64_t nbmax, unsigned blog2, uint64_t *bh, uint64_t *ck_out, const uint64_t *ck_exp,
                         unsigned long long *err, uint32_t c0, unsigned max_ctas, cudaStream_t s) {
     if (n == 0) return cudaSuccess;
-    const uint64_t bpc = (nbmax + 32 * HWARPS - 1) / (32 * HWARPS);
-    if (bpc == 0) return cudaSuccess;
-    const uint64_t njobs = bpc * n;
-    const unsigned grid = (unsigned)(njobs < max_ctas ? njobs : max_ctas);
-    k_block_hash<<<grid, 32 * HWARPS, 0, s>>>(pay, choff, chsize, bpc, njobs, nbmax, blog2, bh);
+    const uint64_t wpc = (nbmax + HBPW - 1) / HBPW;
+    if (wpc == 0) return cudaSuccess;
+    const uint64_t njobs = wpc * n, nctas = (njobs + HWARPS - 1) / HWARPS;
+    const uint64_t cap = max_ctas ? max_ctas : 0x7fffffffull;
+    const unsigned grid = (unsigned)(nctas < cap ? nctas : cap);
+    k_block_hash<<<grid, 32 * HWARPS, 0, s>>>(pay, choff, chsize, wpc, njobs, nbmax, blog2, bh);
     cudaError_t e = cudaGetLastError();
     if (e) return e;
     k_final_hash<<<n, 32, 0, s>>>(chsize, n, nbmax, blog2, bh, ck_out, ck_exp, err, c0);
@@ -412,7 +366,7 @@ cudaError_t encode_and_hash(const scz_cuda_batch *b, const void *src, uint8_t *p
     const uint32_t n = b->n, ng = c->hash_ctas == 0 ? 1 : n < (uint32_t)c->groups ? n : (uint32_t)c->groups;
     uint64_t *choff = at<uint64_t>(scr, L.choff), *chsize = at<uint64_t>(scr, L.chsize);
     uint64_t *chck = at<uint64_t>(scr, L.chck), *bh = at<uint64_t>(scr, L.bh);
-    const unsigned alone = (unsigned)c->sms * 8, beside = (unsigned)(c->sms * c->hash_ctas);
+    const unsigned alone = 0, beside = (unsigned)(c->sms * c->hash_ctas);
     cudaError_t e;
     if (ng <= 1) {
         if ((e = codec_encode(b, 0, n, src, pay, choff, chsize, scr + L.codec, s))) return e;
@@ -549,10 +503,13 @@ extern "C" scz_status scz__cuda_ctx_init(scz_ctx *ctx) {
     /* tuning (docs/GPU.md): how checksums overlap the codec kernels */
     c->groups = DEFAULT_GROUPS;
     c->hash_ctas = DEFAULT_HASH_CTAS;
+    c->dec_hash = DEFAULT_DEC_HASH;
     const char *ev = getenv("SCZ_CUDA_GROUPS");
     if (ev && atoi(ev) >= 1) c->groups = atoi(ev) > NGROUP ? NGROUP : atoi(ev);
     ev = getenv("SCZ_CUDA_HASH_CTAS");
     if (ev && atoi(ev) >= 0) c->hash_ctas = atoi(ev);
+    ev = getenv("SCZ_CUDA_DEC_HASH");
+    if (ev && (atoi(ev) == 0 || atoi(ev) == 1)) c->dec_hash = atoi(ev);
     ctx->cuda = c;
     return SCZ_OK;
 }
@@ -766,20 +723,26 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
         k_read_table<<<(h.num_chunks + 127) / 128, 128, 0, s>>>(src, h.num_chunks, choff, chsize,
                                                                 at<uint64_t>(scr, L.chexp), errp);
         CK(cudaGetLastError(), "table kernel");
-        /* checksums on a second stream, beside the decoder (both only read
-         * the payloads; the outcome joins in the error word) */
+        /* checksums on a second stream beside the decoder (both only read
+         * the payloads; the outcome joins in the error word): launched
+         * after it (dec_hash: they take the SMs the decoder's tail frees,
+         * last chunk first, whose bytes the decoder has just read), or
+         * before it with at most hash_ctas blocks per SM; else on s before
+         * the decoder */
         if ((st = ensure_aux(ctx))) return st;
-        const int beside = c->hash_ctas > 0;
+        const int after = c->dec_hash && c->hash_ctas == 0, beside = after || c->hash_ctas > 0;
         cudaStream_t hs = beside ? c->aux : s;
         if (beside) {
             CK(cudaEventRecord(c->ev_fork, s), "event");
             CK(cudaStreamWaitEvent(c->aux, c->ev_fork, 0), "event");
         }
+        if (after) CK(codec_decode(&b, src, choff, chsize, d_dst, errp, s), "decompression kernels");
         CK(launch_hash(src, choff, chsize, h.num_chunks, nbmax, h.cksum_block_log2, at<uint64_t>(scr, L.bh), NULL,
-                       at<uint64_t>(scr, L.chexp), errp, 0, (unsigned)c->sms * (beside ? c->hash_ctas : 8), hs),
+                       at<uint64_t>(scr, L.chexp), errp, 0, after || !beside ? 0u : (unsigned)(c->sms * c->hash_ctas),
+                       hs),
            "checksum kernels");
         if (beside) CK(cudaEventRecord(c->ev_join, c->aux), "event");
-        CK(codec_decode(&b, src, choff, chsize, d_dst, errp, s), "decompression kernels");
+        if (!after) CK(codec_decode(&b, src, choff, chsize, d_dst, errp, s), "decompression kernels");
         if (beside) CK(cudaStreamWaitEvent(s, c->ev_join, 0), "event");
     }
     if (status_out) {

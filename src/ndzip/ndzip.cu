@@ -548,7 +548,7 @@ __device__ __forceinline__ void decode_hc(const Params &p, const Geo &geo, uint3
     for (uint32_t q = t; q < nvec; q += NT) {
         const uint32_t w0 = 4 * q;
         if (w0 >= sh && w0 + 4 <= span) {
-            *reinterpret_cast<uint4 *>(Sw + w0) = __ldcs(reinterpret_cast<const uint4 *>(s0 + w0));
+            *reinterpret_cast<uint4 *>(Sw + w0) = __ldg(reinterpret_cast<const uint4 *>(s0 + w0));
         } else {
 #pragma unroll
             for (int j = 0; j < 4; j++)
