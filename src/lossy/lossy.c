@@ -110,6 +110,17 @@ typedef struct lz_dstate {
     int first_verb;            /* 0 none, 1 V_new, 2 V_repeat: the first verbatim code of the range */
 } lz_dstate;
 
+/* Code of a prediction error (FORMAT.md 7.4): delta + radius inside the
+ * radius, else the outlier code with (index, delta) appended at *no. The
+ * test is done in unsigned arithmetic so no delta can overflow it. */
+static inline uint16_t lz_code(int64_t delta, int64_t r, uint64_t span, uint64_t ci, uint32_t *oidx,
+                               int64_t *odel, uint64_t *no) {
+    if ((uint64_t)delta + (uint64_t)(r - 1) < span) return (uint16_t)(delta + r);
+    oidx[*no] = (uint32_t)ci;
+    odel[(*no)++] = delta;
+    return LZ_CODE_OUTLIER;
+}
+
 #define LZ_T float
 #define LZ_U uint32_t
 #define LZ_SFX _f32

@@ -69,15 +69,7 @@ static void LZ_FN(compress_range)(const lz_geo *g, const LZ_T *src, const lz_qp 
                 for (uint64_t i = 0; i < exy; i++) dp[i] -= pp[i];
             }
             for (uint64_t i = 0; i < m; i++) {
-                int64_t delta = d[i];
-                uint16_t c;
-                if ((uint64_t)(delta + r - 1) < span) {
-                    c = (uint16_t)(delta + r);
-                } else {
-                    c = LZ_CODE_OUTLIER;
-                    oidx[no] = (uint32_t)(k.co + i);
-                    odel[no++] = delta;
-                }
+                uint16_t c = lz_code(d[i], r, span, k.co + i, oidx, odel, &no);
                 cb[i] = c;
                 hist[c]++;
             }
@@ -121,14 +113,7 @@ static void LZ_FN(compress_range)(const lz_geo *g, const LZ_T *src, const lz_qp 
                         }
                         ts->last_bits = bits;
                     } else {
-                        int64_t delta = (int64_t)(qq[i] - p);
-                        if ((uint64_t)delta + (uint64_t)(r - 1) < span) {
-                            c = (uint16_t)(delta + r);
-                        } else {
-                            c = LZ_CODE_OUTLIER;
-                            oidx[no] = (uint32_t)(k.co + i);
-                            odel[no++] = delta;
-                        }
+                        c = lz_code((int64_t)(qq[i] - p), r, span, k.co + i, oidx, odel, &no);
                     }
                     cb[i] = c;
                     hist[c]++;
