@@ -13,7 +13,8 @@
 # LARGE_SCRIPT (make-large-inputs.py; default ../shared/tools/...; its
 # ../data must hold the data files), LARGE_DIR (where the large inputs go,
 # default /tmp/scz-large), XXHASH_PREFIX (a libxxhash copy, if the machine has
-# none), BUILD (default /tmp/scz-gpu-build),
+# none), NVCOMP_ROOT (an nvCOMP copy, include/ and lib/: the benchmark then
+# measures nvCOMP beside scz), BUILD (default /tmp/scz-gpu-build),
 # CUDA_ARCH (default 90), SAN_TIMEOUT (seconds per sanitizer, default 420), BIG_GIB (host-API run of a large array, default 10;
 # 0 skips it), JOBS.
 set -uo pipefail
@@ -45,12 +46,15 @@ if [ -n "${XXHASH_PREFIX:-}" ]; then
   export LD_LIBRARY_PATH="$XXHASH_PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 
+NVC=()
+[ -n "${NVCOMP_ROOT:-}" ] && NVC=(-DNVCOMP_ROOT="$NVCOMP_ROOT")
+
 if has build; then
   t0=$(date +%s)
   if cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$CUDA_ARCH" \
-       -DSCZ_DATA_DIR="$DATA" "${XXH[@]}" >"$OUT/configure.log" 2>&1 &&
+       -DSCZ_DATA_DIR="$DATA" "${XXH[@]}" "${NVC[@]}" >"$OUT/configure.log" 2>&1 &&
      cmake --build "$BUILD" -j "$JOBS" >"$OUT/build.log" 2>&1; then
-    note "build: ok ($(( $(date +%s) - t0 )) s)"
+    note "build: ok ($(( $(date +%s) - t0 )) s) $(grep -oE 'nvCOMP (found|not used)' "$OUT/configure.log" | head -1)"
   else
     note "build: FAILED"; tail -n 40 "$OUT/configure.log" "$OUT/build.log"; exit 1
   fi

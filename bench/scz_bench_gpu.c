@@ -13,10 +13,14 @@
  * along its slowest axis and streams it through the host API (bounded
  * device memory), against the CPU backend. Every round trip is verified
  * bit for bit; a mismatch prints FAIL and the exit status is 1.
+ * Built with nvCOMP (SCZ_HAVE_NVCOMP, bench/nvcomp_peer.c), the same run
+ * measures nvCOMP's codecs on the same device buffers, right after scz on
+ * each file, and prints their table after scz's (--no-nvcomp skips them).
  *
  * Throughput = raw (uncompressed) bytes / time, in GB/s (1e9 bytes/s).
  */
 #define _POSIX_C_SOURCE 200809L
+#include "nvcomp_peer.h"
 #include "scz.h"
 
 #include <cuda_runtime.h>
@@ -44,6 +48,17 @@ static int g_reps = 10, g_warmup = 3, g_host = 0, g_fail = 0;
 static double g_big_gib = 0;
 static uint64_t g_chunk = 0;
 static FILE *g_csv;
+
+/* nvCOMP rows, measured with scz's and printed after scz's table */
+typedef struct nvc_file {
+    char name[256], dims[96];
+    const char *dtype;
+    size_t raw;
+    int nrows;
+    nvc_row rows[NVC_MAX_ROWS];
+} nvc_file;
+static int g_nvcomp = 1, g_nnvc = 0;
+static nvc_file *g_nvc;
 
 static double now(void) {
     struct timespec t;
@@ -248,6 +263,19 @@ static void bench_device(scz_ctx *gpu, const input *in, const void *h_src, doubl
             fprintf(g_csv, "%s,%s,%s,%zu,%zu,%.4f,%.2f,%.2f,%.2f,%s\n", in->name, scz_dtype_name(in->shape.dtype),
                     dims, raw, zn, (double)raw / zn, mc, md, copy, check);
     }
+    if (g_nvcomp) { /* the same device buffer, right after scz */
+        nvc_file *f = realloc(g_nvc, (size_t)(g_nnvc + 1) * sizeof *g_nvc);
+        if (f) {
+            g_nvc = f;
+            f = &g_nvc[g_nnvc++];
+            memset(f, 0, sizeof *f);
+            snprintf(f->name, sizeof f->name, "%s", in->name);
+            dims_str(&in->shape, f->dims, sizeof f->dims);
+            f->dtype = scz_dtype_name(in->shape.dtype);
+            f->raw = raw;
+            f->nrows = nvc_bench(d_src, h_src, raw, (int)scz_dtype_size(in->shape.dtype), n, g_warmup, f->rows);
+        }
+    }
     CK(cudaEventDestroy(e0));
     CK(cudaEventDestroy(e1));
     CK(cudaStreamDestroy(s));
@@ -256,6 +284,41 @@ static void bench_device(scz_ctx *gpu, const input *in, const void *h_src, doubl
     CK(cudaFree(d_src));
     CK(cudaFree(d_z));
     CK(cudaFree(d_out));
+}
+
+static void print_nvcomp(double copy) {
+    char desc[256];
+    int have = nvc_describe(desc, sizeof desc);
+    printf("\n%s\n", desc);
+    if (!have || !g_nvcomp) {
+        if (have) printf("nvCOMP rows skipped (--no-nvcomp)\n");
+        return;
+    }
+    printf("nvCOMP device to device on the same device buffers, median of %d after %d warm-up; GB/s = raw bytes / "
+           "time / 1e9; %% = of the copy bandwidth; ratio = raw / sum of compressed chunks\n",
+           g_reps, g_warmup);
+    printf("%-34s %-3s %-9s %-29s %6s %9s %6s %9s %6s  %s\n", "file", "dt", "codec", "config", "ratio", "comp GB/s",
+           "%copy", "dec GB/s", "%copy", "check");
+    int bad = 0;
+    for (int i = 0; i < g_nnvc; i++) {
+        const nvc_file *f = &g_nvc[i];
+        for (int k = 0; k < f->nrows; k++) {
+            const nvc_row *r = &f->rows[k];
+            if (!r->ok) {
+                printf("%-34s %-3s %-9s %-29s FAIL: %s\n", f->name, f->dtype, r->codec, r->config, r->err);
+                bad++;
+                if (r->mismatch) g_fail = 1;
+                continue;
+            }
+            double ratio = (double)f->raw / r->stream;
+            printf("%-34s %-3s %-9s %-29s %6.3f %9.1f %5.1f%% %9.1f %5.1f%%  exact\n", f->name, f->dtype, r->codec,
+                   r->config, ratio, r->comp, 100 * r->comp / copy, r->dec, 100 * r->dec / copy);
+            if (g_csv)
+                fprintf(g_csv, "nvcomp-%s:%s,%s,%s,%zu,%zu,%.4f,%.2f,%.2f,%.2f,exact\n", r->codec, f->name,
+                        f->dtype, f->dims, f->raw, r->stream, ratio, r->comp, r->dec, copy);
+        }
+    }
+    printf("nvCOMP: %s\n", bad ? "some rows not measured (FAIL above)" : "all round trips exact");
 }
 
 /* Host-to-host: streamed GPU path vs the CPU backend; wall clock, median. */
@@ -333,7 +396,7 @@ done:
 static void usage(void) {
     fprintf(stderr,
             "usage: scz_bench_gpu [--data DIR] [--file PATH]... [--only S1,S2] [--reps N] [--warmup N]\n"
-            "                     [--chunk BYTES] [--host] [--big GIB] [--csv FILE]\n");
+            "                     [--chunk BYTES] [--host] [--big GIB] [--csv FILE] [--no-nvcomp]\n");
     exit(2);
 }
 
@@ -362,6 +425,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--warmup") && v) g_warmup = atoi(argv[++i]);
         else if (!strcmp(a, "--chunk") && v) g_chunk = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(a, "--host")) g_host = 1;
+        else if (!strcmp(a, "--no-nvcomp")) g_nvcomp = 0;
         else if (!strcmp(a, "--big") && v) g_big_gib = atof(argv[++i]);
         else if (!strcmp(a, "--csv") && v) csv = argv[++i];
         else usage();
@@ -428,6 +492,7 @@ int main(int argc, char **argv) {
         bench_device(gpu, &ins[i], h, copy);
         free(h);
     }
+    print_nvcomp(copy);
     if (g_host) {
         printf("\nhost to host (pageable buffers, streamed through pinned staging; wall clock, median of 3 after 1 "
                "warm-up):\n");
@@ -463,6 +528,7 @@ int main(int argc, char **argv) {
         free(h);
     }
     if (g_csv) fclose(g_csv);
+    free(g_nvc);
     scz_ctx_destroy(gpu);
     scz_ctx_destroy(cpu);
     printf("%s\n", g_fail ? "FAIL" : "all round trips exact");
