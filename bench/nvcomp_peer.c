@@ -12,6 +12,7 @@
  * Every round trip is checked byte for byte against the host copy, and
  * every chunk's status must be nvcompSuccess.
  */
+#include "median.h"
 #include "nvcomp_peer.h"
 
 #include <stdio.h>
@@ -194,14 +195,6 @@ int nvc_describe(char *buf, size_t n) {
     return 1;
 }
 
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* CUDA failure: recorded in the row, the measurement of that codec stops. */
 #define CKR(call)                                                                                             \
@@ -333,8 +326,8 @@ static void bench_one(const codec *c, const void *d_src, const void *h_src, size
         row->mismatch = 1;
         goto done;
     }
-    row->comp = median(tc, reps);
-    row->dec = median(td, reps);
+    row->comp = bench_median(tc, reps);
+    row->dec = bench_median(td, reps);
     row->ok = 1;
 done:
     if (e0) cudaEventDestroy(e0);

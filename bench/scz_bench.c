@@ -10,6 +10,7 @@
  * FAIL and makes the exit status nonzero. Results go to a table on stdout
  * and to a CSV file.
  */
+#include "median.h"
 #include "bench.h"
 
 #include <ctype.h>
@@ -574,15 +575,6 @@ static double now_s(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int cmp_dbl(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_dbl);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static int grow(uint8_t **p, size_t *cap, size_t need) {
     if (*cap >= need) return 0;
@@ -647,8 +639,8 @@ static void measure(bench_runner *r, const bench_field *f, const options *o, buf
         }
         if (i >= o->warmup) td[i - o->warmup] = t1 - t0;
     }
-    res->t_comp = median(tc, o->reps);
-    res->t_dec = median(td, o->reps);
+    res->t_comp = bench_median(tc, o->reps);
+    res->t_dec = bench_median(td, o->reps);
     res->exact = memcmp(b->dec, f->data, f->bytes) == 0;
     scz_stats_compute(f->dtype, f->data, b->dec, f->count, &res->st);
     if (r->lossless && !res->exact) {

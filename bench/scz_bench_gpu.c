@@ -20,6 +20,7 @@
  * Throughput = raw (uncompressed) bytes / time, in GB/s (1e9 bytes/s).
  */
 #define _POSIX_C_SOURCE 200809L
+#include "median.h"
 #include "nvcomp_peer.h"
 #include "scz.h"
 
@@ -66,14 +67,6 @@ static double now(void) {
     return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* NAME_D1xD2xD3.f32, dims slowest first in the name: shape fastest first. */
 static int parse_name(const char *path, input *in) {
@@ -165,7 +158,7 @@ static double copy_bw(size_t bytes, int reps) {
     CK(cudaEventDestroy(e1));
     CK(cudaFree(a));
     CK(cudaFree(b));
-    return median(t, reps);
+    return bench_median(t, reps);
 }
 
 static double pcie_bw(size_t bytes, int h2d) {
@@ -182,7 +175,7 @@ static double pcie_bw(size_t bytes, int h2d) {
     }
     CK(cudaFreeHost(h));
     CK(cudaFree(d));
-    return median(t + 2, 6);
+    return bench_median(t + 2, 6);
 }
 
 static const char *dims_str(const scz_shape *s, char *buf, size_t n) {
@@ -255,7 +248,7 @@ static void bench_device(scz_ctx *gpu, const input *in, const void *h_src, doubl
         }
         free(h);
         char dims[96];
-        double mc = median(tc, n), md = median(td, n);
+        double mc = bench_median(tc, n), md = bench_median(td, n);
         printf("%-34s %-3s %-14s %8.1f %6.3f %9.1f %5.1f%% %9.1f %5.1f%%  %s\n", in->name,
                scz_dtype_name(in->shape.dtype), dims_str(&in->shape, dims, sizeof dims), raw / 1e6,
                (double)raw / zn, mc, 100 * mc / copy, md, 100 * md / copy, check);
@@ -379,7 +372,7 @@ static void bench_host(scz_ctx *gpu, scz_ctx *cpu, const char *name, const scz_s
     {
         int same = zn == zcn && memcmp(z, zc, zn) == 0;
         if (!same) g_fail = 1;
-        double gc = median(t[0], reps), gd = median(t[1], reps), cc = median(t[2], reps), cd = median(t[3], reps);
+        double gc = bench_median(t[0], reps), gd = bench_median(t[1], reps), cc = bench_median(t[2], reps), cd = bench_median(t[3], reps);
         printf("%-34s %8.1f MB  GPU-host comp %6.2f dec %6.2f GB/s | CPU comp %6.2f dec %6.2f GB/s | "
                "x%.1f/x%.1f | streams %s | device mem used <= %.0f MiB\n",
                name, raw / 1e6, gc, gd, cc, cd, gc / cc, gd / cd, same ? "identical" : "DIFFER (FAIL)",
