@@ -21,18 +21,6 @@ static scz_ctx *new_ctx(int threads) {
     return c;
 }
 
-/* Compresses with a bound-sized buffer; returns the malloc'ed stream. */
-static uint8_t *compress(scz_ctx *c, const scz_params *p, const scz_shape *s, const void *src, size_t *n) {
-    size_t bound = scz_compress_bound(s, p);
-    uint8_t *z = malloc(bound ? bound : 1);
-    scz_status r = scz_compress(c, p, s, src, z, bound, n);
-    CHECK(r == SCZ_OK, "compress: %s (%s)", st(r), scz_ctx_last_error(c));
-    if (r) {
-        free(z);
-        return NULL;
-    }
-    return z;
-}
 
 static void test_names(void) {
     const char *seen[16];
@@ -301,7 +289,7 @@ static void test_inspect(void) {
         p.chunk_bytes = cases[k].chunk_bytes;
         size_t raw, n = 0;
         void *src = gen_field(GEN_NOISY, s, k, &raw);
-        uint8_t *z = compress(c, &p, s, src, &n);
+        uint8_t *z = tu_compress(c, &p, s, src, &n, "test_api");
         if (!z) {
             free(src);
             continue;
@@ -346,7 +334,7 @@ static void test_inspect(void) {
         for (int th = 0; th <= 3; th++) {
             scz_ctx *c2 = new_ctx(th);
             size_t n2 = 0;
-            uint8_t *z2 = compress(c2, &p, s, src, &n2);
+            uint8_t *z2 = tu_compress(c2, &p, s, src, &n2, "test_api");
             CHECK(z2 && n2 == n && memcmp(z, z2, n) == 0, "case %zu: %d threads write another stream", k, th);
             free(z2);
             scz_ctx_destroy(c2);
@@ -361,16 +349,16 @@ static void test_inspect(void) {
     scz_params_init(&p, SCZ_CODEC_NDZIP);
     size_t na, nb;
     p.chunk_bytes = 1;
-    uint8_t *a = compress(c, &p, &s, src, &na);
+    uint8_t *a = tu_compress(c, &p, &s, src, &na, "test_api");
     p.chunk_bytes = 4096;
-    uint8_t *b = compress(c, &p, &s, src, &nb);
+    uint8_t *b = tu_compress(c, &p, &s, src, &nb, "test_api");
     CHECK(a && b && na == nb && memcmp(a, b, na) == 0, "chunk_bytes 1 == 4096");
     free(a);
     free(b);
     p.chunk_bytes = 1ull << 40;
-    a = compress(c, &p, &s, src, &na);
+    a = tu_compress(c, &p, &s, src, &na, "test_api");
     p.chunk_bytes = 1ull << 30;
-    b = compress(c, &p, &s, src, &nb);
+    b = tu_compress(c, &p, &s, src, &nb, "test_api");
     CHECK(a && b && na == nb && memcmp(a, b, na) == 0, "chunk_bytes 2^40 == 2^30");
     free(a);
     free(b);
@@ -412,7 +400,7 @@ static void test_dst_too_small(void) {
     for (int f = 0; f < 2; f++) {
         void *src = gen_field(fams[f], &s, 8, NULL);
         size_t n = 0;
-        uint8_t *ref = compress(c, &p, &s, src, &n);
+        uint8_t *ref = tu_compress(c, &p, &s, src, &n, "test_api");
         if (!ref) continue;
         /* every capacity inside header and table, near each chunk's end and
          * near the stream's end; a stride elsewhere */
@@ -543,7 +531,7 @@ static void test_progress(void) {
     prog pr = {0, 1, 1, 0, 0, pthread_self()};
     scz_ctx_set_progress(c, on_progress, &pr);
     size_t n = 0;
-    uint8_t *z = compress(c, &par, &s, src, &n);
+    uint8_t *z = tu_compress(c, &par, &s, src, &n, "test_api");
     scz_info info;
     CHECK(z && scz_inspect(z, n, &info) == SCZ_OK && info.num_chunks > 1, "multi-chunk stream");
     CHECK(pr.calls == (int)info.num_chunks && pr.monotone && pr.same_thread && pr.last == raw && pr.total == raw,

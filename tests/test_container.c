@@ -36,7 +36,6 @@ static uint64_t dbits(double d) {
     return u;
 }
 /* Recomputes the header checksum after an edit (FORMAT.md 2: XXH64 of 0..119). */
-static void reseal(uint8_t *h) { put64(h + 120, XXH64(h, 120, 0)); }
 
 static const char *st(scz_status s) { return scz_status_string(s); }
 
@@ -191,13 +190,13 @@ static void test_header_rejects(void) {
         put16(b + 8, (uint16_t)v);
         s = scz__header_read(NULL, b, sizeof b, &r);
         CHECK(s == SCZ_ERR_VERSION, "version %d (stale checksum): %s", v, st(s));
-        reseal(b);
+        tu_reseal_header(b);
         s = scz__header_read(NULL, b, sizeof b, &r);
         CHECK(s == SCZ_ERR_VERSION, "version %d: %s", v, st(s));
     }
     memcpy(b, good, sizeof b);
     put16(b + 8, 0xFFFF);
-    reseal(b);
+    tu_reseal_header(b);
     CHECK(scz__header_read(NULL, b, sizeof b, &r) == SCZ_ERR_VERSION, "version 65535");
 
     /* every single-bit flip: magic -> NOT_SCZ, version -> VERSION, else CHECKSUM */
@@ -265,7 +264,7 @@ static void test_header_rejects(void) {
         else if (edits[i].size == 2) put16(b + edits[i].off, (uint16_t)edits[i].value);
         else if (edits[i].size == 4) put32(b + edits[i].off, (uint32_t)edits[i].value);
         else put64(b + edits[i].off, edits[i].value);
-        reseal(b);
+        tu_reseal_header(b);
         s = scz__header_read(NULL, b, sizeof b, &r);
         if (edits[i].bad) CHECK(s != SCZ_OK, "%s must be rejected", edits[i].what);
         else CHECK(s == SCZ_OK, "%s must be accepted: %s", edits[i].what, st(s));
@@ -288,7 +287,7 @@ static void test_header_rejects(void) {
         b[14] = (uint8_t)ov[i].rank;
         for (int d = 0; d < 4; d++) put64(b + 16 + 8 * d, ov[i].d[d]);
         put64(b + 56, 1);
-        reseal(b);
+        tu_reseal_header(b);
         s = scz__header_read(NULL, b, sizeof b, &r);
         CHECK(s == SCZ_ERR_OVERFLOW, "overflowing dims case %zu: %s", i, st(s));
     }
@@ -299,15 +298,15 @@ static void test_header_rejects(void) {
     put64(b + 48, 0);
     put64(b + 56, 0);
     put32(b + 64, 0);
-    reseal(b);
+    tu_reseal_header(b);
     s = scz__header_read(NULL, b, sizeof b, &r);
     CHECK(s == SCZ_OK && r.raw_bytes == 0 && r.num_chunks == 0, "empty array header: %s", st(s));
     put32(b + 64, 1);
-    reseal(b);
+    tu_reseal_header(b);
     CHECK(scz__header_read(NULL, b, sizeof b, &r) != SCZ_OK, "empty array with 1 chunk");
     put32(b + 64, 0);
     put64(b + 48, 4);
-    reseal(b);
+    tu_reseal_header(b);
     CHECK(scz__header_read(NULL, b, sizeof b, &r) != SCZ_OK, "empty array with raw_bytes 4");
 
     /* chunk raw size limit: 1 GiB unless the slab is one slice */
@@ -327,7 +326,7 @@ static void test_header_rejects(void) {
         put64(b + 48, lim[i].d0 * lim[i].d1 * 4);
         put64(b + 56, lim[i].slab);
         put32(b + 64, (uint32_t)((lim[i].d1 + lim[i].slab - 1) / lim[i].slab));
-        reseal(b);
+        tu_reseal_header(b);
         s = scz__header_read(NULL, b, sizeof b, &r);
         if (lim[i].ok) CHECK(s == SCZ_OK, "chunk limit case %zu accepted: %s", i, st(s));
         else CHECK(s == SCZ_ERR_CORRUPT, "chunk limit case %zu rejected: %s", i, st(s));
@@ -358,10 +357,6 @@ static void fill_entries(scz_chunk_entry *e, uint32_t n, uint64_t seed) {
     }
 }
 
-static void reseal_table(uint8_t *s, uint32_t n) {
-    uint8_t *t = s + SCZ_HEADER_SIZE;
-    put64(t + 32ull * n, XXH64(t, 32ull * n, 0));
-}
 
 static void test_table(void) {
     CHECK(scz__table_size(0) == 8 && scz__table_size(3) == 104, "table sizes");
@@ -441,17 +436,17 @@ static void test_table(void) {
                 uint8_t *p = s + SCZ_HEADER_SIZE + 32ull * i;
                 uint64_t old = le64(p);
                 put64(p, old + (uint64_t)deltas[d]);
-                reseal_table(s, n);
+                tu_reseal_table(s, n);
                 scz_status r = scz__table_check(NULL, &h, s, (size_t)size, &end);
                 CHECK(r == SCZ_ERR_CORRUPT, "chunk %u offset %+lld: %s", i, (long long)deltas[d], st(r));
                 put64(p, old);
             }
         /* reserved field */
         s[SCZ_HEADER_SIZE + 32 + 28] = 1;
-        reseal_table(s, n);
+        tu_reseal_table(s, n);
         CHECK(scz__table_check(NULL, &h, s, (size_t)size, &end) == SCZ_ERR_CORRUPT, "reserved entry field");
         s[SCZ_HEADER_SIZE + 32 + 28] = 0;
-        reseal_table(s, n);
+        tu_reseal_table(s, n);
         CHECK(scz__table_check(NULL, &h, s, (size_t)size, &end) == SCZ_OK, "restored");
 
         /* a size that wraps the position around 2^64 back onto a plausible
@@ -465,7 +460,7 @@ static void test_table(void) {
         put64(t + 64 + 8, 1);
         put64(t + 96, tend + 1);
         put64(t + 96 + 8, 1);
-        reseal_table(s, n);
+        tu_reseal_table(s, n);
         scz_status r = scz__table_check(NULL, &h, s, (size_t)size, &end);
         CHECK(r == SCZ_ERR_OVERFLOW, "wrapping chunk size: %s", st(r));
         /* the last size huge (no wrap): truncated */
@@ -473,7 +468,7 @@ static void test_table(void) {
         free(s);
         s = make_stream(e, n, &size);
         put64(s + SCZ_HEADER_SIZE + 96 + 8, UINT64_MAX - 1000);
-        reseal_table(s, n);
+        tu_reseal_table(s, n);
         r = scz__table_check(NULL, &h, s, (size_t)size, &end);
         CHECK(r == SCZ_ERR_TRUNCATED || r == SCZ_ERR_OVERFLOW, "huge last size: %s", st(r));
         free(s);

@@ -47,21 +47,6 @@ static const char *st(scz_status s) { return scz_status_string(s); }
         }                                                                                                      \
     } while (0)
 
-static uint8_t *compress(scz_ctx *ctx, const scz_params *p, const scz_shape *s, const void *src, size_t *n,
-                         const char *what) {
-    size_t bound = scz_compress_bound(s, p);
-    CHECK(bound > 0, "%s: bound 0", what);
-    if (!bound) return NULL;
-    uint8_t *dst = tu_guarded_alloc(bound, 0xCD);
-    scz_status r = scz_compress(ctx, p, s, src, dst, bound, n);
-    CHECK(r == SCZ_OK, "%s: compress: %s (%s)", what, st(r), scz_ctx_last_error(ctx));
-    CHECK(tu_guard_intact(dst, bound), "%s: compress wrote past dst_cap", what);
-    if (r) {
-        free(dst);
-        return NULL;
-    }
-    return dst;
-}
 
 static void check_decode(scz_ctx *ctx, const uint8_t *z, size_t zn, const void *ref, size_t raw,
                          const char *what) {
@@ -163,11 +148,11 @@ static void compare(const scz_shape *s, const void *data, uint64_t chunk_bytes, 
     scz_params_init(&p, SCZ_CODEC_NDZIP);
     p.chunk_bytes = chunk_bytes;
     size_t raw = gen_bytes(s), nc = 0, ng = 0, ns = 0;
-    uint8_t *zc = compress(cpu, &p, s, data, &nc, what);
+    uint8_t *zc = tu_compress(cpu, &p, s, data, &nc, what);
     if (!zc) return;
     scz_ctx *gctx[2] = {gpu, gpu_small};
     for (int k = 0; k < 2; k++) {
-        uint8_t *zg = compress(gctx[k], &p, s, data, k ? &ns : &ng, what);
+        uint8_t *zg = tu_compress(gctx[k], &p, s, data, k ? &ns : &ng, what);
         size_t n = k ? ns : ng;
         n_streams++;
         if (zg) {
@@ -270,17 +255,6 @@ static void test_real_data(void) {
     free(files);
 }
 
-/* Rewrites chunk i's checksum and the table checksum after a payload edit,
- * so that the decoder's own validation is what catches the damage. */
-static void reseal(uint8_t *z, uint32_t i) {
-    scz_chunk_entry e;
-    scz_header h;
-    scz__header_read(NULL, z, SCZ_HEADER_SIZE, &h);
-    scz__table_entry(z + SCZ_HEADER_SIZE, i, &e);
-    scz__st64(z + SCZ_HEADER_SIZE + 32ull * i + 16, scz__checksum(z + e.offset, e.size, h.cksum_block_log2, 1));
-    uint64_t tb = 32ull * h.num_chunks;
-    scz__st64(z + SCZ_HEADER_SIZE + tb, XXH64(z + SCZ_HEADER_SIZE, (size_t)tb, 0));
-}
 
 static void corrupt_case(const uint8_t *z0, size_t n, const scz_shape *s, void (*edit)(uint8_t *, size_t),
                          const char *what) {
@@ -324,12 +298,12 @@ static void ed_flip(uint8_t *z, size_t n) { z[n - 3] ^= 0x10; }
 static void ed_offset(uint8_t *z, size_t n) {
     (void)n;
     scz__st32(z + pay0(z) + 4, 0xFFFFFFF0u); /* hypercube 1's end */
-    reseal(z, 0);
+    tu_reseal_chunk(z, 0);
 }
 static void ed_offset_back(uint8_t *z, size_t n) {
     (void)n;
     scz__st32(z + pay0(z), scz__ld32(z + pay0(z)) + 8); /* hypercube 0 longer, 1 shorter */
-    reseal(z, 0);
+    tu_reseal_chunk(z, 0);
 }
 /* Hypercubes of chunk 0 (FORMAT.md 6.1). */
 static uint64_t n_hc0(const uint8_t *z) {
@@ -349,7 +323,7 @@ static uint64_t n_hc0(const uint8_t *z) {
 static void ed_head(uint8_t *z, size_t n) {
     (void)n;
     z[pay0(z) + 4 * n_hc0(z)] ^= 0x01; /* hypercube 0's first head: one column more or less */
-    reseal(z, 0);
+    tu_reseal_chunk(z, 0);
 }
 
 static void test_corrupt(void) {
@@ -365,7 +339,7 @@ static void test_corrupt(void) {
     void *data = gen_field(GEN_NOISY, &s, 5, &bytes);
     scz_params p;
     scz_params_init(&p, SCZ_CODEC_NDZIP);
-    uint8_t *z = compress(cpu, &p, &s, data, &n, "corrupt base");
+    uint8_t *z = tu_compress(cpu, &p, &s, data, &n, "corrupt base");
     if (z) {
         corrupt_case(z, n, &s, ed_flip, "payload byte flipped");
         corrupt_case(z, n, &s, ed_offset, "hypercube offset out of range");

@@ -53,21 +53,7 @@ static uint64_t get64(const uint8_t *p) {
 static uint32_t get32(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
-
-/* ---- white-box resealing (FORMAT.md sections 2, 4, 5) ---- */
-static void reseal_header(uint8_t *z) { put64(z + 120, XXH64(z, 120, 0)); }
 static uint32_t nchunks_of(const uint8_t *z) { return get32(z + 64); }
-static void reseal_table(uint8_t *z) {
-    uint32_t n = nchunks_of(z);
-    uint8_t *t = z + SCZ_HEADER_SIZE;
-    put64(t + 32ull * n, XXH64(t, 32ull * n, 0));
-}
-/* Recomputes chunk i's checksum from its payload, then the table checksum. */
-static void reseal_chunk(uint8_t *z, uint32_t i) {
-    uint8_t *e = z + SCZ_HEADER_SIZE + 32ull * i;
-    put64(e + 16, scz__checksum(z + get64(e), get64(e + 8), z[68], 1));
-    reseal_table(z);
-}
 
 /* A status must be a known error and, with a context, come with a message. */
 static int is_error(scz_status s) { return s > SCZ_OK && s <= SCZ_ERR_INTERNAL && s != SCZ_ERR_INTERNAL; }
@@ -336,7 +322,7 @@ static void test_resealed(const stream *s, int trials) {
             for (uint64_t k = 0; k < size; k++) c[off + k] = (uint8_t)rnd();
             break;
         }
-        reseal_chunk(c, i);
+        tu_reseal_chunk(c, i);
         scz_status r = decode(t & 1 ? ctx1 : ctx2, c, s->n, s->raw, s->name);
         if (r == SCZ_OK) accepted_resealed++;
         else if (is_error(r)) rejected_resealed++;
@@ -375,7 +361,7 @@ static void test_resealed_must_fail(const stream *s) {
         CHECK(H > 0, "%s chunk %u: payload is 4*H + end[H-1] bytes", s->name, i);
         if (!H) continue;
         c[off + 4ull * H + rnd() % (s->shape.dtype == SCZ_DTYPE_F32 ? 4 : 8)] ^= (uint8_t)(1u << (rnd() % 8));
-        reseal_chunk(c, i);
+        tu_reseal_chunk(c, i);
         scz_status r = decode(ctx2, c, s->n, s->raw, s->name);
         CHECK(r == SCZ_ERR_CORRUPT, "%s chunk %u: head bit flip behind valid checksums: %s", s->name, i, st(r));
     }
@@ -385,7 +371,7 @@ static void test_resealed_must_fail(const stream *s) {
         uint64_t size = get64(e + 8);
         if (size < k) break;
         put64(e + 8, size - k);
-        reseal_chunk(c, last);
+        tu_reseal_chunk(c, last);
         scz_status r = decode_copy(ctx1, c, s->n - k, s->raw, s->name);
         CHECK(is_error(r), "%s: last payload shortened by %llu: %s", s->name, (unsigned long long)k, st(r));
     }
@@ -394,7 +380,7 @@ static void test_resealed_must_fail(const stream *s) {
         memcpy(c, s->z, s->n);
         for (uint64_t j = 0; j < k; j++) c[s->n + j] = (uint8_t)(j & 1 ? rnd() : 0);
         put64(e + 8, get64(e + 8) + k);
-        reseal_chunk(c, last);
+        tu_reseal_chunk(c, last);
         scz_status r = decode_copy(ctx2, c, s->n + k, s->raw, s->name);
         CHECK(is_error(r), "%s: last payload with %llu extra bytes: %s", s->name, (unsigned long long)k, st(r));
     }
@@ -408,7 +394,7 @@ static void test_resealed_must_fail(const stream *s) {
             put64(ei + 8, 0);
             put64(ei + 16, XXH64("", 0, 0));
         }
-        reseal_table(c);
+        tu_reseal_table(c, nchunks_of(c));
         scz_status r = decode_copy(ctx1, c, tend, s->raw, s->name);
         CHECK(is_error(r), "%s: empty payloads: %s", s->name, st(r));
     }
@@ -416,7 +402,7 @@ static void test_resealed_must_fail(const stream *s) {
     for (int v = 0; v < 2; v++) {
         memcpy(c, s->z, s->n);
         put32(e + 24, v ? 0xFFFFFFFFu : get32(e + 24) ^ 1);
-        reseal_table(c);
+        tu_reseal_table(c, nchunks_of(c));
         scz_status r = decode(ctx1, c, s->n, s->raw, s->name);
         CHECK(is_error(r), "%s: codec_info changed to %u: %s", s->name, get32(e + 24), st(r));
     }
@@ -438,7 +424,7 @@ static scz_status apply_edit(const stream *s, uint8_t *c, const edit *e) {
         c[e->off + 1] = (uint8_t)(e->v >> 8);
     } else if (e->size == 4) put32(c + e->off, (uint32_t)e->v);
     else put64(c + e->off, e->v);
-    reseal_header(c);
+    tu_reseal_header(c);
     return decode(ctx2, c, s->n, s->raw, s->name);
 }
 
@@ -522,7 +508,7 @@ static void test_absurd_headers(const stream *s) {
         c[13] = (uint8_t)others[k];
         uint64_t raw = s->raw / scz_dtype_size(s->shape.dtype) * scz_dtype_size(others[k]);
         put64(c + 48, raw);
-        reseal_header(c);
+        tu_reseal_header(c);
         scz_status r = decode(ctx1, c, s->n, (size_t)raw, s->name);
         int isfloat = others[k] == SCZ_DTYPE_F32 || others[k] == SCZ_DTYPE_F64;
         int takes = s->codec == SCZ_CODEC_HUFFMAN ? !isfloat && others[k] != SCZ_DTYPE_U64 : isfloat;
@@ -536,7 +522,7 @@ static void test_absurd_headers(const stream *s) {
         memcpy(c, s->z, s->n);
         put64(c + 16, s->shape.dims[1]);
         put64(c + 24, s->shape.dims[0]);
-        reseal_header(c);
+        tu_reseal_header(c);
         scz_status r = decode(ctx2, c, s->n, s->raw, s->name);
         CHECK(r == SCZ_OK || is_error(r), "%s: permuted dims: %s", s->name, st(r));
     }

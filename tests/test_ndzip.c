@@ -17,24 +17,6 @@ static int cases_run;
 
 static const char *st(scz_status s) { return scz_status_string(s); }
 
-/* Compresses into a fresh buffer of scz_compress_bound bytes (plus a guard).
- * Returns the stream (NULL on failure) and its size. */
-static uint8_t *compress(scz_ctx *ctx, const scz_params *p, const scz_shape *s, const void *src,
-                         size_t *size, const char *what) {
-    size_t bound = scz_compress_bound(s, p);
-    CHECK(bound > 0, "%s: compress_bound is 0", what);
-    if (!bound) return NULL;
-    uint8_t *dst = tu_guarded_alloc(bound, 0xCD);
-    scz_status r = scz_compress(ctx, p, s, src, dst, bound, size);
-    CHECK(r == SCZ_OK, "%s: compress: %s (%s)", what, st(r), scz_ctx_last_error(ctx));
-    CHECK(tu_guard_intact(dst, bound), "%s: compress wrote past dst_cap", what);
-    if (r != SCZ_OK) {
-        free(dst);
-        return NULL;
-    }
-    CHECK(*size <= bound, "%s: stream %zu > bound %zu", what, *size, bound);
-    return dst;
-}
 
 /* Decompresses and compares bit for bit; checks the guard and the shape. */
 static void check_decompress(scz_ctx *ctx, const uint8_t *z, size_t zn, const scz_shape *s,
@@ -105,11 +87,11 @@ static void run_case(gen_family fam, const gen_shape_def *sd, scz_dtype dt, uint
         snprintf(what, sizeof what, "%s %s %s chunk %llu", gen_family_name(fam), sd->name, scz_dtype_name(dt),
                  (unsigned long long)p.chunk_bytes);
         size_t na = 0, nb = 0, nc = 0;
-        uint8_t *a = compress(ctx1, &p, &s, src, &na, what);
+        uint8_t *a = tu_compress(ctx1, &p, &s, src, &na, what);
         if (!a) continue;
         check_decompress(ctx2, a, na, &s, src, what);
         if (ci < 2) { /* threads 1 vs 2: identical bytes */
-            uint8_t *b = compress(ctx2, &p, &s, src, &nb, what);
+            uint8_t *b = tu_compress(ctx2, &p, &s, src, &nb, what);
             CHECK(b && nb == na && memcmp(a, b, na) == 0, "%s: 1 and 2 threads write different streams (%zu vs %zu)",
                   what, na, nb);
             free(b);
@@ -117,7 +99,7 @@ static void run_case(gen_family fam, const gen_shape_def *sd, scz_dtype dt, uint
         if (ci == 1) {
             check_chunks(ctx1, a, na, &s, src, what);
             /* determinism: again, after other work has dirtied the scratch */
-            uint8_t *c = compress(ctx1, &p, &s, src, &nc, what);
+            uint8_t *c = tu_compress(ctx1, &p, &s, src, &nc, what);
             CHECK(c && nc == na && memcmp(a, c, na) == 0, "%s: compressing twice differs", what);
             free(c);
         }
@@ -237,10 +219,10 @@ static void test_real_data(void) {
         scz_params p;
         scz_params_init(&p, SCZ_CODEC_NDZIP);
         size_t na = 0, nb = 0;
-        uint8_t *a = compress(ctx2, &p, &files[i].shape, data, &na, files[i].name);
+        uint8_t *a = tu_compress(ctx2, &p, &files[i].shape, data, &na, files[i].name);
         if (a) {
             check_decompress(ctx2, a, na, &files[i].shape, data, files[i].name);
-            uint8_t *b = compress(ctx1, &p, &files[i].shape, data, &nb, files[i].name);
+            uint8_t *b = tu_compress(ctx1, &p, &files[i].shape, data, &nb, files[i].name);
             CHECK(b && na == nb && memcmp(a, b, na) == 0, "%s: 1 and 2 threads differ", files[i].name);
             free(b);
             double ratio = (double)na / (double)size;
@@ -254,7 +236,7 @@ static void test_real_data(void) {
         p.chunk_bytes = 256 * 1024;
         char what[300];
         snprintf(what, sizeof what, "%s chunk 256K", files[i].name);
-        a = compress(ctx2, &p, &files[i].shape, data, &na, what);
+        a = tu_compress(ctx2, &p, &files[i].shape, data, &na, what);
         if (a) {
             check_decompress(ctx1, a, na, &files[i].shape, data, what);
             free(a);

@@ -1,6 +1,10 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "testutil.h"
 
+#include "format/container.h"
+
+#include <xxhash.h>
+
 #include <dirent.h>
 #include <string.h>
 #include <time.h>
@@ -111,4 +115,36 @@ double tu_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+uint8_t *tu_compress(scz_ctx *ctx, const scz_params *p, const scz_shape *s, const void *src, size_t *size,
+                     const char *what) {
+    size_t bound = scz_compress_bound(s, p);
+    CHECK(bound > 0, "%s: compress_bound is 0", what);
+    if (!bound) return NULL;
+    uint8_t *dst = tu_guarded_alloc(bound, 0xCD);
+    if (!dst) return NULL;
+    scz_status r = scz_compress(ctx, p, s, src, dst, bound, size);
+    CHECK(r == SCZ_OK, "%s: compress: %s (%s)", what, scz_status_string(r), scz_ctx_last_error(ctx));
+    CHECK(tu_guard_intact(dst, bound), "%s: compress wrote past dst_cap", what);
+    if (r != SCZ_OK) {
+        free(dst);
+        return NULL;
+    }
+    CHECK(*size <= bound, "%s: stream %zu > bound %zu", what, *size, bound);
+    return dst;
+}
+
+void tu_reseal_header(uint8_t *z) { scz__st64(z + SCZ_HEADER_SIZE - 8, XXH64(z, SCZ_HEADER_SIZE - 8, 0)); }
+
+void tu_reseal_table(uint8_t *z, uint32_t nchunks) {
+    uint8_t *t = z + SCZ_HEADER_SIZE;
+    uint64_t tb = (uint64_t)SCZ_CHUNK_ENTRY_SIZE * nchunks;
+    scz__st64(t + tb, XXH64(t, (size_t)tb, 0));
+}
+
+void tu_reseal_chunk(uint8_t *z, uint32_t i) {
+    uint8_t *e = z + SCZ_HEADER_SIZE + (uint64_t)SCZ_CHUNK_ENTRY_SIZE * i;
+    scz__st64(e + 16, scz__checksum(z + scz__ld64(e), scz__ld64(e + 8), z[68], 1));
+    tu_reseal_table(z, scz__ld32(z + 64));
 }

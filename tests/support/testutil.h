@@ -65,4 +65,18 @@ size_t tu_first_diff(const void *a, const void *b, size_t n);
 /* Monotonic wall clock in seconds. */
 double tu_now(void);
 
+/* Compresses src into a fresh guarded buffer of scz_compress_bound bytes,
+ * CHECKing the status and that nothing was written past the bound. Returns
+ * the stream (free with free()) and its size, or NULL on failure. */
+uint8_t *tu_compress(scz_ctx *ctx, const scz_params *p, const scz_shape *s, const void *src, size_t *size,
+                     const char *what);
+
+/* ---- white-box resealing (FORMAT.md sections 2, 4, 5): after an edit,
+ * recompute the checksums so the decoder's own validation is exercised ---- */
+void tu_reseal_header(uint8_t *z);                  /* header checksum */
+void tu_reseal_table(uint8_t *z, uint32_t nchunks); /* table checksum */
+/* Chunk i's checksum from its payload, then the table checksum (z must hold
+ * a valid header and table layout). */
+void tu_reseal_chunk(uint8_t *z, uint32_t i);
+
 #endif
