@@ -197,8 +197,8 @@ const char *scz_ctx_last_error(const scz_ctx *ctx) { return ctx ? ctx->msg : "no
 
 /* Builds the header of a compression request (everything but the data-
  * dependent fields a codec's prepare() fills in) and checks it. */
-static scz_status plan(scz_ctx *ctx, const scz_params *p, const scz_shape *s, scz_header *h,
-                       const scz_codec_ops **ops_out) {
+scz_status scz__plan(scz_ctx *ctx, const scz_params *p, const scz_shape *s, scz_header *h,
+                     const scz_codec_ops **ops_out) {
     if (!p || !s) return scz__fail(ctx, SCZ_ERR_ARG, "params and shape must not be NULL");
     const scz_codec_ops *ops = scz__codec_ops(p->codec);
     if (!scz_codec_name(p->codec))
@@ -265,11 +265,6 @@ static scz_status plan(scz_ctx *ctx, const scz_params *p, const scz_shape *s, sc
     return SCZ_OK;
 }
 
-scz_status scz__plan(scz_ctx *ctx, const scz_params *p, const scz_shape *s, scz_header *h,
-                     const scz_codec_ops **ops) {
-    return plan(ctx, p, s, h, ops);
-}
-
 /* Sum of the chunk bounds plus header and table; 0 on overflow. */
 static uint64_t stream_bound(const scz_codec_ops *ops, const scz_header *h) {
     uint64_t total = SCZ_HEADER_SIZE + scz__table_size(h->num_chunks);
@@ -287,7 +282,7 @@ static uint64_t stream_bound(const scz_codec_ops *ops, const scz_header *h) {
 size_t scz_compress_bound(const scz_shape *shape, const scz_params *params) {
     scz_header h;
     const scz_codec_ops *ops;
-    if (plan(NULL, params, shape, &h, &ops) != SCZ_OK) return 0;
+    if (scz__plan(NULL, params, shape, &h, &ops) != SCZ_OK) return 0;
     uint64_t b = stream_bound(ops, &h);
     return b > (uint64_t)SIZE_MAX ? 0 : (size_t)b;
 }
@@ -302,7 +297,7 @@ scz_status scz_compress(scz_ctx *ctx, const scz_params *params, const scz_shape 
     *dst_size = 0;
     scz_header h;
     const scz_codec_ops *ops;
-    scz_status st = plan(ctx, params, shape, &h, &ops);
+    scz_status st = scz__plan(ctx, params, shape, &h, &ops);
     if (st) return st;
     if (!src && h.raw_bytes) return scz__fail(ctx, SCZ_ERR_ARG, "src must not be NULL");
     if (ops->prepare && (st = ops->prepare(ctx, &h, src))) return st;
