@@ -101,6 +101,8 @@ SCZ_API scz_codec scz_codec_from_name(const char *name);
 SCZ_API int scz_codec_available(scz_codec c);
 /* 1 if the codec is lossless (bit-exact). */
 SCZ_API int scz_codec_is_lossless(scz_codec c);
+/* 1 if this build implements the codec for arrays of the dtype. */
+SCZ_API int scz_codec_accepts(scz_codec c, scz_dtype t);
 
 typedef enum scz_eb_mode {
     SCZ_EB_NONE = 0, /* lossless codecs */

@@ -83,6 +83,11 @@ scz_codec scz_codec_from_name(const char *n) {
 
 int scz_codec_available(scz_codec c) { return scz__codec_ops(c) != NULL; }
 
+int scz_codec_accepts(scz_codec c, scz_dtype t) {
+    const scz_codec_ops *ops = scz__codec_ops(c);
+    return ops && (unsigned)t < 32 && (ops->dtypes >> (unsigned)t & 1u);
+}
+
 int scz_codec_is_lossless(scz_codec c) { return c != SCZ_CODEC_LOSSY && scz_codec_name(c) != NULL; }
 
 const char *scz_eb_mode_name(scz_eb_mode m) {

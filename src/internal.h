@@ -105,6 +105,7 @@ typedef struct scz_codec_ops {
     scz_codec id;
     const char *name;
     int lossless;
+    uint32_t dtypes;             /* accepted dtypes: bit (1 << scz_dtype) each */
     /* Validates dtype/rank/params for compression and fills codec defaults
      * into hdr (knobs, eb_abs). May read the whole input (e.g. a value range
      * for REL bounds). Called once per compress call, before chunking. */

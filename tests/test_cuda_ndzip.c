@@ -30,7 +30,6 @@ int main(void) {
 #include "format/container.h"
 
 #include <cuda_runtime.h>
-#include <xxhash.h>
 
 static scz_ctx *cpu, *gpu, *gpu_small; /* gpu_small: tiny batches, many in flight */
 static int quick; /* 0 all, 1 subset, 2 small subset */

@@ -7,7 +7,7 @@
  * Codec kernels live beside their CPU versions (src/ndzip/ndzip.cu).
  */
 #include "cuda_rt.h"
-#include "xxh64.h"
+#include "../util/xxh64.h"
 
 extern "C" {
 #include "backend.h"

@@ -283,5 +283,7 @@ static scz_status hc_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
 }
 
 const scz_codec_ops scz__huffman_ops = {
-    SCZ_CODEC_HUFFMAN, "huffman", 1, hc_prepare, hc_check, NULL, hc_bound, hc_compress, hc_decompress,
+    SCZ_CODEC_HUFFMAN, "huffman", 1,
+    1u << SCZ_DTYPE_U8 | 1u << SCZ_DTYPE_U16 | 1u << SCZ_DTYPE_U32,
+    hc_prepare, hc_check, NULL, hc_bound, hc_compress, hc_decompress,
 };

@@ -7,8 +7,7 @@
 
 #include <math.h>
 #include <stdlib.h>
-#define XXH_STATIC_LINKING_ONLY /* XXH64_state_t on the stack */
-#include <xxhash.h>
+#include "../util/xxh64.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -42,7 +41,7 @@ void scz__header_write(const scz_header *h, uint8_t *o) {
     scz__stf64(o + H_EBUSER, h->eb_user);
     scz__stf64(o + H_EBABS, h->eb_abs);
     for (int i = 0; i < SCZ_NUM_KNOBS; i++) scz__st32(o + H_KNOBS + 4 * i, h->knobs[i]);
-    scz__st64(o + H_CKSUM, XXH64(o, H_CKSUM, 0));
+    scz__st64(o + H_CKSUM, scz_xxh64(o, H_CKSUM, 0));
 }
 
 uint64_t scz__slow_extent(const scz_header *h) {
@@ -72,7 +71,7 @@ scz_status scz__header_read(scz_ctx *ctx, const uint8_t *s, size_t n, scz_header
         return scz__fail(ctx, SCZ_ERR_VERSION,
                          "stream format version %u is not supported (this library reads up to %u)",
                          h->version, SCZ_FORMAT_VERSION);
-    if (scz__ld64(s + H_CKSUM) != XXH64(s, H_CKSUM, 0))
+    if (scz__ld64(s + H_CKSUM) != scz_xxh64(s, H_CKSUM, 0))
         return scz__fail(ctx, SCZ_ERR_CHECKSUM, "header checksum mismatch: the header is corrupt");
     if (scz__ld16(s + H_HSIZE) != SCZ_HEADER_SIZE)
         return scz__fail(ctx, SCZ_ERR_CORRUPT, "header size field %u is not %u",
@@ -159,7 +158,7 @@ void scz__table_write(const scz_chunk_entry *e, uint32_t n, uint8_t *o) {
         scz__st32(p + 28, 0);
     }
     uint64_t tb = (uint64_t)n * SCZ_CHUNK_ENTRY_SIZE;
-    scz__st64(o + tb, XXH64(o, (size_t)tb, 0));
+    scz__st64(o + tb, scz_xxh64(o, tb, 0));
 }
 
 void scz__table_entry(const uint8_t *t, uint32_t i, scz_chunk_entry *e) {
@@ -179,7 +178,7 @@ scz_status scz__table_check(scz_ctx *ctx, const scz_header *h, const uint8_t *s,
                          n, (unsigned long long)pos);
     const uint8_t *t = s + SCZ_HEADER_SIZE;
     uint64_t tb = tsize - 8;
-    if (scz__ld64(t + tb) != XXH64(t, (size_t)tb, 0))
+    if (scz__ld64(t + tb) != scz_xxh64(t, tb, 0))
         return scz__fail(ctx, SCZ_ERR_CHECKSUM, "chunk table checksum mismatch: the table is corrupt");
     for (uint32_t i = 0; i < h->num_chunks; i++) {
         scz_chunk_entry e;
@@ -228,21 +227,29 @@ uint64_t scz__checksum(const uint8_t *p, uint64_t n, unsigned block_log2, int th
     uint64_t nb = (n + bs - 1) >> block_log2;
     /* Hash the per-block hashes in groups through a small stack buffer so no
      * allocation is needed; the result equals XXH64 over all block hashes
-     * as little-endian u64 (streaming XXH64 is exact). */
-    XXH64_state_t st;
-    XXH64_reset(&st, 0);
+     * as little-endian u64 (G is a multiple of 4, so every group but the
+     * last feeds whole 32-byte stripes). */
+    scz_xxh_acc acc;
+    scz_xxh_init(&acc, 0);
     enum { G = 512 };
-    uint8_t buf[G * 8];
-    for (uint64_t b0 = 0; b0 < nb; b0 += G) {
+    uint64_t buf[G];
+    uint64_t h = 0;
+    for (uint64_t b0 = 0;; b0 += G) {
         int64_t m = (int64_t)(nb - b0 < G ? nb - b0 : G);
 #pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : 1) if (threads > 1 && m > 8)
         for (int64_t k = 0; k < m; k++) {
             uint64_t b = b0 + (uint64_t)k;
             uint64_t off = b << block_log2;
             uint64_t len = n - off < bs ? n - off : bs;
-            scz__st64(buf + 8 * k, XXH64(p + off, (size_t)len, 0));
+            buf[k] = scz_xxh64(p + off, len, 0);
         }
-        XXH64_update(&st, buf, (size_t)m * 8);
+        int64_t k = 0;
+        for (; k + 4 <= m; k += 4) scz_xxh_stripe(&acc, buf[k], buf[k + 1], buf[k + 2], buf[k + 3]);
+        if (m < G) { /* last group: converge, then the remaining words */
+            h = scz_xxh_converge(&acc, nb * 8, 0);
+            for (; k < m; k++) h = scz_xxh_tail8(h, buf[k]);
+            break;
+        }
     }
-    return XXH64_digest(&st);
+    return scz_xxh_avalanche(h);
 }

@@ -591,5 +591,6 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
 }
 
 const scz_codec_ops scz__lossy_ops = {
-    SCZ_CODEC_LOSSY, "lossy", 0, lz_prepare, lz_check, lz_slab_align, lz_bound, lz_compress, lz_decompress,
+    SCZ_CODEC_LOSSY, "lossy", 0, 1u << SCZ_DTYPE_F32 | 1u << SCZ_DTYPE_F64,
+    lz_prepare, lz_check, lz_slab_align, lz_bound, lz_compress, lz_decompress,
 };

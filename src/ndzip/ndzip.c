@@ -240,6 +240,7 @@ const scz_codec_ops scz__ndzip_ops = {
     .id = SCZ_CODEC_NDZIP,
     .name = "ndzip",
     .lossless = 1,
+    .dtypes = 1u << SCZ_DTYPE_F32 | 1u << SCZ_DTYPE_F64,
     .prepare = ndz_prepare,
     .check_header = ndz_check_header,
     .slab_align = ndz_slab_align,

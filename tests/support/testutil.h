@@ -62,6 +62,9 @@ int tu_guard_intact(const uint8_t *p, size_t n);
 /* Index of the first differing byte of a and b, or n if equal. */
 size_t tu_first_diff(const void *a, const void *b, size_t n);
 
+/* XXH64 of p[0..n) (the library's own implementation, src/util/xxh64.h). */
+uint64_t tu_xxh64(const void *p, size_t n, uint64_t seed);
+
 /* Monotonic wall clock in seconds. */
 double tu_now(void);
 

@@ -1,8 +1,10 @@
 /*
  * xxh64.h -- XXH64 (xxHash, 64-bit variant) written from its public
- * specification, usable from host C and CUDA device code alike. The GPU
- * computes the blocked payload checksum of docs/FORMAT.md section 5 with it;
- * the CPU uses libxxhash, and tests check that both agree.
+ * specification, usable from host C and CUDA device code alike: the one
+ * implementation behind every checksum of docs/FORMAT.md section 5, on the
+ * CPU and the GPU, so the two agree by construction and the library needs
+ * no external hashing library. tests/test_xxh64.c checks it against
+ * reference values and, where libxxhash is installed, against libxxhash.
  *
  * Little-endian targets only (all GPUs and all supported hosts).
  */
