@@ -39,6 +39,10 @@ void *scz__scratch(scz_ctx *ctx, int slot, size_t bytes);
 /* Number of threads to use for a parallel region on this context. */
 int scz__threads(const scz_ctx *ctx);
 
+/* scz_value_range on `threads` threads (a context's count: scz__threads). */
+scz_status scz__value_range(scz_dtype t, const void *data, uint64_t n, double *mn, double *mx,
+                            uint64_t *finite, int threads);
+
 /* ---- little-endian access (all targets are little-endian, but the format
  * must not depend on that; the compiler turns these into plain loads) ---- */
 static inline uint16_t scz__ld16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }

@@ -163,9 +163,11 @@ static scz_status lz_prepare(scz_ctx *ctx, scz_header *h, const void *src) {
         /* REL: eb x (max - min) of the finite values; PSNR: the bound whose
          * uniformly distributed error gives the target, range x 10^(-dB/20)
          * x sqrt(3). A range beyond DBL_MAX is scaled before subtracting. */
-        double mn, mx;
-        uint64_t fin;
-        scz_value_range(h->dtype, src, h->raw_bytes / scz_dtype_size(h->dtype), &mn, &mx, &fin);
+        double mn = 0, mx = 0;
+        uint64_t fin = 0;
+        scz_status st = scz__value_range(h->dtype, src, h->raw_bytes / scz_dtype_size(h->dtype), &mn, &mx, &fin,
+                                         scz__threads(ctx));
+        if (st) return scz__fail(ctx, st, "lossy: cannot compute the value range of the input");
         double f = h->eb_mode == SCZ_EB_REL ? eb : pow(10.0, -eb / 20.0) * sqrt(3.0);
         double range = mx - mn;
         abs_eb = isfinite(range) ? f * range : f * mx - f * mn;

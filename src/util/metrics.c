@@ -24,12 +24,14 @@ static inline int same_bits(size_t es, const void *a, const void *b, uint64_t i)
     return memcmp((const uint8_t *)a + i * es, (const uint8_t *)b + i * es, es) == 0;
 }
 
-scz_status scz_value_range(scz_dtype t, const void *data, uint64_t n, double *mn, double *mx,
-                           uint64_t *finite) {
+scz_status scz__value_range(scz_dtype t, const void *data, uint64_t n, double *mn, double *mx,
+                            uint64_t *finite, int threads) {
     if (!scz_dtype_size(t) || (!data && n)) return SCZ_ERR_ARG;
     double lo = INFINITY, hi = -INFINITY;
     uint64_t f = 0;
-#pragma omp parallel for reduction(min : lo) reduction(max : hi) reduction(+ : f) schedule(static) if (n > 65536)
+    if (threads < 1) threads = 1;
+#pragma omp parallel for reduction(min : lo) reduction(max : hi) reduction(+ : f) schedule(static) \
+    num_threads(threads) if (n > 65536 && threads > 1)
     for (uint64_t i = 0; i < n; i++) {
         double v = elem(t, data, i);
         if (!isfinite(v)) continue;
@@ -44,13 +46,19 @@ scz_status scz_value_range(scz_dtype t, const void *data, uint64_t n, double *mn
     return SCZ_OK;
 }
 
+scz_status scz_value_range(scz_dtype t, const void *data, uint64_t n, double *mn, double *mx,
+                           uint64_t *finite) {
+    return scz__value_range(t, data, n, mn, mx, finite, scz__threads(NULL));
+}
+
 scz_status scz_stats_compute(scz_dtype t, const void *a, const void *b, uint64_t n, scz_stats *o) {
     size_t es = scz_dtype_size(t);
     if (!es || !o || (n && (!a || !b))) return SCZ_ERR_ARG;
     memset(o, 0, sizeof *o);
     o->count = n;
     uint64_t finite = 0;
-    scz_value_range(t, a, n, &o->min, &o->max, &finite);
+    scz_status st = scz_value_range(t, a, n, &o->min, &o->max, &finite);
+    if (st) return st;
     o->range = o->max - o->min;
     o->nonfinite = n - finite;
     double maxe = 0, sse = 0, sae = 0;
