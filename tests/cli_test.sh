@@ -260,5 +260,18 @@ cat "$T/rand.scz" "$T/rand.scz" >"$T/twice.scz"
 expect "trailing bytes after a stream" 3 "$SCZ" -z "$T/twice.scz" -o "$T/x.out"
 expect "info on trailing bytes" 3 "$SCZ" info "$T/twice.scz"
 
+# Huffman streams whose bit count is an exact multiple of a segment (32768
+# bits): u8 arrays of k*32768 (+-1) elements holding two values (1-bit
+# codes) must round-trip bit for bit through the tool, at 1 and 2 threads.
+for n in 32767 32768 32769 65536 98304; do
+    awk -v n=$n 'BEGIN { s = 7; for (i = 0; i < n; i++) { s = (s * 1103515245 + 12345) % 2147483648; printf "%c", (s >= 1073741824 ? 65 : 66) } }' >"$T/two_$n.u8"
+    for th in 1 2; do
+        expect "huffman $n two-valued bytes, $th threads" 0 "$SCZ" -i "$T/two_$n.u8" -z "$T/two_$n.scz" -t u8 -1 $n -c huffman -n $th
+        expect "huffman $n decompress, $th threads" 0 "$SCZ" -z "$T/two_$n.scz" -o "$T/two_$n.out" -n $th
+        same "huffman $n two-valued bytes round trip, $th threads" "$T/two_$n.u8" "$T/two_$n.out"
+        rm -f "$T/two_$n.out"
+    done
+done
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
