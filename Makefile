@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all demo test bench asan install clean
+.PHONY: all demo test bench asan fp-check install clean
 
 all: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
@@ -27,8 +27,23 @@ asan:
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 
+# The lossy bound must not depend on how the library is compiled: the suite
+# once more with gcc in GNU C mode (contraction on by default), -O3
+# -march=native, and with clang -ffp-contract=fast, both without the
+# project's floating-point flags.
+fp-check:
+	cmake -S . -B build-fp-gcc -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=gcc -DCMAKE_C_FLAGS="-O3 -march=native" \
+	  -DCMAKE_C_EXTENSIONS=ON -DSCZ_FP_FLAGS=OFF -DSCZ_CUDA=OFF -DSCZ_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --build build-fp-gcc -j $(JOBS)
+	ctest --test-dir build-fp-gcc --output-on-failure -j $(JOBS)
+	cmake -S . -B build-fp-clang -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang \
+	  -DCMAKE_C_FLAGS="-O3 -march=native -ffp-contract=fast" -DCMAKE_C_EXTENSIONS=ON -DSCZ_FP_FLAGS=OFF \
+	  -DSCZ_CUDA=OFF -DSCZ_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --build build-fp-clang -j $(JOBS)
+	ctest --test-dir build-fp-clang --output-on-failure -j $(JOBS)
+
 install: all
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX),)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fp-gcc build-fp-clang

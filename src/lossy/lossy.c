@@ -6,12 +6,15 @@
  * and a Huffman or run-length workflow per chunk. Implements
  * docs/FORMAT.md section 7; the entropy coders are in src/entropy.
  */
+#include "../util/ieee.h" /* first: the floating-point contract of the bound */
+
 #include "lossy.h"
 
 #include "../entropy/huffman.h"
 #include "../entropy/rle.h"
 #include "../internal.h"
 
+#include <fenv.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -142,6 +145,16 @@ static inline uint16_t lz_code(int64_t delta, int64_t r, uint64_t span, uint64_t
 
 static size_t al64(size_t x) { return (x + 63) & ~(size_t)63; }
 
+/* The bound's arithmetic rounds to nearest (FORMAT.md 7.1); a caller that
+ * changed the rounding mode gets an error rather than a silently different
+ * reconstruction. */
+static scz_status lz_check_fenv(scz_ctx *ctx) {
+    if (fegetround() != FE_TONEAREST)
+        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED,
+                         "lossy: the floating-point rounding mode is not round-to-nearest (fesetround)");
+    return SCZ_OK;
+}
+
 static scz_status lz_prepare(scz_ctx *ctx, scz_header *h, const void *src) {
     if (h->dtype != SCZ_DTYPE_F32 && h->dtype != SCZ_DTYPE_F64)
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec 'lossy' takes f32 or f64 arrays, not %s",
@@ -170,13 +183,25 @@ static scz_status lz_prepare(scz_ctx *ctx, scz_header *h, const void *src) {
         if (st) return scz__fail(ctx, st, "lossy: cannot compute the value range of the input");
         double f = h->eb_mode == SCZ_EB_REL ? eb : pow(10.0, -eb / 20.0) * sqrt(3.0);
         double range = mx - mn;
-        abs_eb = isfinite(range) ? f * range : f * mx - f * mn;
+        if (isfinite(range)) {
+            abs_eb = f * range;
+        } else {
+            double fmx = f * mx, fmn = f * mn;
+            SCZ_FP_SEAL(fmx); /* f*max - f*min, each product rounded (FORMAT.md 7.1) */
+            SCZ_FP_SEAL(fmn);
+            abs_eb = fmx - fmn;
+        }
         if (abs_eb > DBL_MAX) abs_eb = DBL_MAX;
     } else {
         return scz__fail(ctx, SCZ_ERR_ARG, "lossy: unknown error-bound mode");
     }
     if (!isfinite(abs_eb) || abs_eb < 0)
         return scz__fail(ctx, SCZ_ERR_ARG, "lossy: the derived absolute bound %g is not usable", abs_eb);
+    /* A bound below the smallest normal number of the element type is 0
+     * (lossless): from the smallest normal up, every value the check and the
+     * decoder compute is normal or exactly 0, so flush-to-zero and
+     * denormals-are-zero modes cannot change them (FORMAT.md 7.1). */
+    if (abs_eb < (h->dtype == SCZ_DTYPE_F32 ? (double)FLT_MIN : DBL_MIN)) abs_eb = 0;
     h->eb_abs = abs_eb;
     return SCZ_OK;
 }
@@ -260,6 +285,7 @@ static scz_status lz_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk
     const unsigned es = cg->esize;
     if (n > UINT32_MAX - 1)
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "lossy: chunks of more than 2^32-2 elements");
+    if (lz_check_fenv(ctx)) return SCZ_ERR_UNSUPPORTED;
     lz_geo g;
     geo_extents(cg, &g);
     unsigned lb[3] = {lz_block_log2[g.rank][0], lz_block_log2[g.rank][1], lz_block_log2[g.rank][2]};
@@ -445,6 +471,7 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
                                 uint64_t size, uint32_t info, void *dst) {
     const uint64_t n = cg->count;
     const unsigned es = cg->esize;
+    if (lz_check_fenv(ctx)) return SCZ_ERR_UNSUPPORTED;
     if (size < LZ_HDR) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk shorter than its header");
     unsigned wf = src[0];
     if (wf != info || wf > LZ_WF_RLE)
