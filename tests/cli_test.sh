@@ -273,5 +273,23 @@ for n in 32767 32768 32769 65536 98304; do
     done
 done
 
+# The lossy codec with 1-bit code streams of k*32768 codes: float32 random
+# walks with steps 0 and 1 restarted in every 4096-block, ABS 0.5; each value
+# must come back within the bound (-d verifies, exit 4 otherwise).
+for n in 32768 65536; do
+    LC_ALL=C awk -v n=$n 'BEGIN { s = 11; v = 0
+        for (i = 0; i < n; i++) {
+            s = (s * 1103515245 + 12345) % 2147483648
+            if (i % 4096 == 0) v = 0; else if (s >= 1073741824) v++
+            b = 0
+            if (v > 0) { e = 0; while (2 ^ (e + 1) <= v) e++; b = (127 + e) * 8388608 + (v - 2 ^ e) * 2 ^ (23 - e) }
+            printf "%c%c%c%c", b % 256, int(b / 256) % 256, int(b / 65536) % 256, int(b / 16777216) }
+    }' >"$T/walk_$n.f32"
+    for th in 1 2; do
+        expect "lossy 1-bit codes, $n values, $th threads" 0 "$SCZ" -i "$T/walk_$n.f32" -z "$T/walk_$n.scz" \
+            -o "$T/walk_$n.out" -f -1 $n -c lossy -M ABS 0.5 -n $th
+    done
+done
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]
