@@ -7,7 +7,7 @@
  *   - Huffman streams (8.4): total_bits around unit (1024) and segment
  *     (32768) boundaries, ranges of the parallel encoder ending exactly on a
  *     unit boundary, and a property test driving random distributions onto
- *     those boundaries;
+ *     those boundaries; codebook runs at varint 7-bit boundaries (8.3);
  *   - the `huffman` codec (8.5): 1-bit streams of k*32768 +- 1 symbols
  *     through the API (the case that once decoded "successfully" into wrong
  *     data);
@@ -132,6 +132,26 @@ static void test_hs_boundaries(void) {
                 snprintf(what, sizeof what, "1/2-bit codes around %llu", (unsigned long long)T);
                 hs_check(s, n, 3, NULL, 0, what);
             }
+    free(s);
+}
+
+/* Codebook varints (FORMAT.md 8.3): runs of equal code lengths of
+ * 8 + 2^(7j) - 1, 8 + 2^(7j), 8 + 2^(7j) + 1 (j = 1, 2) between used
+ * symbols of a 65536-symbol alphabet. */
+static void test_codebook_varints(void) {
+    const uint64_t runs[] = {8 + 127, 8 + 128, 8 + 129, 8 + 16383, 8 + 16384, 8 + 16385, 7, 8, 9};
+    uint16_t *s = malloc(2 * 4000);
+    for (int k = 0; k < 9; k++) {
+        uint32_t sym = 0;
+        uint64_t n = 0;
+        while (sym < 65536 && n < 3000) {
+            for (int rep = 0; rep < 1 + (int)(n % 3); rep++) s[n++] = (uint16_t)sym;
+            sym += (uint32_t)runs[k] + 1;
+        }
+        char what[80];
+        snprintf(what, sizeof what, "codebook with zero-length runs of %llu", (unsigned long long)runs[k]);
+        hs_check(s, n, 65536, NULL, 0, what);
+    }
     free(s);
 }
 
@@ -582,6 +602,7 @@ int main(void) {
     }
     test_hs_boundaries();
     test_hs_property();
+    test_codebook_varints();
     test_huffman_codec();
     test_checksum_blocks();
     test_lossy_boundaries();
