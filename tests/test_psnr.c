@@ -40,12 +40,14 @@ static int ref_quant(scz_dtype t, double x, double eb, double *err) {
 static double ref_sse(scz_dtype t, const void *data, uint64_t n, double eb, double scale) {
     double s = 0;
     for (uint64_t b0 = 0; b0 < n; b0 += 65536) {
-        double l[4] = {0, 0, 0, 0};
+        double l[32] = {0};
         for (uint64_t i = b0; i < n && i < b0 + 65536; i++) {
             double e;
-            if (!ref_quant(t, elem(t, data, i), eb, &e)) l[i % 4] += (e * scale) * (e * scale);
+            if (!ref_quant(t, elem(t, data, i), eb, &e)) l[i % 32] += (e * scale) * (e * scale);
         }
-        s += (l[0] + l[1]) + (l[2] + l[3]);
+        for (int w = 16; w >= 1; w /= 2)
+            for (int j = 0; j < w; j++) l[j] += l[j + w];
+        s += l[0];
     }
     return s;
 }

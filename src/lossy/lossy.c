@@ -150,12 +150,15 @@ static size_t al64(size_t x) { return (x + 63) & ~(size_t)63; }
  * and tightens it until the target holds. */
 
 /* Sum of (err x scale)^2 over the non-verbatim elements [i0, i1) of one
- * PSNR block at the bound of qp: 4 lanes by index mod 4 (i0 is a multiple
- * of 4), added as (l0 + l1) + (l2 + l3). */
+ * PSNR block at the bound of qp: LZ_PSNR_LANES lanes by index mod
+ * LZ_PSNR_LANES (i0 is a multiple of it), then a pairwise tree
+ * l[j] += l[j + w], w = LANES/2 .. 1 (a GPU warp's shuffle-down
+ * reduction: one warp per block, coalesced loads). */
 static double psnr_block_sse(scz_dtype t, const void *src, uint64_t i0, uint64_t i1, const lz_qp *qp,
                              double scale) {
     const double recip = qp->recip, ebx2 = qp->ebx2, eb = qp->eb;
-    double l[LZ_PSNR_LANES] = {0, 0, 0, 0};
+    double l[LZ_PSNR_LANES];
+    for (unsigned j = 0; j < LZ_PSNR_LANES; j++) l[j] = 0;
     if (t == SCZ_DTYPE_F32) {
         const float *x = src;
         uint64_t i = i0;
@@ -193,7 +196,9 @@ static double psnr_block_sse(scz_dtype t, const void *src, uint64_t i0, uint64_t
             l[j] += v * v;
         }
     }
-    return (l[0] + l[1]) + (l[2] + l[3]);
+    for (unsigned w = LZ_PSNR_LANES / 2; w; w /= 2)
+        for (unsigned j = 0; j < w; j++) l[j] += l[j + w];
+    return l[0];
 }
 
 /* Scaled sum of squared errors of the whole array at bound eb: block sums

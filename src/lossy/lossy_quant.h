@@ -57,11 +57,11 @@ static inline int lz_prequant_f32(float xf, double recip, double ebx2, double eb
 }
 
 /* PSNR rule (FORMAT.md 7.1). Squared errors are summed over blocks of
- * LZ_PSNR_BLOCK consecutive elements (4 lanes by index mod 4 inside a
- * block, then the block sums in order), so the sum does not depend on the
- * thread count. */
+ * LZ_PSNR_BLOCK consecutive elements (LZ_PSNR_LANES lanes by index inside
+ * a block, combined by a pairwise tree, then the block sums in order), so
+ * the sum does not depend on the thread count. */
 #define LZ_PSNR_BLOCK 65536u
-#define LZ_PSNR_LANES 4u
+#define LZ_PSNR_LANES 32u
 /* Accepted when sse <= (R 10^(-dB/20))^2 x finite x (1 - LZ_PSNR_MARGIN):
  * room for a PSNR computed with another summation order. */
 #define LZ_PSNR_MARGIN 0x1p-20
