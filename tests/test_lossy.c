@@ -268,7 +268,7 @@ static void test_data(void) {
         snprintf(what, sizeof what, "%s 1D view REL 1e-4", files[i].name);
         scz_shape flat = {files[i].shape.dtype, 1, {n, 1, 1, 1}};
         run(what, &flat, data, SCZ_EB_REL, 1e-4, 0, 0, 0, 0);
-        /* PSNR: the max error is within eb_abs, so PSNR >= target - 10 log10(3) */
+        /* PSNR: the target is met (FORMAT.md 7.1; test_psnr checks more) */
         const double targets[2] = {40, 90};
         for (int k = 0; k < 2; k++) {
             snprintf(what, sizeof what, "%s PSNR %g", files[i].name, targets[k]);
@@ -284,8 +284,7 @@ static void test_data(void) {
             scz_decompress(ctx2, c, cs, o, size, NULL);
             scz_stats stt;
             scz_stats_compute(files[i].shape.dtype, data, o, n, &stt);
-            CHECK(r.ok && stt.psnr >= targets[k] - 4.78, "%s: PSNR %.2f below the guaranteed %g", what, stt.psnr,
-                  targets[k] - 4.78);
+            CHECK(r.ok && stt.psnr >= targets[k], "%s: PSNR %.2f below the target %g", what, stt.psnr, targets[k]);
             free(c);
             free(o);
         }

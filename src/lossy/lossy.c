@@ -9,6 +9,7 @@
 #include "../util/ieee.h" /* first: the floating-point contract of the bound */
 
 #include "lossy.h"
+#include "lossy_quant.h"
 
 #include "../entropy/huffman.h"
 #include "../entropy/rle.h"
@@ -155,6 +156,134 @@ static scz_status lz_check_fenv(scz_ctx *ctx) {
     return SCZ_OK;
 }
 
+/* PSNR rule (FORMAT.md 7.1): the error of every element at a bound is
+ * known before coding (7.3: x' depends on prequantization only; verbatim
+ * values are exact), so the writer measures the squared error of a bound
+ * and tightens it until the target holds. */
+
+/* Sum of (err x scale)^2 over the non-verbatim elements [i0, i1) of one
+ * PSNR block at the bound of qp: LZ_PSNR_LANES lanes by index mod
+ * LZ_PSNR_LANES (i0 is a multiple of it), then a pairwise tree
+ * l[j] += l[j + w], w = LANES/2 .. 1 (a GPU warp's shuffle-down
+ * reduction: one warp per block, coalesced loads). */
+static double psnr_block_sse(scz_dtype t, const void *src, uint64_t i0, uint64_t i1, const lz_qp *qp,
+                             double scale) {
+    const double recip = qp->recip, ebx2 = qp->ebx2, eb = qp->eb;
+    double l[LZ_PSNR_LANES];
+    for (unsigned j = 0; j < LZ_PSNR_LANES; j++) l[j] = 0;
+    if (t == SCZ_DTYPE_F32) {
+        const float *x = src;
+        uint64_t i = i0;
+        for (; i + LZ_PSNR_LANES <= i1; i += LZ_PSNR_LANES)
+            for (unsigned j = 0; j < LZ_PSNR_LANES; j++) {
+                int64_t q;
+                double e;
+                int bad = lz_prequant_f32(x[i + j], recip, ebx2, eb, &q, &e);
+                double v = bad ? 0.0 : e * scale, vv = v * v;
+                SCZ_FP_SEAL(vv);
+                l[j] += vv;
+            }
+        for (unsigned j = 0; i < i1; i++, j++) {
+            int64_t q;
+            double e;
+            int bad = lz_prequant_f32(x[i], recip, ebx2, eb, &q, &e);
+            double v = bad ? 0.0 : e * scale, vv = v * v;
+            SCZ_FP_SEAL(vv);
+            l[j] += vv;
+        }
+    } else {
+        const double *x = src;
+        uint64_t i = i0;
+        for (; i + LZ_PSNR_LANES <= i1; i += LZ_PSNR_LANES)
+            for (unsigned j = 0; j < LZ_PSNR_LANES; j++) {
+                int64_t q;
+                double e;
+                int bad = lz_prequant_f64(x[i + j], recip, ebx2, eb, &q, &e);
+                double v = bad ? 0.0 : e * scale, vv = v * v;
+                SCZ_FP_SEAL(vv);
+                l[j] += vv;
+            }
+        for (unsigned j = 0; i < i1; i++, j++) {
+            int64_t q;
+            double e;
+            int bad = lz_prequant_f64(x[i], recip, ebx2, eb, &q, &e);
+            double v = bad ? 0.0 : e * scale, vv = v * v;
+            SCZ_FP_SEAL(vv);
+            l[j] += vv;
+        }
+    }
+    for (unsigned w = LZ_PSNR_LANES / 2; w; w /= 2)
+        for (unsigned j = 0; j < w; j++) l[j] += l[j + w];
+    return l[0];
+}
+
+/* Scaled sum of squared errors of the whole array at bound eb: block sums
+ * in parallel into bs[], then added in block order (independent of the
+ * thread count). */
+static double psnr_sse(int T, scz_dtype t, const void *src, uint64_t n, double eb, double scale, double *bs) {
+    lz_qp qp;
+    qp.eb = eb;
+    qp.ebx2 = 2.0 * eb;
+    qp.recip = qp.ebx2 > 0 ? 1.0 / qp.ebx2 : INFINITY;
+    qp.radius = 0;
+    const uint64_t nb = (n + LZ_PSNR_BLOCK - 1) / LZ_PSNR_BLOCK;
+#pragma omp parallel for schedule(static) num_threads(T) if (T > 1 && nb > 1)
+    for (uint64_t b = 0; b < nb; b++) {
+        uint64_t i0 = b * LZ_PSNR_BLOCK, i1 = i0 + LZ_PSNR_BLOCK < n ? i0 + LZ_PSNR_BLOCK : n;
+        bs[b] = psnr_block_sse(t, src, i0, i1, &qp, scale);
+    }
+    double s = 0;
+    for (uint64_t b = 0; b < nb; b++) s += bs[b];
+    return s;
+}
+
+/* Tightens *eb (the uniform-error bound of 7.1, > 0) until the squared
+ * error sum meets the PSNR target p = 10^(-dB/20): mn, mx, fin of the
+ * finite values. */
+static scz_status psnr_tighten(scz_ctx *ctx, const scz_header *h, const void *src, double mn, double mx,
+                               uint64_t fin, double p, double *eb) {
+    const uint64_t n = h->raw_bytes / scz_dtype_size(h->dtype);
+    if (!(*eb > 0) || !fin || !n) return SCZ_OK;
+    /* errors and range scaled by 2^k, range x 2^k in [1, 2): no overflow
+     * or underflow of the squares whatever the magnitude of the data */
+    double range = mx - mn, m, rs;
+    int e, k;
+    if (isfinite(range)) {
+        m = frexp(range, &e);
+        k = 1 - e < 1023 ? 1 - e : 1023;
+        rs = range * ldexp(1.0, k);
+    } else {
+        double hx = 0.5 * mx, hn = 0.5 * mn; /* exact: no rounding to seal */
+        m = frexp(hx - hn, &e);
+        k = -e;
+        rs = 2.0 * m;
+    }
+    const double scale = ldexp(1.0, k);
+    const double tp = rs * p;
+    const double target = tp * tp * (double)fin * (1.0 - LZ_PSNR_MARGIN);
+    if (!(target < INFINITY)) return SCZ_OK; /* any finite error meets it */
+    const uint64_t nb = (n + LZ_PSNR_BLOCK - 1) / LZ_PSNR_BLOCK;
+    double *bs = malloc((size_t)nb * sizeof *bs);
+    if (!bs) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for the PSNR rule");
+    const int T = scz__threads(ctx);
+    double b = *eb;
+    for (int step = 0;; step++) {
+        double s = psnr_sse(T, h->dtype, src, n, b, scale, bs);
+        if (s <= target) break;
+        if (step == LZ_PSNR_STEPS) {
+            b = 0;
+            break;
+        }
+        double g = LZ_PSNR_SAFETY * sqrt(target / s);
+        if (!(g >= LZ_PSNR_FLOOR)) g = LZ_PSNR_FLOOR;
+        b *= g;
+        if (!(b > 0)) break;
+    }
+    free(bs);
+    *eb = b;
+    return SCZ_OK;
+}
+
 static scz_status lz_prepare(scz_ctx *ctx, scz_header *h, const void *src) {
     if (h->dtype != SCZ_DTYPE_F32 && h->dtype != SCZ_DTYPE_F64)
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec 'lossy' takes f32 or f64 arrays, not %s",
@@ -173,15 +302,17 @@ static scz_status lz_prepare(scz_ctx *ctx, scz_header *h, const void *src) {
     if (h->eb_mode == SCZ_EB_ABS) {
         abs_eb = eb;
     } else if (h->eb_mode == SCZ_EB_REL || h->eb_mode == SCZ_EB_PSNR) {
-        /* REL: eb x (max - min) of the finite values; PSNR: the bound whose
-         * uniformly distributed error gives the target, range x 10^(-dB/20)
-         * x sqrt(3). A range beyond DBL_MAX is scaled before subtracting. */
+        /* REL: eb x (max - min) of the finite values; PSNR: starts from the
+         * bound whose uniformly distributed error gives the target, range x
+         * 10^(-dB/20) x sqrt(3), then the PSNR rule. A range beyond DBL_MAX
+         * is scaled before subtracting. */
         double mn = 0, mx = 0;
         uint64_t fin = 0;
         scz_status st = scz__value_range(h->dtype, src, h->raw_bytes / scz_dtype_size(h->dtype), &mn, &mx, &fin,
                                          scz__threads(ctx));
         if (st) return scz__fail(ctx, st, "lossy: cannot compute the value range of the input");
-        double f = h->eb_mode == SCZ_EB_REL ? eb : pow(10.0, -eb / 20.0) * sqrt(3.0);
+        double p = pow(10.0, -eb / 20.0);
+        double f = h->eb_mode == SCZ_EB_REL ? eb : p * sqrt(3.0);
         double range = mx - mn;
         if (isfinite(range)) {
             abs_eb = f * range;
@@ -192,6 +323,9 @@ static scz_status lz_prepare(scz_ctx *ctx, scz_header *h, const void *src) {
             abs_eb = fmx - fmn;
         }
         if (abs_eb > DBL_MAX) abs_eb = DBL_MAX;
+        if (h->eb_mode == SCZ_EB_PSNR && isfinite(abs_eb) &&
+            (st = psnr_tighten(ctx, h, src, mn, mx, fin, p, &abs_eb)))
+            return st;
     } else {
         return scz__fail(ctx, SCZ_ERR_ARG, "lossy: unknown error-bound mode");
     }
