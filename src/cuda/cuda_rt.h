@@ -33,7 +33,7 @@ struct scz_cuda_batch {
 /* Device error word: the minimum of (global chunk index << 8 | code), so
  * the first failing chunk is reported, checksum before decoding errors,
  * as on the CPU. ~0 = no error. */
-enum { SCZ_CUDA_ERR_CHECKSUM = 1, SCZ_CUDA_ERR_LAYOUT = 2, SCZ_CUDA_ERR_HYPERCUBE = 3 };
+enum { SCZ_CUDA_ERR_CHECKSUM = 1, SCZ_CUDA_ERR_LAYOUT = 2, SCZ_CUDA_ERR_HYPERCUBE = 3, SCZ_CUDA_ERR_FORM = 4 };
 #define SCZ_CUDA_NO_ERROR (~0ull)
 
 __device__ __forceinline__ void scz_cuda_report(unsigned long long *err, uint32_t chunk, unsigned code) {
@@ -49,17 +49,21 @@ scz_status scz__ndzip_cuda_check(scz_ctx *ctx, const scz_cuda_batch *b);
 size_t scz__ndzip_cuda_scratch(const scz_cuda_batch *b);
 /* Encodes chunks [ca, cb) of the batch: raw chunks at d_src (the batch's),
  * payloads back to back into d_pay; chunk i's payload offset (relative to
- * d_pay) and size go to choff[i] and chsize[i] (device arrays).
+ * d_pay), size and codec_info go to choff[i], chsize[i] and chinfo[i]
+ * (device arrays).
  * Asynchronous on s; the ranges of one batch must be encoded in order, on
  * one stream, starting with ca = 0 (the calls share the look-back state in
  * scratch). */
 cudaError_t scz__ndzip_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_t cb, const void *d_src,
-                                   uint8_t *d_pay, uint64_t *choff, uint64_t *chsize, void *scratch, cudaStream_t s);
-/* Decodes the batch: chunk i's payload is d_pay[choff[i] .. + chsize[i]);
- * raw chunks go to d_dst. Inconsistent payloads are reported to *err and
- * never read or written out of bounds. Asynchronous on s. */
+                                   uint8_t *d_pay, uint64_t *choff, uint64_t *chsize, uint64_t *chinfo, void *scratch,
+                                   cudaStream_t s);
+/* Decodes the batch: chunk i's payload is d_pay[choff[i] .. + chsize[i]),
+ * its codec_info chinfo[i]; raw chunks go to d_dst. Inconsistent payloads
+ * are reported to *err and never read or written out of bounds.
+ * Asynchronous on s. */
 cudaError_t scz__ndzip_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay, const uint64_t *choff,
-                                   const uint64_t *chsize, void *d_dst, unsigned long long *err, cudaStream_t s);
+                                   const uint64_t *chsize, const uint64_t *chinfo, void *d_dst,
+                                   unsigned long long *err, cudaStream_t s);
 /* Loads the ndzip kernels (fails where the device has no image for them). */
 cudaError_t scz__ndzip_cuda_probe(void);
 

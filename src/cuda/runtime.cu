@@ -250,7 +250,8 @@ struct HeaderBytes {
 /* Writes header, chunk table and table checksum in front of the payloads
  * and the stream size to *size_out. One thread block. */
 __global__ void k_write_table(HeaderBytes hdr, uint8_t *dst, uint32_t n, const uint64_t *choff,
-                              const uint64_t *chsize, const uint64_t *chck, uint64_t *size_out) {
+                              const uint64_t *chsize, const uint64_t *chck, const uint64_t *chinfo,
+                              uint64_t *size_out) {
     const int t = threadIdx.x;
     uint32_t *d32 = reinterpret_cast<uint32_t *>(dst);
     for (int i = t; i < (int)(SCZ_HEADER_SIZE / 4); i += blockDim.x) d32[i] = hdr.w[i];
@@ -260,7 +261,7 @@ __global__ void k_write_table(HeaderBytes hdr, uint8_t *dst, uint32_t n, const u
         tab[4 * (uint64_t)c] = pay0 + choff[c];
         tab[4 * (uint64_t)c + 1] = chsize[c];
         tab[4 * (uint64_t)c + 2] = chck[c];
-        tab[4 * (uint64_t)c + 3] = 0; /* codec_info 0 (ndzip), reserved 0 */
+        tab[4 * (uint64_t)c + 3] = chinfo[c] & 0xffffffffu; /* codec_info, reserved 0 */
     }
     __syncthreads();
     if (t == 0) {
@@ -271,7 +272,7 @@ __global__ void k_write_table(HeaderBytes hdr, uint8_t *dst, uint32_t n, const u
 
 /* Reads the (host-validated) chunk table of a stream in device memory. */
 __global__ void k_read_table(const uint8_t *src, uint32_t n, uint64_t *choff, uint64_t *chsize, uint64_t *chexp,
-                             unsigned long long *err) {
+                             uint64_t *chinfo, unsigned long long *err) {
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c == 0) *err = SCZ_CUDA_NO_ERROR;
     if (c >= n) return;
@@ -279,6 +280,7 @@ __global__ void k_read_table(const uint8_t *src, uint32_t n, uint64_t *choff, ui
     choff[c] = tab[4 * (uint64_t)c];
     chsize[c] = tab[4 * (uint64_t)c + 1];
     chexp[c] = tab[4 * (uint64_t)c + 2];
+    chinfo[c] = tab[4 * (uint64_t)c + 3] & 0xffffffffu;
 }
 
 __device__ int err_code(unsigned long long e) {
@@ -296,6 +298,9 @@ scz_status err_status(scz_ctx *ctx, uint64_t e) {
     switch (e & 0xff) {
     case SCZ_CUDA_ERR_CHECKSUM:
         return scz__fail(ctx, SCZ_ERR_CHECKSUM, "chunk %u checksum mismatch: the chunk is corrupt", chunk);
+    case SCZ_CUDA_ERR_FORM:
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "chunk %u: unknown codec_info, or a stored chunk whose size is not its raw size",
+                         chunk);
     case SCZ_CUDA_ERR_LAYOUT:
         return scz__fail(ctx, SCZ_ERR_CORRUPT, "chunk %u: hypercube offsets are inconsistent with the chunk size",
                          chunk);
@@ -323,10 +328,10 @@ uint64_t batch_chunk_bound(const scz_codec_ops *ops, const scz_cuda_batch *b) {
 }
 
 /* Scratch of one batch: codec scratch, per-chunk arrays (payload offset,
- * size, checksum, expected checksum: adjacent, so one copy moves them),
- * block hashes, error word. */
+ * size, checksum, codec_info, expected checksum: adjacent, so one copy
+ * moves them), block hashes, error word. */
 struct Layout {
-    size_t codec, choff, chsize, chck, chexp, bh, err, total;
+    size_t codec, choff, chsize, chck, chinfo, chexp, bh, err, total;
     uint64_t nbmax; /* block hashes per chunk (row stride of bh) */
 };
 
@@ -338,8 +343,9 @@ Layout layout(size_t codec_bytes, uint32_t n, uint64_t nbmax) {
     L.choff = o;
     L.chsize = o + 8 * (size_t)n;
     L.chck = o + 16 * (size_t)n;
-    L.chexp = o + 24 * (size_t)n;
-    o += round_up(32 * (size_t)n, 256);
+    L.chinfo = o + 24 * (size_t)n;
+    L.chexp = o + 32 * (size_t)n;
+    o += round_up(40 * (size_t)n, 256);
     L.bh = o;
     o += round_up(8 * (size_t)n * nbmax, 256);
     L.err = o;
@@ -352,8 +358,8 @@ Layout layout(size_t codec_bytes, uint32_t n, uint64_t nbmax) {
 template <typename P> P *at(uint8_t *base, size_t off) { return reinterpret_cast<P *>(base + off); }
 
 cudaError_t codec_encode(const scz_cuda_batch *b, uint32_t ca, uint32_t cb, const void *src, uint8_t *pay,
-                         uint64_t *choff, uint64_t *chsize, void *scr, cudaStream_t s) {
-    return scz__ndzip_cuda_encode(b, ca, cb, src, pay, choff, chsize, scr, s);
+                         uint64_t *choff, uint64_t *chsize, uint64_t *chinfo, void *scr, cudaStream_t s) {
+    return scz__ndzip_cuda_encode(b, ca, cb, src, pay, choff, chsize, chinfo, scr, s);
 }
 
 /* Encodes a batch and its chunk checksums. With several chunks, chunk
@@ -365,16 +371,16 @@ cudaError_t encode_and_hash(const scz_cuda_batch *b, const void *src, uint8_t *p
                             unsigned blog2, const Ctx *c, cudaStream_t s, cudaStream_t aux, cudaEvent_t *ev) {
     const uint32_t n = b->n, ng = c->hash_ctas == 0 ? 1 : n < (uint32_t)c->groups ? n : (uint32_t)c->groups;
     uint64_t *choff = at<uint64_t>(scr, L.choff), *chsize = at<uint64_t>(scr, L.chsize);
-    uint64_t *chck = at<uint64_t>(scr, L.chck), *bh = at<uint64_t>(scr, L.bh);
+    uint64_t *chck = at<uint64_t>(scr, L.chck), *bh = at<uint64_t>(scr, L.bh), *chinfo = at<uint64_t>(scr, L.chinfo);
     const unsigned alone = 0, beside = (unsigned)(c->sms * c->hash_ctas);
     cudaError_t e;
     if (ng <= 1) {
-        if ((e = codec_encode(b, 0, n, src, pay, choff, chsize, scr + L.codec, s))) return e;
+        if ((e = codec_encode(b, 0, n, src, pay, choff, chsize, chinfo, scr + L.codec, s))) return e;
         return launch_hash(pay, choff, chsize, n, L.nbmax, blog2, bh, chck, NULL, NULL, b->c0, alone, s);
     }
     for (uint32_t k = 0; k < ng; k++) {
         const uint32_t ca = (uint32_t)((uint64_t)k * n / ng), cb = (uint32_t)((uint64_t)(k + 1) * n / ng);
-        if ((e = codec_encode(b, ca, cb, src, pay, choff, chsize, scr + L.codec, s))) return e;
+        if ((e = codec_encode(b, ca, cb, src, pay, choff, chsize, chinfo, scr + L.codec, s))) return e;
         if ((e = cudaEventRecord(ev[k], s)) || (e = cudaStreamWaitEvent(aux, ev[k], 0))) return e;
         e = launch_hash(pay, choff + ca, chsize + ca, cb - ca, L.nbmax, blog2, bh + (uint64_t)ca * L.nbmax, chck + ca,
                         NULL, NULL, b->c0 + ca, k + 1 < ng ? beside : alone, aux);
@@ -384,8 +390,8 @@ cudaError_t encode_and_hash(const scz_cuda_batch *b, const void *src, uint8_t *p
     return cudaStreamWaitEvent(s, ev[ng], 0);
 }
 cudaError_t codec_decode(const scz_cuda_batch *b, const uint8_t *pay, const uint64_t *choff, const uint64_t *chsize,
-                         void *dst, unsigned long long *err, cudaStream_t s) {
-    return scz__ndzip_cuda_decode(b, pay, choff, chsize, dst, err, s);
+                         const uint64_t *chinfo, void *dst, unsigned long long *err, cudaStream_t s) {
+    return scz__ndzip_cuda_decode(b, pay, choff, chsize, chinfo, dst, err, s);
 }
 size_t codec_scratch(const scz_cuda_batch *b) { return scz__ndzip_cuda_scratch(b); }
 scz_status codec_check(scz_ctx *ctx, const scz_cuda_batch *b) { return scz__ndzip_cuda_check(ctx, b); }
@@ -644,7 +650,7 @@ extern "C" scz_status scz_cuda_compress(scz_ctx *ctx, const scz_params *params, 
            "compression kernels");
     }
     k_write_table<<<1, 256, 0, s>>>(hb, dst, h.num_chunks, at<uint64_t>(scr, L.choff), at<uint64_t>(scr, L.chsize),
-                                    at<uint64_t>(scr, L.chck), size_out);
+                                    at<uint64_t>(scr, L.chck), at<uint64_t>(scr, L.chinfo), size_out);
     CK(cudaGetLastError(), "table kernel");
     return SCZ_OK;
 }
@@ -720,8 +726,9 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
         uint8_t *scr = c->scr;
         uint64_t *choff = at<uint64_t>(scr, L.choff), *chsize = at<uint64_t>(scr, L.chsize);
         errp = at<unsigned long long>(scr, L.err);
+        uint64_t *chinfo = at<uint64_t>(scr, L.chinfo);
         k_read_table<<<(h.num_chunks + 127) / 128, 128, 0, s>>>(src, h.num_chunks, choff, chsize,
-                                                                at<uint64_t>(scr, L.chexp), errp);
+                                                                at<uint64_t>(scr, L.chexp), chinfo, errp);
         CK(cudaGetLastError(), "table kernel");
         /* checksums on a second stream beside the decoder (both only read
          * the payloads; the outcome joins in the error word): launched
@@ -736,13 +743,13 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
             CK(cudaEventRecord(c->ev_fork, s), "event");
             CK(cudaStreamWaitEvent(c->aux, c->ev_fork, 0), "event");
         }
-        if (after) CK(codec_decode(&b, src, choff, chsize, d_dst, errp, s), "decompression kernels");
+        if (after) CK(codec_decode(&b, src, choff, chsize, chinfo, d_dst, errp, s), "decompression kernels");
         CK(launch_hash(src, choff, chsize, h.num_chunks, nbmax, h.cksum_block_log2, at<uint64_t>(scr, L.bh), NULL,
                        at<uint64_t>(scr, L.chexp), errp, 0, after || !beside ? 0u : (unsigned)(c->sms * c->hash_ctas),
                        hs),
            "checksum kernels");
         if (beside) CK(cudaEventRecord(c->ev_join, c->aux), "event");
-        if (!after) CK(codec_decode(&b, src, choff, chsize, d_dst, errp, s), "decompression kernels");
+        if (!after) CK(codec_decode(&b, src, choff, chsize, chinfo, d_dst, errp, s), "decompression kernels");
         if (beside) CK(cudaStreamWaitEvent(s, c->ev_join, 0), "event");
     }
     if (status_out) {
@@ -788,7 +795,7 @@ extern "C" scz_status scz__cuda_compress_host(scz_ctx *ctx, const scz_header *h,
         size_t cs = codec_scratch(&bf), cs2 = codec_scratch(&bl);
         Layout L = layout(cs > cs2 ? cs : cs2, cpb, nbmax);
         const uint64_t raw_cap = (uint64_t)cpb * bf.raw_full, out_cap = (uint64_t)cpb * cb;
-        if ((st = grow_slots(ctx, raw_cap, out_cap, raw_cap, out_cap, L.total, 3 * (size_t)cpb + 8))) return st;
+        if ((st = grow_slots(ctx, raw_cap, out_cap, raw_cap, out_cap, L.total, 4 * (size_t)cpb + 8))) return st;
 
         uint64_t bpos[NSLOT] = {0}, btot[NSLOT] = {0}, braw[NSLOT] = {0};
         uint64_t done = 0;
@@ -812,7 +819,7 @@ extern "C" scz_status scz__cuda_compress_host(scz_ctx *ctx, const scz_header *h,
                 if (!e)
                     e = encode_and_hash(&b, s.d_in, s.d_out, s.d_scr, Lb, h->cksum_block_log2, c, s.st, s.aux,
                                         s.ev_grp);
-                if (!e) e = cudaMemcpyAsync(s.pin_meta, choff, 24 * (size_t)n, cudaMemcpyDeviceToHost, s.st);
+                if (!e) e = cudaMemcpyAsync(s.pin_meta, choff, 32 * (size_t)n, cudaMemcpyDeviceToHost, s.st);
                 if (!e) e = cudaEventRecord(s.ev_k, s.st);
                 if (e) st = cuda_fail(ctx, e, "compression batch");
             }
@@ -825,7 +832,8 @@ extern "C" scz_status scz__cuda_compress_host(scz_ctx *ctx, const scz_header *h,
                     st = cuda_fail(ctx, e, "compression batch");
                     break;
                 }
-                const uint64_t *mo = s.pin_meta, *ms = s.pin_meta + n, *mk = s.pin_meta + 2 * (size_t)n;
+                const uint64_t *mo = s.pin_meta, *ms = s.pin_meta + n, *mk = s.pin_meta + 2 * (size_t)n,
+                               *mi = s.pin_meta + 3 * (size_t)n;
                 const uint64_t tot = mo[n - 1] + ms[n - 1];
                 if (tot > dst_cap - pos) {
                     st = scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination too small for the compressed stream");
@@ -835,7 +843,7 @@ extern "C" scz_status scz__cuda_compress_host(scz_ctx *ctx, const scz_header *h,
                     entries[first + i].offset = pos + mo[i];
                     entries[first + i].size = ms[i];
                     entries[first + i].checksum = mk[i];
-                    entries[first + i].info = 0;
+                    entries[first + i].info = (uint32_t)mi[i];
                 }
                 bpos[bi % NSLOT] = pos;
                 btot[bi % NSLOT] = tot;
@@ -930,8 +938,9 @@ extern "C" scz_status scz__cuda_decompress_host(scz_ctx *ctx, const scz_header *
             scz_cuda_batch b;
             make_batch(h, f, n, &b);
             /* metadata: payload offsets (relative to the staged payload
-             * area), sizes, expected checksums */
-            uint64_t *mo = reinterpret_cast<uint64_t *>(s.pin_in), *ms = mo + n, *mk = mo + 2 * (size_t)n;
+             * area), sizes, expected checksums, codec_info */
+            uint64_t *mo = reinterpret_cast<uint64_t *>(s.pin_in), *ms = mo + n, *mk = mo + 2 * (size_t)n,
+                     *mi = mo + 3 * (size_t)n;
             const uint64_t mbytes = round_up(32 * (size_t)n, 256);
             uint64_t off = 0;
             uint64_t *src_off = so, *dst_off = so + cpb, *len = so + 2 * (size_t)cpb;
@@ -941,6 +950,7 @@ extern "C" scz_status scz__cuda_decompress_host(scz_ctx *ctx, const scz_header *
                 mo[i] = off;
                 ms[i] = e.size;
                 mk[i] = e.checksum;
+                mi[i] = e.info;
                 src_off[i] = e.offset;
                 dst_off[i] = mbytes + off;
                 len[i] = e.size;
@@ -956,7 +966,8 @@ extern "C" scz_status scz__cuda_decompress_host(scz_ctx *ctx, const scz_header *
             braw[it % NSLOT] = raw;
             Layout Lb = layout(0, n, nbmax);
             unsigned long long *err = at<unsigned long long>(s.d_scr, Lb.err);
-            const uint64_t *dmo = reinterpret_cast<const uint64_t *>(s.d_in), *dms = dmo + n, *dmk = dmo + 2 * (size_t)n;
+            const uint64_t *dmo = reinterpret_cast<const uint64_t *>(s.d_in), *dms = dmo + n, *dmk = dmo + 2 * (size_t)n,
+                           *dmi = dmo + 3 * (size_t)n;
             cudaError_t e = cudaMemcpyAsync(s.d_in, s.pin_in, mbytes + off, cudaMemcpyHostToDevice, s.st);
             if (!e) e = cudaMemsetAsync(err, 0xff, 8, s.st);
             if (!e) e = cudaEventRecord(s.ev_fork, s.st);
@@ -965,7 +976,7 @@ extern "C" scz_status scz__cuda_decompress_host(scz_ctx *ctx, const scz_header *
                 e = launch_hash(s.d_in + mbytes, dmo, dms, n, nbmax, h->cksum_block_log2, at<uint64_t>(s.d_scr, Lb.bh),
                                 NULL, dmk, err, f, (unsigned)c->sms * (c->hash_ctas ? c->hash_ctas : 8), s.aux);
             if (!e) e = cudaEventRecord(s.ev_join, s.aux);
-            if (!e) e = codec_decode(&b, s.d_in + mbytes, dmo, dms, s.d_out, err, s.st);
+            if (!e) e = codec_decode(&b, s.d_in + mbytes, dmo, dms, dmi, s.d_out, err, s.st);
             if (!e) e = cudaStreamWaitEvent(s.st, s.ev_join, 0);
             if (!e) e = cudaMemcpyAsync(s.pin_out, s.d_out, raw, cudaMemcpyDeviceToHost, s.st);
             if (!e) e = cudaMemcpyAsync(s.pin_meta, err, 8, cudaMemcpyDeviceToHost, s.st);
