@@ -168,18 +168,46 @@ static int decodes_to(scz_ctx *ctx, const uint8_t *z, const scz_chunk_info *ci, 
     return ok;
 }
 
+typedef struct shape_def {
+    unsigned rank;
+    uint64_t d[3];
+} shape_def;
+
 int main(void) {
-    static const struct { unsigned rank; uint64_t d[3]; } shapes[] = {
+    static const shape_def fixed[] = {
         {1, {5000, 1, 1}}, {1, {1, 1, 1}}, {2, {70, 65, 1}}, {2, {64, 64, 1}},
         {3, {17, 16, 18}}, {3, {16, 1, 33}}, {3, {1, 1, 10}}, {3, {20, 3, 5}},
         {3, {8, 8, 40}}, {3, {40, 7, 9}}, {2, {31, 100, 1}}, {3, {2, 2, 300}},
     };
-    scz_ctx *ctx;
+    /* Boundaries (issue of fixed periods): hypercube sides 4096 / 64 / 16
+     * per axis and packing groups of 32 / 64 values, at k*period - 1,
+     * k*period, k*period + 1 for k = 1, 2, 3. */
+    shape_def shapes[200];
+    size_t ns = 0;
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) shapes[ns++] = fixed[i];
+    for (uint64_t k = 1; k <= 3; k++)
+        for (int d = -1; d <= 1; d++) {
+            uint64_t e1 = k * 4096 + (uint64_t)(int64_t)d, e2 = k * 64 + (uint64_t)(int64_t)d,
+                     e3 = k * 16 + (uint64_t)(int64_t)d, g = k * 32 + (uint64_t)(int64_t)d;
+            shapes[ns++] = (shape_def){1, {e1, 1, 1}};
+            shapes[ns++] = (shape_def){1, {g, 1, 1}};
+            shapes[ns++] = (shape_def){1, {2 * g, 1, 1}};
+            shapes[ns++] = (shape_def){2, {e2, 64, 1}};
+            shapes[ns++] = (shape_def){2, {64, e2, 1}};
+            shapes[ns++] = (shape_def){3, {e3, e3, e3}};
+            shapes[ns++] = (shape_def){3, {16, 16, e3}};
+            shapes[ns++] = (shape_def){3, {e3, 16, 16}};
+        }
+    scz_ctx *ctx, *ctx2;
     int n_stored = 0, n_cases = 0;
     scz_ctx_create(&ctx, SCZ_BACKEND_CPU);
+    scz_ctx_create(&ctx2, SCZ_BACKEND_CPU);
+    scz_ctx_set_threads(ctx, 1);
+    scz_ctx_set_threads(ctx2, 2);
     for (unsigned W = 32; W <= 64; W += 32) {
-        for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        for (size_t si = 0; si < ns; si++) {
             for (int kind = 0; kind < NKINDS; kind++) {
+                if (si >= sizeof fixed / sizeof fixed[0] && kind == NKINDS - 1) continue; /* keep it quick */
                 scz_shape sh = {W == 32 ? SCZ_DTYPE_F32 : SCZ_DTYPE_F64, shapes[si].rank, {1, 1, 1, 1}};
                 size_t count = 1;
                 for (unsigned d = 0; d < shapes[si].rank; d++) {
@@ -195,6 +223,12 @@ int main(void) {
                 uint8_t *z = malloc(cap);
                 scz_status st = scz_compress(ctx, &p, &sh, src, z, cap, &zs);
                 CHECK(st == SCZ_OK, "compress: %s", scz_ctx_last_error(ctx));
+                size_t zs2 = 0;
+                uint8_t *z2 = malloc(cap);
+                st = scz_compress(ctx2, &p, &sh, src, z2, cap, &zs2);
+                CHECK(st == SCZ_OK && zs2 == zs && !memcmp(z, z2, zs), "W=%u shape %zu kind %d: 1 and 2 threads differ",
+                      W, si, kind);
+                free(z2);
                 scz_chunk_info ci;
                 CHECK(scz_inspect_chunk(z, zs, 0, &ci) == SCZ_OK, "inspect");
                 buf ref = reference(src, shapes[si].d, shapes[si].rank, W);
@@ -225,5 +259,6 @@ int main(void) {
     CHECK(n_stored > 0 && n_stored < n_cases, "stored and coded payloads both occur (%d of %d stored)", n_stored,
           n_cases);
     scz_ctx_destroy(ctx);
+    scz_ctx_destroy(ctx2);
     return tu_finish("test_ndzip_format");
 }
