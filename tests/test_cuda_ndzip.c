@@ -243,6 +243,56 @@ static void test_large(void) {
     }
 }
 
+/* Fixed periods at k*period - 1, k*period, k*period + 1 (k = 1, 2, 3):
+ * hypercube sides (4096, 64, 16 per axis) and packing groups (32 / 64
+ * values), then batch edges: streams of 3k - 1, 3k, 3k + 1 chunks through
+ * batches of 3 chunks (and the default batches). */
+static void test_periods(void) {
+    long cases = 0;
+    for (uint64_t k = 1; k <= 3; k++)
+        for (int d = -1; d <= 1; d++) {
+            if (quick > 1 && k > 1) break;
+            const uint64_t e1 = k * 4096 + (uint64_t)(int64_t)d, e2 = k * 64 + (uint64_t)(int64_t)d,
+                           e3 = k * 16 + (uint64_t)(int64_t)d, g = k * 32 + (uint64_t)(int64_t)d;
+            const gen_shape_def sh[] = {
+                {"1d hc", 1, {e1, 1, 1, 1}}, {"1d group", 1, {g, 1, 1, 1}}, {"1d 2 groups", 1, {2 * g, 1, 1, 1}},
+                {"2d", 2, {e2, 64, 1, 1}},   {"2d slow", 2, {64, e2, 1, 1}}, {"3d", 3, {e3, e3, e3, 1}},
+                {"3d slow", 3, {16, 16, e3, 1}},
+            };
+            for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++)
+                for (int dt = 0; dt < 2; dt++) {
+                    scz_shape s = gen_shape(&sh[i], dt ? SCZ_DTYPE_F64 : SCZ_DTYPE_F32);
+                    size_t bytes;
+                    void *data = gen_field(GEN_NOISY, &s, 300 + k, &bytes);
+                    char name[96];
+                    snprintf(name, sizeof name, "period %s %llux%llux%llu %s", sh[i].name,
+                             (unsigned long long)s.dims[0], (unsigned long long)s.dims[1],
+                             (unsigned long long)s.dims[2], dt ? "f64" : "f32");
+                    compare(&s, data, 0, 0, 0, name);
+                    cases++;
+                    free(data);
+                }
+        }
+    /* batch edges: 64 x 64 x 16 float32 slabs of 256 KiB per chunk */
+    const uint64_t chunk = 64 * 64 * 16 * 4;
+    scz__cuda_set_batch_bytes(gpu_small, 3 * chunk);
+    for (uint64_t k = 1; k <= 3; k++)
+        for (int d = -1; d <= 1; d++) {
+            if (quick > 1 && k > 1) break;
+            uint64_t nchunks = 3 * k + (uint64_t)(int64_t)d;
+            scz_shape s = {SCZ_DTYPE_F32, 3, {64, 64, 16 * nchunks, 1}};
+            size_t bytes;
+            void *data = gen_field(GEN_SMOOTH, &s, 400 + nchunks, &bytes);
+            char name[96];
+            snprintf(name, sizeof name, "batch edge: %llu chunks, batches of 3", (unsigned long long)nchunks);
+            compare(&s, data, chunk, 1, 1, name);
+            cases++;
+            free(data);
+        }
+    scz__cuda_set_batch_bytes(gpu_small, 8192);
+    printf("periods and batch edges: %ld cases\n", cases);
+}
+
 /* Every element a NaN with a random payload and sign. */
 static void fill_nan(const scz_shape *s, void *p, uint64_t seed) {
     const uint64_t count = gen_count(s);
@@ -585,6 +635,7 @@ int main(void) {
     test_api_edges();
     test_generated();
     test_large();
+    test_periods();
     if (quick < 2) test_real_data();
     test_noise();
     test_corrupt();
