@@ -273,6 +273,19 @@ static void test_periods(void) {
                     free(data);
                 }
         }
+    /* checksum blocks of 4 KiB (FORMAT.md 5): stored payloads (random bits)
+     * of k*4096 - 4, k*4096, k*4096 + 4 bytes */
+    for (uint64_t k = 1; k <= 3; k++)
+        for (int d = -1; d <= 1; d++) {
+            scz_shape s = {SCZ_DTYPE_F32, 1, {k * 1024 + (uint64_t)(int64_t)d, 1, 1, 1}};
+            size_t bytes;
+            void *data = gen_field(GEN_RANDOM_BITS, &s, 500 + k, &bytes);
+            char name[96];
+            snprintf(name, sizeof name, "stored payload of %zu bytes", bytes);
+            compare(&s, data, 0, 1, 0, name);
+            cases++;
+            free(data);
+        }
     /* batch edges: 64 x 64 x 16 float32 slabs of 256 KiB per chunk */
     const uint64_t chunk = 64 * 64 * 16 * 4;
     scz__cuda_set_batch_bytes(gpu_small, 3 * chunk);
