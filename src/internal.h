@@ -1,36 +1,37 @@
 /*
- * internal.h -- what the library's parts share: the context, error
- * reporting, scratch memory, little-endian access, the decoded stream
- * header and the interface every codec implements.
+ * internal.h -- what the library's parts share: the context, scratch
+ * memory, little-endian access, the decoded stream header and the interface
+ * every codec implements. Error reporting (scz__fail) lives below all of it,
+ * in util/error.h.
  */
 #ifndef SCZ_INTERNAL_H
 #define SCZ_INTERNAL_H
 
 #include "scz.h"
+#include "util/error.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #define SCZ_SCRATCH_SLOTS 4
 
 struct scz_ctx {
+    char msg[SCZ_ERROR_MSG_CAP]; /* last error; first member: scz__fail writes it (util/error.h) */
     scz_backend backend;
     int threads;                 /* 0 = all cores */
     scz_progress_fn progress;
     void *progress_user;
-    char msg[256];               /* last error */
     void *scratch[SCZ_SCRATCH_SLOTS];
     size_t scratch_size[SCZ_SCRATCH_SLOTS];
     void *cuda;                  /* CUDA backend state (src/cuda/runtime.cu), NULL on the CPU */
 };
-
-/* Records a message on ctx (may be NULL) and returns s. */
-scz_status scz__fail(scz_ctx *ctx, scz_status s, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+#ifdef __cplusplus
+static_assert(offsetof(struct scz_ctx, msg) == 0, "scz__fail writes the buffer at the start of the context");
+#else
+_Static_assert(offsetof(struct scz_ctx, msg) == 0, "scz__fail writes the buffer at the start of the context");
 #endif
-    ;
 
 /* Grow-only scratch buffer `slot` of at least `bytes`; NULL if out of memory.
  * Contents are not preserved across growth. */

@@ -4,7 +4,9 @@
  * of docs/FORMAT.md section 5 on the GPU, the container around device
  * buffers (sections 2-4: header and chunk table), the device-pointer API
  * of scz.h, and the host-pointer paths that stream chunks through the GPU.
- * Codec kernels live beside their CPU versions (src/ndzip/ndzip.cu).
+ * Nothing here is codec-specific: codec kernels live beside their CPU
+ * versions and are reached through their scz_cuda_codec_ops (cuda_rt.h),
+ * listed in codecs_cuda.cu.
  */
 #include "cuda_rt.h"
 #include "../util/xxh64.h"
@@ -292,21 +294,18 @@ __global__ void k_write_status(const unsigned long long *err, int *status_out) {
     *status_out = err ? err_code(*err) : SCZ_OK;
 }
 
-scz_status err_status(scz_ctx *ctx, uint64_t e) {
+/* The status and message of an error word read back from the device; the
+ * codec of the stream explains its own codes. */
+scz_status err_status(scz_ctx *ctx, scz_codec codec, uint64_t e) {
     if (e == SCZ_CUDA_NO_ERROR) return SCZ_OK;
-    const unsigned chunk = (unsigned)(e >> 8);
-    switch (e & 0xff) {
-    case SCZ_CUDA_ERR_CHECKSUM:
+    const unsigned chunk = (unsigned)(e >> 8), code = (unsigned)(e & 0xff);
+    if (code == SCZ_CUDA_ERR_CHECKSUM)
         return scz__fail(ctx, SCZ_ERR_CHECKSUM, "chunk %u checksum mismatch: the chunk is corrupt", chunk);
-    case SCZ_CUDA_ERR_FORM:
-        return scz__fail(ctx, SCZ_ERR_CORRUPT, "chunk %u: unknown codec_info, or a stored chunk whose size is not its raw size",
-                         chunk);
-    case SCZ_CUDA_ERR_LAYOUT:
-        return scz__fail(ctx, SCZ_ERR_CORRUPT, "chunk %u: hypercube offsets are inconsistent with the chunk size",
-                         chunk);
-    default:
-        return scz__fail(ctx, SCZ_ERR_CORRUPT, "chunk %u: a hypercube's length does not match its heads", chunk);
-    }
+    const scz_cuda_codec_ops *g = scz__cuda_codec_ops(codec);
+    const char *text = g && g->error_text ? g->error_text(code) : NULL;
+    if (text) return scz__fail(ctx, SCZ_ERR_CORRUPT, "chunk %u: %s", chunk, text);
+    return scz__fail(ctx, SCZ_ERR_CORRUPT, "chunk %u: the %s payload is inconsistent (code %u)", chunk,
+                     scz_codec_name(codec) ? scz_codec_name(codec) : "?", code);
 }
 
 /* ---------------- batches and scratch ---------------- */
@@ -357,9 +356,13 @@ Layout layout(size_t codec_bytes, uint32_t n, uint64_t nbmax) {
 
 template <typename P> P *at(uint8_t *base, size_t off) { return reinterpret_cast<P *>(base + off); }
 
+/* The batch's codec on the GPU. Every path checks scz_cuda_codec_supported
+ * before it builds a batch, so this is never NULL. */
+const scz_cuda_codec_ops *gpu_codec(const scz_cuda_batch *b) { return scz__cuda_codec_ops(b->h->codec); }
+
 cudaError_t codec_encode(const scz_cuda_batch *b, uint32_t ca, uint32_t cb, const void *src, uint8_t *pay,
                          uint64_t *choff, uint64_t *chsize, uint64_t *chinfo, void *scr, cudaStream_t s) {
-    return scz__ndzip_cuda_encode(b, ca, cb, src, pay, choff, chsize, chinfo, scr, s);
+    return gpu_codec(b)->encode(b, ca, cb, src, pay, choff, chsize, chinfo, scr, s);
 }
 
 /* Encodes a batch and its chunk checksums. With several chunks, chunk
@@ -390,11 +393,17 @@ cudaError_t encode_and_hash(const scz_cuda_batch *b, const void *src, uint8_t *p
     return cudaStreamWaitEvent(s, ev[ng], 0);
 }
 cudaError_t codec_decode(const scz_cuda_batch *b, const uint8_t *pay, const uint64_t *choff, const uint64_t *chsize,
-                         const uint64_t *chinfo, void *dst, unsigned long long *err, cudaStream_t s) {
-    return scz__ndzip_cuda_decode(b, pay, choff, chsize, chinfo, dst, err, s);
+                         const uint64_t *chinfo, void *dst, unsigned long long *err, void *scr, cudaStream_t s) {
+    return gpu_codec(b)->decode(b, pay, choff, chsize, chinfo, dst, err, scr, s);
 }
-size_t codec_scratch(const scz_cuda_batch *b) { return scz__ndzip_cuda_scratch(b); }
-scz_status codec_check(scz_ctx *ctx, const scz_cuda_batch *b) { return scz__ndzip_cuda_check(ctx, b); }
+size_t codec_scratch(const scz_cuda_batch *b, int dir) {
+    const scz_cuda_codec_ops *g = gpu_codec(b);
+    return g->scratch ? g->scratch(b, dir) : 0;
+}
+scz_status codec_check(scz_ctx *ctx, const scz_cuda_batch *b) {
+    const scz_cuda_codec_ops *g = gpu_codec(b);
+    return g->check ? g->check(ctx, b) : SCZ_OK;
+}
 
 scz_status ensure_slots(scz_ctx *ctx) {
     Ctx *c = cctx(ctx);
@@ -463,6 +472,17 @@ uint32_t chunks_per_batch(const Ctx *c, const scz_header *h) {
 
 /* ---------------- backend probe and context ---------------- */
 
+/* Loads the kernels of every GPU codec: fails where the device has no image
+ * for them. */
+static cudaError_t probe_codecs(void) {
+    const scz_cuda_codec_ops *g;
+    for (size_t i = 0; (g = scz__cuda_codec_at(i)) != nullptr; i++) {
+        cudaError_t e = g->probe ? g->probe() : cudaSuccess;
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+
 extern "C" scz_status scz_backend_probe(scz_backend backend, char *msg, size_t cap) {
     char buf[512];
     buf[0] = 0;
@@ -483,7 +503,7 @@ extern "C" scz_status scz_backend_probe(scz_backend backend, char *msg, size_t c
         } else if (n == 0) {
             snprintf(buf, sizeof buf, "CUDA backend: no CUDA device present");
             st = SCZ_ERR_BACKEND;
-        } else if ((e = cudaGetDevice(&dev)) != cudaSuccess || (e = scz__ndzip_cuda_probe()) != cudaSuccess) {
+        } else if ((e = cudaGetDevice(&dev)) != cudaSuccess || (e = probe_codecs()) != cudaSuccess) {
             cudaGetLastError();
             cudaDeviceProp prop;
             int ok = cudaGetDeviceProperties(&prop, dev) == cudaSuccess;
@@ -561,15 +581,19 @@ extern "C" void scz__cuda_set_batch_bytes(scz_ctx *ctx, uint64_t bytes) {
     if (ctx && ctx->cuda) cctx(ctx)->batch_bytes = bytes;
 }
 
-extern "C" int scz_cuda_codec_supported(scz_codec c) { return c == SCZ_CODEC_NDZIP; }
+/* GPU kernels of the codec are registered (codecs_cuda.cu), and so is its
+ * CPU side, which plans the stream for both backends. */
+extern "C" int scz_cuda_codec_supported(scz_codec c) { return scz__cuda_codec_ops(c) && scz__codec_ops(c); }
 
 /* ---------------- device-pointer API ---------------- */
 
 namespace {
 
-/* Plans a device compression of all chunks in one batch. */
+/* Plans a device compression of all chunks in one batch: the scratch
+ * layout of the compression (L) and, where dec_total is given, the scratch
+ * a decompression of the stream needs at most. */
 scz_status plan_device(scz_ctx *ctx, const scz_params *params, const scz_shape *shape, scz_header *h,
-                       const scz_codec_ops **ops, scz_cuda_batch *b, Layout *L) {
+                       const scz_codec_ops **ops, scz_cuda_batch *b, Layout *L, size_t *dec_total = nullptr) {
     scz_status st = scz__plan(ctx, params, shape, h, ops);
     if (st) return st;
     if (!scz_cuda_codec_supported(h->codec))
@@ -578,6 +602,7 @@ scz_status plan_device(scz_ctx *ctx, const scz_params *params, const scz_shape *
     if ((*ops)->prepare && (st = (*ops)->prepare(ctx, h, NULL))) return st;
     if (h->num_chunks == 0) {
         *L = layout(0, 0, 0);
+        if (dec_total) *dec_total = L->total;
         return SCZ_OK;
     }
     make_batch(h, 0, h->num_chunks, b);
@@ -585,7 +610,8 @@ scz_status plan_device(scz_ctx *ctx, const scz_params *params, const scz_shape *
     uint64_t bound = batch_chunk_bound(*ops, b);
     if (!bound) return scz__fail(ctx, SCZ_ERR_OVERFLOW, "chunk bound overflows");
     uint64_t nbmax = (bound + (1ull << h->cksum_block_log2) - 1) >> h->cksum_block_log2;
-    *L = layout(codec_scratch(b), h->num_chunks, nbmax);
+    *L = layout(codec_scratch(b, SCZ_CUDA_ENCODE), h->num_chunks, nbmax);
+    if (dec_total) *dec_total = layout(codec_scratch(b, SCZ_CUDA_DECODE), h->num_chunks, nbmax).total;
     return SCZ_OK;
 }
 
@@ -602,8 +628,9 @@ extern "C" size_t scz_cuda_scratch_size(const scz_shape *shape, const scz_params
     const scz_codec_ops *ops;
     scz_cuda_batch b;
     Layout L = {};
-    if (plan_device(NULL, params, shape, &h, &ops, &b, &L)) return 0;
-    return L.total;
+    size_t dec = 0;
+    if (plan_device(NULL, params, shape, &h, &ops, &b, &L, &dec)) return 0;
+    return L.total > dec ? L.total : dec;
 }
 
 extern "C" scz_status scz_cuda_reserve(scz_ctx *ctx, size_t bytes) {
@@ -721,7 +748,7 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
         scz_cuda_batch b;
         make_batch(&h, 0, h.num_chunks, &b);
         if ((st = codec_check(ctx, &b))) return st;
-        Layout L = layout(0, h.num_chunks, nbmax);
+        Layout L = layout(codec_scratch(&b, SCZ_CUDA_DECODE), h.num_chunks, nbmax);
         if ((st = grow_scratch(ctx, L.total))) return st;
         uint8_t *scr = c->scr;
         uint64_t *choff = at<uint64_t>(scr, L.choff), *chsize = at<uint64_t>(scr, L.chsize);
@@ -743,13 +770,15 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
             CK(cudaEventRecord(c->ev_fork, s), "event");
             CK(cudaStreamWaitEvent(c->aux, c->ev_fork, 0), "event");
         }
-        if (after) CK(codec_decode(&b, src, choff, chsize, chinfo, d_dst, errp, s), "decompression kernels");
+        if (after) CK(codec_decode(&b, src, choff, chsize, chinfo, d_dst, errp, scr + L.codec, s),
+                      "decompression kernels");
         CK(launch_hash(src, choff, chsize, h.num_chunks, nbmax, h.cksum_block_log2, at<uint64_t>(scr, L.bh), NULL,
                        at<uint64_t>(scr, L.chexp), errp, 0, after || !beside ? 0u : (unsigned)(c->sms * c->hash_ctas),
                        hs),
            "checksum kernels");
         if (beside) CK(cudaEventRecord(c->ev_join, c->aux), "event");
-        if (!after) CK(codec_decode(&b, src, choff, chsize, chinfo, d_dst, errp, s), "decompression kernels");
+        if (!after) CK(codec_decode(&b, src, choff, chsize, chinfo, d_dst, errp, scr + L.codec, s),
+                       "decompression kernels");
         if (beside) CK(cudaStreamWaitEvent(s, c->ev_join, 0), "event");
     }
     if (status_out) {
@@ -760,7 +789,7 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
     if (!errp) return SCZ_OK;
     CK(cudaMemcpyAsync(c->pin_small, errp, 8, cudaMemcpyDeviceToHost, s), "status copy");
     CK(cudaStreamSynchronize(s), "decompression");
-    return err_status(ctx, c->pin_small[0]);
+    return err_status(ctx, h.codec, c->pin_small[0]);
 }
 
 /* ---------------- host-pointer paths: chunks streamed in batches ---------------- */
@@ -792,7 +821,7 @@ extern "C" scz_status scz__cuda_compress_host(scz_ctx *ctx, const scz_header *h,
         if (!cb || !cb2) return scz__fail(ctx, SCZ_ERR_OVERFLOW, "chunk bound overflows");
         if (cb2 > cb) cb = cb2;
         const uint64_t nbmax = (cb + (1ull << h->cksum_block_log2) - 1) >> h->cksum_block_log2;
-        size_t cs = codec_scratch(&bf), cs2 = codec_scratch(&bl);
+        size_t cs = codec_scratch(&bf, SCZ_CUDA_ENCODE), cs2 = codec_scratch(&bl, SCZ_CUDA_ENCODE);
         Layout L = layout(cs > cs2 ? cs : cs2, cpb, nbmax);
         const uint64_t raw_cap = (uint64_t)cpb * bf.raw_full, out_cap = (uint64_t)cpb * cb;
         if ((st = grow_slots(ctx, raw_cap, out_cap, raw_cap, out_cap, L.total, 4 * (size_t)cpb + 8))) return st;
@@ -814,7 +843,7 @@ extern "C" scz_status scz__cuda_compress_host(scz_ctx *ctx, const scz_header *h,
                 braw[it % NSLOT] = raw;
                 scz__par_memcpy(s.pin_in, static_cast<const uint8_t *>(src) + roff, raw, threads);
                 cudaError_t e = cudaMemcpyAsync(s.d_in, s.pin_in, raw, cudaMemcpyHostToDevice, s.st);
-                Layout Lb = layout(codec_scratch(&b), n, nbmax);
+                Layout Lb = layout(codec_scratch(&b, SCZ_CUDA_ENCODE), n, nbmax);
                 uint64_t *choff = at<uint64_t>(s.d_scr, Lb.choff), *chsize = at<uint64_t>(s.d_scr, Lb.chsize);
                 if (!e)
                     e = encode_and_hash(&b, s.d_in, s.d_out, s.d_scr, Lb, h->cksum_block_log2, c, s.st, s.aux,
@@ -907,12 +936,16 @@ extern "C" scz_status scz__cuda_decompress_host(scz_ctx *ctx, const scz_header *
         if (raw > raw_cap) raw_cap = raw;
     }
     scz_status st;
+    size_t dscr; /* codec scratch of the largest batch and of the final one */
     {
-        scz_cuda_batch bf;
+        scz_cuda_batch bf, bl;
         make_batch(h, first_chunk, cpb, &bf);
-        if ((st = codec_check(ctx, &bf))) return st;
+        make_batch(h, first_chunk + (nbat - 1) * cpb, count - (nbat - 1) * cpb, &bl);
+        if ((st = codec_check(ctx, &bf)) || (st = codec_check(ctx, &bl))) return st;
+        const size_t d1 = codec_scratch(&bf, SCZ_CUDA_DECODE), d2 = codec_scratch(&bl, SCZ_CUDA_DECODE);
+        dscr = d1 > d2 ? d1 : d2;
     }
-    Layout L = layout(0, cpb, nbmax);
+    Layout L = layout(dscr, cpb, nbmax);
     if ((st = grow_slots(ctx, in_cap, raw_cap, in_cap, raw_cap, L.total, 8 + 3 * (size_t)cpb))) return st;
     uint64_t *so = static_cast<uint64_t *>(scz__scratch(ctx, SCZ_SCRATCH_SLOTS - 1, 3 * (size_t)cpb * 8));
     if (!so) return scz__fail(ctx, SCZ_ERR_NOMEM, "cannot allocate staging offsets");
@@ -964,7 +997,7 @@ extern "C" scz_status scz__cuda_decompress_host(scz_ctx *ctx, const scz_header *
             const uint64_t raw = rb * (n - 1) + rl;
             bdst[it % NSLOT] = roff - raw_base;
             braw[it % NSLOT] = raw;
-            Layout Lb = layout(0, n, nbmax);
+            Layout Lb = layout(codec_scratch(&b, SCZ_CUDA_DECODE), n, nbmax);
             unsigned long long *err = at<unsigned long long>(s.d_scr, Lb.err);
             const uint64_t *dmo = reinterpret_cast<const uint64_t *>(s.d_in), *dms = dmo + n, *dmk = dmo + 2 * (size_t)n,
                            *dmi = dmo + 3 * (size_t)n;
@@ -976,7 +1009,8 @@ extern "C" scz_status scz__cuda_decompress_host(scz_ctx *ctx, const scz_header *
                 e = launch_hash(s.d_in + mbytes, dmo, dms, n, nbmax, h->cksum_block_log2, at<uint64_t>(s.d_scr, Lb.bh),
                                 NULL, dmk, err, f, (unsigned)c->sms * (c->hash_ctas ? c->hash_ctas : 8), s.aux);
             if (!e) e = cudaEventRecord(s.ev_join, s.aux);
-            if (!e) e = codec_decode(&b, s.d_in + mbytes, dmo, dms, dmi, s.d_out, err, s.st);
+            if (!e)
+                e = codec_decode(&b, s.d_in + mbytes, dmo, dms, dmi, s.d_out, err, s.d_scr + Lb.codec, s.st);
             if (!e) e = cudaStreamWaitEvent(s.st, s.ev_join, 0);
             if (!e) e = cudaMemcpyAsync(s.pin_out, s.d_out, raw, cudaMemcpyDeviceToHost, s.st);
             if (!e) e = cudaMemcpyAsync(s.pin_meta, err, 8, cudaMemcpyDeviceToHost, s.st);
@@ -991,7 +1025,7 @@ extern "C" scz_status scz__cuda_decompress_host(scz_ctx *ctx, const scz_header *
                 st = cuda_fail(ctx, e, "decompression batch");
                 break;
             }
-            if ((st = err_status(ctx, s.pin_meta[0]))) break;
+            if ((st = err_status(ctx, h->codec, s.pin_meta[0]))) break;
             scz__par_memcpy(dst + bdst[bi % NSLOT], s.pin_out, braw[bi % NSLOT], threads);
             done += braw[bi % NSLOT];
             if (ctx->progress && count == h->num_chunks) ctx->progress(ctx->progress_user, done, total_raw);

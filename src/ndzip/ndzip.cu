@@ -35,6 +35,9 @@ extern "C" {
 
 namespace {
 
+/* ndzip's codes in the device error word (cuda_rt.h; error_text below). */
+enum { NDZIP_ERR_LAYOUT = SCZ_CUDA_ERR_CODEC, NDZIP_ERR_HYPERCUBE, NDZIP_ERR_FORM };
+
 constexpr int NT = 128;     /* threads per hypercube */
 constexpr int SROW = 33;    /* padded row of the exchange buffer */
 constexpr unsigned FULL = 0xffffffffu;
@@ -656,7 +659,7 @@ __device__ __forceinline__ void decode_hc(const Params &p, const Geo &geo, uint3
     const uint32_t Hc = geo.H;
     /* Validate before reading (6.6); every condition is block-uniform. */
     if (((poff | psize) & 3) || psize / 4 < Hc) {
-        if (h == 0 && t == 0) scz_cuda_report(p.err, cg, SCZ_CUDA_ERR_LAYOUT);
+        if (h == 0 && t == 0) scz_cuda_report(p.err, cg, NDZIP_ERR_LAYOUT);
         return;
     }
     const uint8_t *P = p.src + poff;
@@ -664,12 +667,12 @@ __device__ __forceinline__ void decode_hc(const Params &p, const Geo &geo, uint3
     const uint64_t dsize = psize - 4ull * Hc;
     const uint64_t start = h ? E[h - 1] : 0, end = E[h];
     if (start > end || end > dsize || (h + 1 == Hc && end != dsize)) {
-        if (t == 0) scz_cuda_report(p.err, cg, SCZ_CUDA_ERR_LAYOUT);
+        if (t == 0) scz_cuda_report(p.err, cg, NDZIP_ERR_LAYOUT);
         return;
     }
     const uint64_t len = end - start;
     if (len < (uint64_t)G * sizeof(T) || len > (uint64_t)(G + NDZIP_HC_ELEMS) * sizeof(T) || (len % sizeof(T))) {
-        if (t == 0) scz_cuda_report(p.err, cg, SCZ_CUDA_ERR_HYPERCUBE);
+        if (t == 0) scz_cuda_report(p.err, cg, NDZIP_ERR_HYPERCUBE);
         return;
     }
 
@@ -705,7 +708,7 @@ __device__ __forceinline__ void decode_hc(const Params &p, const Geo &geo, uint3
     uint32_t off = block_excl_scan(n, red, &total);
     if (W == 64) off = __shfl_sync(FULL, off, lane & ~1);
     if ((uint64_t)(G + total) * sizeof(T) != len) {
-        if (t == 0) scz_cuda_report(p.err, cg, SCZ_CUDA_ERR_HYPERCUBE);
+        if (t == 0) scz_cuda_report(p.err, cg, NDZIP_ERR_HYPERCUBE);
         return;
     }
 
@@ -829,7 +832,7 @@ __device__ __noinline__ void decode_stored(uint8_t *dst, const uint8_t *pay, uin
                                            uint64_t raw, uint64_t info, uint32_t h, uint32_t esize,
                                            unsigned long long *err, uint32_t cg) {
     if (info != NDZIP_INFO_STORED || psize != raw || (poff & 3)) {
-        if (h == 0 && threadIdx.x == 0) scz_cuda_report(err, cg, SCZ_CUDA_ERR_FORM);
+        if (h == 0 && threadIdx.x == 0) scz_cuda_report(err, cg, NDZIP_ERR_FORM);
         return;
     }
     const uint64_t piece = (uint64_t)NDZIP_HC_ELEMS * esize, share = h * piece;
@@ -865,9 +868,9 @@ __global__ void __launch_bounds__(NT, sizeof(T) == 4 ? 8 : 5) k_decode(Params p)
 
 } // namespace
 
-/* ---- interface to the runtime (cuda_rt.h) ---- */
+/* ---- interface to the runtime (scz_cuda_codec_ops, cuda_rt.h) ---- */
 
-scz_status scz__ndzip_cuda_check(scz_ctx *ctx, const scz_cuda_batch *b) {
+static scz_status scz__ndzip_cuda_check(scz_ctx *ctx, const scz_cuda_batch *b) {
     Params p;
     if (b->n == 0 || make_params(b, &p))
         return scz__fail(ctx, SCZ_ERR_INTERNAL, "ndzip (CUDA): bad batch geometry");
@@ -880,15 +883,17 @@ scz_status scz__ndzip_cuda_check(scz_ctx *ctx, const scz_cuda_batch *b) {
     return SCZ_OK;
 }
 
-size_t scz__ndzip_cuda_scratch(const scz_cuda_batch *b) {
+/* Encoding: the look-back state of every hypercube and the ticket counter.
+ * Decoding needs none. */
+static size_t scz__ndzip_cuda_scratch(const scz_cuda_batch *b, int dir) {
     Params p;
-    if (b->n == 0 || make_params(b, &p)) return 0;
+    if (dir != SCZ_CUDA_ENCODE || b->n == 0 || make_params(b, &p)) return 0;
     return (size_t)((p.total_hc * 8 + 255) / 256 * 256) + 256;
 }
 
-cudaError_t scz__ndzip_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_t cb, const void *d_src,
-                                   uint8_t *d_pay, uint64_t *choff, uint64_t *chsize, uint64_t *chinfo, void *scratch,
-                                   cudaStream_t s) {
+static cudaError_t scz__ndzip_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_t cb, const void *d_src,
+                                          uint8_t *d_pay, uint64_t *choff, uint64_t *chsize, uint64_t *chinfo,
+                                          void *scratch, cudaStream_t s) {
     Params p;
     if (make_params(b, &p) || ca >= cb || cb > b->n) return cudaErrorInvalidValue;
     p.src = static_cast<const uint8_t *>(d_src);
@@ -913,9 +918,10 @@ cudaError_t scz__ndzip_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
     return cudaGetLastError();
 }
 
-cudaError_t scz__ndzip_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay, const uint64_t *choff,
-                                   const uint64_t *chsize, const uint64_t *chinfo, void *d_dst,
-                                   unsigned long long *err, cudaStream_t s) {
+static cudaError_t scz__ndzip_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay, const uint64_t *choff,
+                                          const uint64_t *chsize, const uint64_t *chinfo, void *d_dst,
+                                          unsigned long long *err, void *scratch, cudaStream_t s) {
+    (void)scratch;
     Params p;
     if (make_params(b, &p)) return cudaErrorInvalidValue;
     p.src = d_pay;
@@ -931,9 +937,29 @@ cudaError_t scz__ndzip_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     return cudaGetLastError();
 }
 
-cudaError_t scz__ndzip_cuda_probe(void) {
+static cudaError_t scz__ndzip_cuda_probe(void) {
     cudaFuncAttributes a;
     cudaError_t e = cudaFuncGetAttributes(&a, k_encode<uint32_t>);
     if (!e) e = cudaFuncGetAttributes(&a, k_decode<uint64_t>);
     return e;
 }
+
+static const char *scz__ndzip_cuda_error_text(unsigned code) {
+    switch (code) {
+    case NDZIP_ERR_FORM: return "unknown codec_info, or a stored chunk whose size is not its raw size";
+    case NDZIP_ERR_LAYOUT: return "hypercube offsets are inconsistent with the chunk size";
+    case NDZIP_ERR_HYPERCUBE: return "a hypercube's length does not match its heads";
+    }
+    return NULL;
+}
+
+/* Listed in src/cuda/codecs_cuda.cu. */
+extern const scz_cuda_codec_ops scz__ndzip_cuda_ops = {
+    SCZ_CODEC_NDZIP,
+    scz__ndzip_cuda_check,
+    scz__ndzip_cuda_scratch,
+    scz__ndzip_cuda_encode,
+    scz__ndzip_cuda_decode,
+    scz__ndzip_cuda_probe,
+    scz__ndzip_cuda_error_text,
+};
