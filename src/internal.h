@@ -131,6 +131,18 @@ typedef struct scz_codec_ops {
     scz_status (*decompress_chunk)(scz_ctx *ctx, const scz_header *hdr, const scz_chunk_geom *g,
                                    const uint8_t *src, uint64_t size, uint32_t codec_info,
                                    void *dst);
+    /* Incremental compression (src/stream.c), for codecs whose prepare
+     * reads the data; NULL for the others. prepare_range is prepare given
+     * {min, max} of the finite values instead of the data. Where the codec
+     * needs passes over the data (the lossy PSNR rule), *pass receives a
+     * state: the caller feeds the whole array, in order and in any pieces,
+     * through pass_feed, then calls pass_end, again as long as pass_end
+     * sets *again; the header is complete after the last pass_end.
+     * pass_free releases the state at any time. */
+    scz_status (*prepare_range)(scz_ctx *ctx, scz_header *hdr, const double range[2], void **pass);
+    void (*pass_feed)(void *pass, const void *elems, uint64_t count);
+    scz_status (*pass_end)(scz_ctx *ctx, void *pass, scz_header *hdr, int *again);
+    void (*pass_free)(void *pass);
 } scz_codec_ops;
 
 /* Plans a compression request (api.c): the header from params and shape

@@ -237,54 +237,159 @@ static double psnr_sse(int T, scz_dtype t, const void *src, uint64_t n, double e
     return s;
 }
 
-/* Tightens *eb (the uniform-error bound of 7.1, > 0) until the squared
- * error sum meets the PSNR target p = 10^(-dB/20): mn, mx, fin of the
- * finite values. */
-static scz_status psnr_tighten(scz_ctx *ctx, const scz_header *h, const void *src, double mn, double mx,
-                               uint64_t fin, double p, double *eb) {
-    const uint64_t n = h->raw_bytes / scz_dtype_size(h->dtype);
-    if (!(*eb > 0) || !fin || !n) return SCZ_OK;
+/* A bound below the smallest normal number of the element type is 0
+ * (lossless): from the smallest normal up, every value the check and the
+ * decoder compute is normal or exactly 0, so flush-to-zero and
+ * denormals-are-zero modes cannot change them (FORMAT.md 7.1). */
+static double lz_final_eb(scz_dtype t, double eb) {
+    return eb < (t == SCZ_DTYPE_F32 ? (double)FLT_MIN : DBL_MIN) ? 0 : eb;
+}
+
+/* The PSNR rule's state (FORMAT.md 7.1): the candidate bound, the scale
+ * of the errors, and, for the incremental form, the sums of the pass in
+ * progress. One pass = S(eb) over the whole array; psnr_step decides after
+ * each. */
+typedef struct lz_psnr {
+    scz_dtype dtype;
+    uint64_t n;            /* elements of the array */
+    double p;              /* 10^(-dB/20) */
+    double rs, scale;      /* range x 2^k in [1, 2), 2^k */
+    double eb;             /* the candidate, final once done */
+    int step, done;
+    /* incremental passes (scz__lossy_pass_*) */
+    lz_qp qp;
+    double l[LZ_PSNR_LANES];
+    uint64_t pos, fin;     /* elements and finite elements fed in this pass */
+    double s;              /* sum of the completed blocks of this pass */
+} lz_psnr;
+
+/* Starts the rule from eb0 for the finite range [mn, mx]; done at once if
+ * the rule does not apply (7.1 step 1). */
+static void psnr_init(lz_psnr *ps, scz_dtype t, uint64_t n, double mn, double mx, double p, double eb0) {
+    memset(ps, 0, sizeof *ps);
+    ps->dtype = t;
+    ps->n = n;
+    ps->p = p;
+    ps->eb = eb0;
+    ps->done = !(eb0 > 0) || !isfinite(eb0) || !n || !(mx >= mn);
+    if (ps->done) return;
     /* errors and range scaled by 2^k, range x 2^k in [1, 2): no overflow
      * or underflow of the squares whatever the magnitude of the data */
-    double range = mx - mn, m, rs;
+    double range = mx - mn, m;
     int e, k;
     if (isfinite(range)) {
         m = frexp(range, &e);
         k = 1 - e < 1023 ? 1 - e : 1023;
-        rs = range * ldexp(1.0, k);
+        ps->rs = range * ldexp(1.0, k);
     } else {
-        double hx = 0.5 * mx, hn = 0.5 * mn; /* exact: no rounding to seal */
+        double hx = 0.5 * mx, hn = 0.5 * mn; /* exact */
         m = frexp(hx - hn, &e);
         k = -e;
-        rs = 2.0 * m;
+        ps->rs = 2.0 * m;
     }
-    const double scale = ldexp(1.0, k);
-    const double tp = rs * p;
+    ps->scale = ldexp(1.0, k);
+}
+
+/* One step of the rule after a pass gave the scaled sum s over fin finite
+ * values (7.1 steps 2-4): the bound is accepted, tightened, or given up
+ * (0, lossless). */
+static void psnr_step(lz_psnr *ps, double s, uint64_t fin) {
+    const double tp = ps->rs * ps->p;
     const double target = tp * tp * (double)fin * (1.0 - LZ_PSNR_MARGIN);
-    if (!(target < INFINITY)) return SCZ_OK; /* any finite error meets it */
-    const uint64_t nb = (n + LZ_PSNR_BLOCK - 1) / LZ_PSNR_BLOCK;
+    if (!fin || !(target < INFINITY) || s <= target) { /* no finite value / any finite error meets it / met */
+        ps->done = 1;
+        return;
+    }
+    if (ps->step == LZ_PSNR_STEPS) {
+        ps->eb = 0;
+        ps->done = 1;
+        return;
+    }
+    double g = LZ_PSNR_SAFETY * sqrt(target / s);
+    if (!(g >= LZ_PSNR_FLOOR)) g = LZ_PSNR_FLOOR;
+    ps->eb *= g;
+    ps->step++;
+    if (!(ps->eb > 0)) ps->done = 1;
+}
+
+/* The rule over an array in memory: passes in parallel (psnr_sse). */
+static scz_status psnr_tighten(scz_ctx *ctx, const scz_header *h, const void *src, double mn, double mx,
+                               uint64_t fin, double p, double *eb) {
+    lz_psnr ps;
+    psnr_init(&ps, h->dtype, h->raw_bytes / scz_dtype_size(h->dtype), mn, mx, p, *eb);
+    if (ps.done || !fin) return SCZ_OK;
+    const uint64_t nb = (ps.n + LZ_PSNR_BLOCK - 1) / LZ_PSNR_BLOCK;
     double *bs = malloc((size_t)nb * sizeof *bs);
     if (!bs) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for the PSNR rule");
     const int T = scz__threads(ctx);
-    double b = *eb;
-    for (int step = 0;; step++) {
-        double s = psnr_sse(T, h->dtype, src, n, b, scale, bs);
-        if (s <= target) break;
-        if (step == LZ_PSNR_STEPS) {
-            b = 0;
-            break;
-        }
-        double g = LZ_PSNR_SAFETY * sqrt(target / s);
-        if (!(g >= LZ_PSNR_FLOOR)) g = LZ_PSNR_FLOOR;
-        b *= g;
-        if (!(b > 0)) break;
-    }
+    while (!ps.done) psnr_step(&ps, psnr_sse(T, h->dtype, src, ps.n, ps.eb, ps.scale, bs), fin);
     free(bs);
-    *eb = b;
+    *eb = ps.eb;
     return SCZ_OK;
 }
 
-static scz_status lz_prepare(scz_ctx *ctx, scz_header *h, const void *src) {
+/* ---- the same rule fed in pieces (incremental compression) ---- */
+
+static void pass_reset(lz_psnr *ps) {
+    ps->qp.eb = ps->eb;
+    ps->qp.ebx2 = 2.0 * ps->eb;
+    ps->qp.recip = ps->qp.ebx2 > 0 ? 1.0 / ps->qp.ebx2 : INFINITY;
+    ps->qp.radius = 0;
+    memset(ps->l, 0, sizeof ps->l);
+    ps->pos = ps->fin = 0;
+    ps->s = 0;
+}
+
+/* Closes the block in progress: the lanes' tree, added to the pass sum. */
+static void pass_close_block(lz_psnr *ps) {
+    for (unsigned w = LZ_PSNR_LANES / 2; w; w /= 2)
+        for (unsigned j = 0; j < w; j++) ps->l[j] += ps->l[j + w];
+    ps->s += ps->l[0];
+    memset(ps->l, 0, sizeof ps->l);
+}
+
+static void lz_pass_feed(void *state, const void *elems, uint64_t count) {
+    lz_psnr *ps = state;
+    const double recip = ps->qp.recip, ebx2 = ps->qp.ebx2, eb = ps->qp.eb, scale = ps->scale;
+    for (uint64_t i = 0; i < count && ps->pos < ps->n; i++) {
+        int64_t q;
+        double e, x;
+        int bad;
+        if (ps->dtype == SCZ_DTYPE_F32) {
+            float f = ((const float *)elems)[i];
+            x = (double)f;
+            bad = lz_prequant_f32(f, recip, ebx2, eb, &q, &e);
+        } else {
+            x = ((const double *)elems)[i];
+            bad = lz_prequant_f64(x, recip, ebx2, eb, &q, &e);
+        }
+        ps->fin += isfinite(x) != 0;
+        double v = bad ? 0.0 : e * scale, vv = v * v;
+        SCZ_FP_SEAL(vv);
+        ps->l[ps->pos % LZ_PSNR_BLOCK % LZ_PSNR_LANES] += vv;
+        if (++ps->pos % LZ_PSNR_BLOCK == 0) pass_close_block(ps);
+    }
+}
+
+static scz_status lz_pass_end(scz_ctx *ctx, void *state, scz_header *h, int *again) {
+    lz_psnr *ps = state;
+    if (ps->pos != ps->n)
+        return scz__fail(ctx, SCZ_ERR_ARG, "lossy: a PSNR pass needs the whole array (%llu of %llu elements fed)",
+                         (unsigned long long)ps->pos, (unsigned long long)ps->n);
+    if (ps->pos % LZ_PSNR_BLOCK) pass_close_block(ps);
+    psnr_step(ps, ps->s, ps->fin);
+    pass_reset(ps);
+    *again = !ps->done;
+    if (ps->done) h->eb_abs = lz_final_eb(h->dtype, ps->eb);
+    return SCZ_OK;
+}
+
+static void lz_pass_free(void *state) { free(state); }
+
+/* prepare() from the data (src) or, for incremental compression, from the
+ * given finite range (src NULL): then a PSNR bound leaves the rule's state
+ * in *pass for passes over the data (lz_pass_*). */
+static scz_status lz_prepare_from(scz_ctx *ctx, scz_header *h, const void *src, const double *given, void **pass) {
     if (h->dtype != SCZ_DTYPE_F32 && h->dtype != SCZ_DTYPE_F64)
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec 'lossy' takes f32 or f64 arrays, not %s",
                          scz_dtype_name(h->dtype));
@@ -308,9 +413,18 @@ static scz_status lz_prepare(scz_ctx *ctx, scz_header *h, const void *src) {
          * is scaled before subtracting. */
         double mn = 0, mx = 0;
         uint64_t fin = 0;
-        scz_status st = scz__value_range(h->dtype, src, h->raw_bytes / scz_dtype_size(h->dtype), &mn, &mx, &fin,
-                                         scz__threads(ctx));
-        if (st) return scz__fail(ctx, st, "lossy: cannot compute the value range of the input");
+        scz_status st = SCZ_OK;
+        if (src) {
+            st = scz__value_range(h->dtype, src, h->raw_bytes / scz_dtype_size(h->dtype), &mn, &mx, &fin,
+                                  scz__threads(ctx));
+            if (st) return scz__fail(ctx, st, "lossy: cannot compute the value range of the input");
+        } else {
+            mn = given[0];
+            mx = given[1];
+            if (!(mn <= mx) || !isfinite(mn) || !isfinite(mx))
+                return scz__fail(ctx, SCZ_ERR_ARG, "lossy: the given value range [%g, %g] is not a finite range", mn,
+                                 mx);
+        }
         double p = pow(10.0, -eb / 20.0);
         double f = h->eb_mode == SCZ_EB_REL ? eb : p * sqrt(3.0);
         double range = mx - mn;
@@ -323,21 +437,39 @@ static scz_status lz_prepare(scz_ctx *ctx, scz_header *h, const void *src) {
             abs_eb = fmx - fmn;
         }
         if (abs_eb > DBL_MAX) abs_eb = DBL_MAX;
-        if (h->eb_mode == SCZ_EB_PSNR && isfinite(abs_eb) &&
-            (st = psnr_tighten(ctx, h, src, mn, mx, fin, p, &abs_eb)))
-            return st;
+        if (h->eb_mode == SCZ_EB_PSNR && isfinite(abs_eb)) {
+            if (src) {
+                if ((st = psnr_tighten(ctx, h, src, mn, mx, fin, p, &abs_eb))) return st;
+            } else {
+                lz_psnr *ps = malloc(sizeof *ps);
+                if (!ps) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for the PSNR rule");
+                psnr_init(ps, h->dtype, h->raw_bytes / scz_dtype_size(h->dtype), mn, mx, p, abs_eb);
+                if (!ps->done) { /* the bound comes from the passes (lz_pass_end) */
+                    pass_reset(ps);
+                    *pass = ps;
+                    h->eb_abs = abs_eb;
+                    return SCZ_OK;
+                }
+                abs_eb = ps->eb;
+                free(ps);
+            }
+        }
     } else {
         return scz__fail(ctx, SCZ_ERR_ARG, "lossy: unknown error-bound mode");
     }
     if (!isfinite(abs_eb) || abs_eb < 0)
         return scz__fail(ctx, SCZ_ERR_ARG, "lossy: the derived absolute bound %g is not usable", abs_eb);
-    /* A bound below the smallest normal number of the element type is 0
-     * (lossless): from the smallest normal up, every value the check and the
-     * decoder compute is normal or exactly 0, so flush-to-zero and
-     * denormals-are-zero modes cannot change them (FORMAT.md 7.1). */
-    if (abs_eb < (h->dtype == SCZ_DTYPE_F32 ? (double)FLT_MIN : DBL_MIN)) abs_eb = 0;
-    h->eb_abs = abs_eb;
+    h->eb_abs = lz_final_eb(h->dtype, abs_eb);
     return SCZ_OK;
+}
+
+static scz_status lz_prepare(scz_ctx *ctx, scz_header *h, const void *src) {
+    return lz_prepare_from(ctx, h, src, NULL, NULL);
+}
+
+static scz_status lz_prepare_range(scz_ctx *ctx, scz_header *h, const double range[2], void **pass) {
+    *pass = NULL;
+    return lz_prepare_from(ctx, h, NULL, range, pass);
 }
 
 static scz_status lz_check(scz_ctx *ctx, const scz_header *h) {
@@ -754,6 +886,18 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
 }
 
 const scz_codec_ops scz__lossy_ops = {
-    SCZ_CODEC_LOSSY, "lossy", 0, 1u << SCZ_DTYPE_F32 | 1u << SCZ_DTYPE_F64,
-    lz_prepare, lz_check, lz_slab_align, lz_bound, lz_compress, lz_decompress,
+    .id = SCZ_CODEC_LOSSY,
+    .name = "lossy",
+    .lossless = 0,
+    .dtypes = 1u << SCZ_DTYPE_F32 | 1u << SCZ_DTYPE_F64,
+    .prepare = lz_prepare,
+    .check_header = lz_check,
+    .slab_align = lz_slab_align,
+    .chunk_bound = lz_bound,
+    .compress_chunk = lz_compress,
+    .decompress_chunk = lz_decompress,
+    .prepare_range = lz_prepare_range,
+    .pass_feed = lz_pass_feed,
+    .pass_end = lz_pass_end,
+    .pass_free = lz_pass_free,
 };
