@@ -148,15 +148,21 @@ DLayout dlayout(const scz_cuda_batch *b) {
     return L;
 }
 
-/* Chunk header, dictionary, stream header, codebook, tables; items. */
+/* Chunk header, dictionary, stream header, codebook, tables; items. The
+ * codebook is parsed twice by one thread: its first CBS bytes are staged
+ * in shared memory by the block first. */
+constexpr uint32_t CBS = 16384;
 __global__ void __launch_bounds__(NT) k_dprep(DParams p) {
     __shared__ DMeta M;
     __shared__ int bad;
     __shared__ Run runs[NT];
     __shared__ uint32_t sh[LMAX + 8];
+    __shared__ uint32_t st_e, st_K, st_ncopy, st_cbn;
+    __shared__ uint64_t st_pos;
+    __shared__ __align__(16) uint8_t cbs[CBS];
     const uint32_t c = blockIdx.x, tid = threadIdx.x;
     const uint32_t n = chunk_count(c, p.n, p.count_full, p.count_last), es = p.es;
-    if (tid == 0) {
+    if (tid == 0) { /* chunk header; where the codebook is */
         int e = 0;
         const uint64_t off = p.choff[c], size = p.chsize[c];
         const uint32_t info = (uint32_t)p.chinfo[c];
@@ -167,6 +173,8 @@ __global__ void __launch_bounds__(NT) k_dprep(DParams p) {
         M.items = 0;
         M.m = M.nesc = 0;
         M.dict = M.esc = P;
+        uint32_t K = 0, ncopy = 0, cbn = 0;
+        uint64_t pos = 0;
         if (size < HDR) e = HUF_ERR_HEADER;
         const uint32_t mode = e ? 0 : P[0];
         const uint32_t m = e ? 0 : ldb32(P + 4), nesc = e ? 0 : ldb32(P + 8);
@@ -178,7 +186,6 @@ __global__ void __launch_bounds__(NT) k_dprep(DParams p) {
                 M.items = (uint32_t)(((uint64_t)n * es + PIECE - 1) / PIECE);
             }
         } else if (!e) {
-            uint32_t K = 0;
             if (es != 4) {
                 if (m || nesc) e = HUF_ERR_DICT;
                 K = es == 1 ? 256u : 65536u;
@@ -186,36 +193,61 @@ __global__ void __launch_bounds__(NT) k_dprep(DParams p) {
                 if (m == 0 || m > SCZ_HUFF_MAX_K || (nesc && m != DICT_MAX) || nesc > n) e = HUF_ERR_DICT;
                 K = nesc ? SCZ_HUFF_MAX_K : m;
             }
-            uint64_t pos = HDR + 4 * (uint64_t)(es == 4 ? m : 0);
+            pos = HDR + 4 * (uint64_t)(es == 4 ? m : 0);
             if (!e && pos > size) e = HUF_ERR_DICT;
             if (!e) {
-                const int r = hs_parse(P + pos, size - pos, K, n, p.long_cap, &M.S);
-                if (r == HS_ERR_STREAM) e = HUF_ERR_STREAM;
-                else if (r == HS_ERR_CODEBOOK) e = HUF_ERR_CODEBOOK;
-                else if (r == HS_ERR_PADDING) e = HUF_ERR_PADDING;
-                else if (r == HS_ERR_BITSTREAM) e = HUF_ERR_BITS;
-                else if (r == HS_ERR_LONG) e = HUF_ERR_LONG;
+                M.mode = 1; /* so far */
+                M.m = m;
+                M.nesc = nesc;
+                if (size - pos >= SCZ_HUFF_HDR_BYTES) {
+                    cbn = ldb32(P + pos + 16);
+                    const uint64_t room = size - pos - SCZ_HUFF_HDR_BYTES;
+                    ncopy = (uint32_t)(cbn < room ? cbn : room);
+                    if (ncopy > CBS) ncopy = CBS;
+                }
             }
+        }
+        st_e = (uint32_t)e;
+        st_K = K;
+        st_pos = pos;
+        st_ncopy = ncopy;
+        st_cbn = cbn;
+        bad = 0;
+    }
+    __syncthreads();
+    {
+        const uint8_t *src = M.pay + st_pos + SCZ_HUFF_HDR_BYTES;
+        for (uint32_t i = tid; i < st_ncopy; i += NT) cbs[i] = src[i];
+    }
+    __syncthreads();
+    const bool copied = st_cbn <= st_ncopy;
+    if (tid == 0) { /* stream header, codebook, padding, tail; thread 0 alone */
+        uint32_t e = st_e;
+        if (!e && M.mode == 1) {
+            const uint64_t size = M.size;
+            uint64_t pos = st_pos;
+            const int r = hs_parse(M.pay + pos, size - pos, st_K, n, p.long_cap, &M.S, copied ? cbs : nullptr);
+            if (r == HS_ERR_STREAM) e = HUF_ERR_STREAM;
+            else if (r == HS_ERR_CODEBOOK) e = HUF_ERR_CODEBOOK;
+            else if (r == HS_ERR_PADDING) e = HUF_ERR_PADDING;
+            else if (r == HS_ERR_BITSTREAM) e = HUF_ERR_BITS;
+            else if (r == HS_ERR_LONG) e = HUF_ERR_LONG;
             if (!e) {
                 pos += M.S.bytes;
                 if (es != 4 && pos != size) e = HUF_ERR_TAIL;
-                if (es == 4 && size - pos != 4 * (uint64_t)nesc) e = HUF_ERR_TAIL;
+                if (es == 4 && size - pos != 4 * (uint64_t)M.nesc) e = HUF_ERR_TAIL;
             }
             if (!e) {
-                M.mode = 1;
-                M.m = m;
-                M.nesc = nesc;
-                M.dict = P + HDR;
-                M.esc = P + pos;
+                M.dict = M.pay + HDR;
+                M.esc = M.pay + pos;
                 M.items = (M.S.n_segs + DW - 1) / DW;
             }
         }
         if (e) {
-            scz_cuda_report(p.err, p.c0 + c, (unsigned)e);
+            scz_cuda_report(p.err, p.c0 + c, e);
             M.mode = 2;
             M.items = 0;
         }
-        bad = 0;
     }
     __syncthreads();
     if (M.mode == 1 && es == 4) { /* dictionary strictly ascending */
@@ -235,7 +267,8 @@ __global__ void __launch_bounds__(NT) k_dprep(DParams p) {
         }
     }
     if (M.mode == 1 && M.S.count)
-        hs_build<NT>(M.S, p.tables + (size_t)c * TABLE, p.longs + (size_t)c * p.long_cap, runs, sh);
+        hs_build<NT>(M.S, copied ? cbs : M.S.cb, p.tables + (size_t)c * TABLE, p.longs + (size_t)c * p.long_cap,
+                     runs, sh);
     __syncthreads();
     /* the whole struct, by all threads */
     const uint32_t *s32 = reinterpret_cast<const uint32_t *>(&M);
@@ -292,7 +325,7 @@ struct DShared {
     LongTab L;
 };
 
-template <int ES> __global__ void __launch_bounds__(NT, 4) k_decode(DParams p) {
+template <int ES> __global__ void __launch_bounds__(NT, 5) k_decode(DParams p) {
     __shared__ __align__(16) DShared sm;
     const uint32_t total = p.item_base[p.n];
     const uint32_t warp = threadIdx.x >> 5;
@@ -326,14 +359,15 @@ template <int ES> __global__ void __launch_bounds__(NT, 4) k_decode(DParams p) {
         const uint16_t *longs = p.longs + (size_t)c * p.long_cap;
         bool ok;
         if (ES == 1)
-            ok = hs_decode_segment<uint8_t>(S, g, sm.table, sm.L, longs, sm.stage[warp], out, 0xffffffffu, nullptr);
+            ok = hs_decode_segment<uint8_t, false>(S, g, sm.table, sm.L, longs, sm.stage[warp], out, 0, nullptr);
         else if (ES == 2)
-            ok = hs_decode_segment<uint16_t>(S, g, sm.table, sm.L, longs, sm.stage[warp],
-                                             reinterpret_cast<uint16_t *>(out), 0xffffffffu, nullptr);
+            ok = hs_decode_segment<uint16_t, false>(S, g, sm.table, sm.L, longs, sm.stage[warp],
+                                                    reinterpret_cast<uint16_t *>(out), 0, nullptr);
         else
-            ok = hs_decode_segment<uint16_t>(S, g, sm.table, sm.L, longs, sm.stage[warp],
-                                             p.sym16 + (size_t)c * p.count_full, M.nesc ? DICT_MAX : 0xffffffffu,
-                                             p.segesc + (size_t)c * p.segs_cap + g);
+            ok = hs_decode_segment<uint16_t, true>(S, g, sm.table, sm.L, longs, sm.stage[warp],
+                                                   p.sym16 + (size_t)c * p.count_full,
+                                                   M.nesc ? DICT_MAX : 0xffffffffu,
+                                                   p.segesc + (size_t)c * p.segs_cap + g);
         if (!ok && (threadIdx.x & 31) == 0) scz_cuda_report(p.err, p.c0 + c, HUF_ERR_BITS);
     }
 }
@@ -467,6 +501,7 @@ struct EParams {
     uint16_t *sym16;
     uint64_t count_full, count_last, raw_full, words_cap, units_cap, segs_cap;
     uint32_t ng, gc0, es, Kcap, Kc, tiles, ring;
+    uint64_t dynbytes; /* k_ebook's dynamic shared memory */
 };
 
 struct ELayout {
@@ -561,9 +596,9 @@ ELayout elayout(const scz_cuda_batch *b) {
     uint32_t r = 1;
     while (r < (L.Kc + 1) / 2) r <<= 1;
     L.ring = r;
-    /* group size: about 16 Mi symbols (4 Mi for u32) and 256 MiB of
+    /* group size: about 64 Mi symbols (4 Mi for u32) and 256 MiB of
      * per-chunk tables, at least one chunk */
-    const uint64_t elems = es == 4 ? (4ull << 20) : (16ull << 20);
+    const uint64_t elems = es == 4 ? (4ull << 20) : (64ull << 20);
     const uint64_t fixed = (uint64_t)L.Kcap * 14 + (uint64_t)L.Kc * 21 + (es == 4 ? 8 * 65536 : 0) + 1024;
     uint64_t gc = elems / (cf ? cf : 1);
     const uint64_t gc2 = (256ull << 20) / fixed;
@@ -791,28 +826,47 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
     __shared__ uint32_t Bl[130], cum[LMAX + 2], nxt[LMAX + 2], wcnt[DW][LMAX + 2], carry_l[LMAX + 2];
     __shared__ uint64_t total_bits;
     extern __shared__ uint32_t dyn[];
-    uint32_t *ring = dyn;
-    uint8_t *dep = reinterpret_cast<uint8_t *>(dyn + p.ring);
     const uint32_t cl = blockIdx.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     EMeta *M = p.meta + cl;
     const uint32_t m = M->used;
     const uint64_t n = chunk_count(cl, p.ng, p.count_full, p.count_last);
     const uint32_t K = p.es == 1 ? 256u : p.es == 2 ? 65536u : M->K;
-    (void)dep;
     const uint64_t *keys = p.keysB + (size_t)cl * p.Kc; /* by (count, symbol) */
     const uint64_t *ukeys = p.keysA + (size_t)cl * p.Kc; /* by symbol (the sort's input, unchanged) */
     uint8_t *len = p.len + (size_t)cl * p.Kcap;          /* only used symbols are ever read */
+    /* The construction runs in one thread. Shared memory holds the queue of
+     * internal nodes (a ring: at most m / 2 are waiting) and their depths;
+     * where there is room (14 bytes per leaf), also the leaf counts, the
+     * parents and the leaf children of the internal nodes. */
+    uint32_t rs = 1;
+    while (rs < (m + 1) / 2) rs <<= 1;
+    const bool fast = m >= 2 && 14ull * m + 64 <= p.dynbytes;
+    uint32_t *leafc = nullptr, *ring, *parent;
+    uint8_t *dep, *nl;
+    if (fast) {
+        leafc = dyn;
+        parent = dyn + m;
+        ring = dyn + 2 * (size_t)m;
+        dep = reinterpret_cast<uint8_t *>(ring + rs);
+        nl = dep + m;
+        for (uint32_t i = tid; i < m; i += NT) leafc[i] = (uint32_t)(keys[i] >> 16);
+        __syncthreads();
+    } else {
+        rs = p.ring;
+        ring = dyn;
+        dep = reinterpret_cast<uint8_t *>(dyn + p.ring);
+        parent = p.parent + (size_t)cl * p.Kc;
+        nl = p.nlf + (size_t)cl * p.Kc;
+    }
     if (tid == 0) {
         for (int l = 0; l < 130; l++) Bl[l] = 0;
         if (m == 1) Bl[1] = 1;
         else if (m >= 2) {
             /* two queues: leaves by (count, symbol), internal nodes in
              * creation order; a leaf wins ties */
-            uint32_t *parent = p.parent + (size_t)cl * p.Kc;
-            uint8_t *nl = p.nlf + (size_t)cl * p.Kc;
-            const uint32_t rm = p.ring - 1;
+            const uint32_t rm = rs - 1;
             uint32_t i = 0, jn = 0, kn = 0;
-            uint32_t lc = (uint32_t)(keys[0] >> 16);
+            uint32_t lc = fast ? leafc[0] : (uint32_t)(keys[0] >> 16);
             for (uint32_t step = 0; step + 1 < m; step++) {
                 uint32_t sum = 0, nleaf = 0;
 #pragma unroll
@@ -821,7 +875,7 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
                         sum += lc;
                         nleaf++;
                         i++;
-                        lc = i < m ? (uint32_t)(keys[i] >> 16) : 0;
+                        lc = i < m ? (fast ? leafc[i] : (uint32_t)(keys[i] >> 16)) : 0;
                     } else {
                         parent[jn] = kn;
                         sum += ring[jn & rm];
@@ -1310,6 +1364,7 @@ static cudaError_t huf_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
     p.tiles = L.tiles;
     p.ring = L.ring;
     const size_t dyn = ebook_dyn(L.ring, L.Kc);
+    p.dynbytes = dyn;
     cudaError_t e;
     if ((e = cudaFuncSetAttribute(k_ebook, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn))) return e;
     if ((e = cudaFuncSetAttribute(k_ehist16, cudaFuncAttributeMaxDynamicSharedMemorySize, 131072))) return e;
@@ -1388,6 +1443,11 @@ static cudaError_t huf_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     k_ditems<<<1, NT, 0, s>>>(p);
     cudaError_t e;
     if ((e = cudaGetLastError())) return e;
+    /* the most shared memory per SM: five decoding blocks fit */
+    if (p.es == 1) e = cudaFuncSetAttribute(k_decode<1>, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
+    else if (p.es == 2) e = cudaFuncSetAttribute(k_decode<2>, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
+    else e = cudaFuncSetAttribute(k_decode<4>, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
+    if (e) return e;
     if (p.es == 1) k_decode<1><<<persistent_grid((const void *)k_decode<1>), NT, 0, s>>>(p);
     else if (p.es == 2) k_decode<2><<<persistent_grid((const void *)k_decode<2>), NT, 0, s>>>(p);
     else {

@@ -115,9 +115,11 @@ struct Stream {
  * exactly `count` symbols of an alphabet of exactly K (<= 65536), with at
  * most long_cap symbols of codes longer than TB (the size of the caller's
  * long list; >= min(K, count) never rejects a stream a writer made). One
- * thread. Returns HS_OK or an HS_ERR_* code. */
+ * thread. cbcopy, if not NULL, holds a copy of the cb_bytes codebook
+ * bytes (in shared memory, say) to parse instead. Returns HS_OK or an
+ * HS_ERR_* code. */
 inline __device__ __noinline__ int hs_parse(const uint8_t *src, uint64_t avail, uint32_t K, uint64_t count,
-                                     uint32_t long_cap, Stream *S) {
+                                     uint32_t long_cap, Stream *S, const uint8_t *cbcopy = nullptr) {
     if (avail < SCZ_HUFF_HDR_BYTES) return HS_ERR_STREAM;
     const uint32_t k = ldb32(src), cnt = ldb32(src + 4), cbn = ldb32(src + 16);
     const uint64_t bits = ldb64(src + 8);
@@ -147,7 +149,7 @@ inline __device__ __noinline__ int hs_parse(const uint8_t *src, uint64_t avail, 
     /* codebook: runs, lengths per code length, Kraft sum */
     uint32_t lc[LMAX + 2];
     for (uint32_t l = 0; l <= LMAX + 1; l++) lc[l] = 0;
-    const uint8_t *p = S->cb, *cend = S->cb + cbn;
+    const uint8_t *p = cbcopy ? cbcopy : S->cb, *cend = p + cbn;
     uint32_t s = 0, l, r;
     int st;
     while ((st = cb_next(p, cend, K, s, &l, &r)) > 0) {
@@ -176,7 +178,7 @@ inline __device__ __noinline__ int hs_parse(const uint8_t *src, uint64_t avail, 
     S->first[LMAX + 1] = S->lcount[LMAX + 1] = S->loff[LMAX + 1] = 0;
     S->n_long = lo;
     if (lo > long_cap) return HS_ERR_LONG;
-    S->gaps = cend;
+    S->gaps = S->cb + cbn;
     S->segf = S->gaps + (n_units + 1) / 2;
     S->words = S->segf + 4 * n_segs;
     /* padding after the last codeword, unused high gap nibble */
@@ -194,13 +196,15 @@ struct Run {
     uint32_t s, r, l, base;
 };
 
-/* Decoding tables of a parsed stream, built by the NT threads of a block:
+/* Decoding tables of a parsed stream, built by the NT threads of a block
+ * from the codebook bytes at cb (S.cb or a copy of them):
  * table[TABLE] (symbol | length << 16; 0 = longer or invalid) and
  * longs[n_long] (symbols of codes longer than TB by (length, symbol)).
  * runs[NT] and sh[LMAX + 5] are the block's shared scratch. Every thread
  * of the block must call it. */
 template <int NT>
-__device__ void hs_build(const Stream &S, uint32_t *table, uint16_t *longs, Run *runs, uint32_t *sh) {
+__device__ void hs_build(const Stream &S, const uint8_t *cb, uint32_t *table, uint16_t *longs, Run *runs,
+                         uint32_t *sh) {
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     for (uint32_t i = tid; i < TABLE; i += NT) table[i] = 0;
     uint32_t *rank = sh, *state = sh + LMAX + 1; /* state: cb offset, symbol, runs */
@@ -211,7 +215,7 @@ __device__ void hs_build(const Stream &S, uint32_t *table, uint16_t *longs, Run 
     __syncthreads();
     for (;;) {
         if (tid == 0) {
-            const uint8_t *p = S.cb + state[0], *cend = S.cb + S.cb_bytes;
+            const uint8_t *p = cb + state[0], *cend = cb + S.cb_bytes;
             uint32_t s = state[1], n = 0, l, r;
             while (n < (uint32_t)NT && cb_next(p, cend, S.K, s, &l, &r) > 0) { /* validated by hs_parse */
                 if (l) {
@@ -220,7 +224,7 @@ __device__ void hs_build(const Stream &S, uint32_t *table, uint16_t *longs, Run 
                 }
                 s += r;
             }
-            state[0] = (uint32_t)(p - S.cb);
+            state[0] = (uint32_t)(p - cb);
             state[1] = s;
             state[2] = n;
         }
@@ -250,13 +254,14 @@ struct LongTab {
     uint32_t first[LMAX + 2], lcount[LMAX + 2], loff[LMAX + 2];
 };
 
-/* The symbol at the top of buf; *len = its length, 0 = invalid codeword. */
-__device__ __forceinline__ uint32_t dec_sym(uint64_t buf, const uint32_t *table, const LongTab &L,
+/* The symbol whose code is at the top of hi (the next 32 bits of the
+ * stream); *len = its length, 0 = invalid codeword. */
+__device__ __forceinline__ uint32_t dec_sym(uint32_t hi, const uint32_t *table, const LongTab &L,
                                             const uint16_t *longs, unsigned *len) {
-    const uint32_t e = table[buf >> (64 - TB)];
+    const uint32_t e = table[hi >> (32 - TB)];
     *len = e >> 16;
     if (e >> 16) return e & 0xFFFFu;
-    const uint32_t c = (uint32_t)(buf >> (64 - LMAX));
+    const uint32_t c = hi >> (32 - LMAX);
 #pragma unroll 1
     for (unsigned l = TB + 1; l <= LMAX; l++) {
         const uint32_t cl = c >> (LMAX - l);
@@ -274,26 +279,34 @@ __device__ __forceinline__ uint32_t stw(const uint32_t *st, uint32_t k) {
     return k < STAGE_WORDS ? st[k + (k >> 5)] : 0u;
 }
 
-/* Bit reader over the staged words: buf holds nb >= 32 valid bits at its
- * top (rp is the bit position, relative to the segment's start). */
+/* Bit reader over the staged words, in two 32-bit halves: hi:lo holds the
+ * next nb bits of the stream at its top, zeros below them; refill() keeps
+ * nb >= 32 (a code is at most 16 bits), so that hi always holds the next 32
+ * bits. Shifts are funnel shifts of at most 31 bits. */
 struct Reader {
-    uint64_t buf;
+    uint32_t hi, lo;
     unsigned nb;
     uint32_t wi;
     __device__ __forceinline__ void start(const uint32_t *st, uint32_t rp) {
         wi = rp >> 5;
-        buf = ((uint64_t)stw(st, wi) << 32 | stw(st, wi + 1)) << (rp & 31);
-        nb = 64 - (rp & 31);
+        const unsigned sh = rp & 31;
+        const uint32_t a = stw(st, wi), b = stw(st, wi + 1);
+        hi = __funnelshift_l(b, a, sh);
+        lo = b << sh;
+        nb = 64 - sh;
         wi += 2;
     }
     __device__ __forceinline__ void refill(const uint32_t *st) {
-        if (nb < 32) {
-            buf |= (uint64_t)stw(st, wi++) << (32 - nb);
+        if (nb < 32) { /* 16 <= nb < 32: the valid bits are all in hi, lo is 0 */
+            const uint32_t w = stw(st, wi++);
+            hi |= w >> nb;
+            lo = w << (32 - nb);
             nb += 32;
         }
     }
-    __device__ __forceinline__ void skip(unsigned l) {
-        buf <<= l;
+    __device__ __forceinline__ void skip(unsigned l) { /* 1 <= l <= 16 */
+        hi = __funnelshift_l(lo, hi, l);
+        lo <<= l;
         nb -= l;
     }
 };
@@ -340,11 +353,11 @@ template <typename T> struct VecOut {
 /* Decodes segment g of stream S with one warp (all 32 lanes call it with
  * the same g): symbols go to out[segment's first index ...] (T = uint8_t or
  * uint16_t; out holds S.count symbols). stage: this warp's STAGE_SLOTS
- * words of shared memory; table / L / longs from hs_build. If esc_out is
- * not NULL, *esc_out (lane 0) gets the number of symbols equal to esc_sym
- * in the segment. Returns true (all lanes) if the segment is consistent and
+ * words of shared memory; table / L / longs from hs_build. With ESC,
+ * *esc_out (lane 0) gets the number of symbols equal to esc_sym in the
+ * segment. Returns true (all lanes) if the segment is consistent and
  * was written, false if not (nothing written). */
-template <typename T>
+template <typename T, bool ESC>
 __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *table, const LongTab &L,
                                   const uint16_t *longs, uint32_t *stage, T *out, uint32_t esc_sym,
                                   uint32_t *esc_out) {
@@ -384,7 +397,7 @@ __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *t
         while (p < lim) {
             R.refill(stage);
             unsigned l;
-            const uint32_t s = dec_sym(R.buf, table, L, longs, &l);
+            const uint32_t s = dec_sym(R.hi, table, L, longs, &l);
             if (!l) {
                 ok = false;
                 break;
@@ -392,7 +405,7 @@ __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *t
             R.skip(l);
             p += l;
             cnt++;
-            nesc += s == esc_sym;
+            if (ESC) nesc += s == esc_sym;
         }
         if (ok) {
             if (u + 1 < S.n_units) {
@@ -415,7 +428,7 @@ __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *t
     const uint32_t base = ld32u(S.segf + 4 * (uint64_t)g, S.end);
     const uint32_t seg_end = g + 1 < S.n_segs ? ld32u(S.segf + 4 * (uint64_t)(g + 1), S.end) : S.count;
     if (__any_sync(FULL, !ok) || base > seg_end || seg_end > S.count || seg_end - base != tot) return false;
-    if (esc_out && lane == 0) *esc_out = etot;
+    if (ESC && lane == 0) *esc_out = etot;
     if (active && cnt) {
         VecOut<T> W;
         W.init(out + base + (incl - cnt), cnt);
@@ -424,7 +437,7 @@ __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *t
         for (uint32_t i = 0; i < cnt; i++) {
             R.refill(stage);
             unsigned l;
-            const uint32_t s = dec_sym(R.buf, table, L, longs, &l);
+            const uint32_t s = dec_sym(R.hi, table, L, longs, &l);
             if (!l) break; /* cannot happen: the counting pass decoded the same bits */
             R.skip(l);
             W.put(i, s);
