@@ -19,13 +19,15 @@
  *   k_dmap     (u32) a warp per segment maps symbols through the dictionary
  *              and splices the escaped values (a ballot per 32 elements).
  *
- * Encoding, per group of chunks (bounded scratch), all on the device:
+ * Encoding, per group of chunks (up to 64 Mi symbols, 4 Mi for u32: the
+ * scratch is sized for one group), all on the device:
  *   (u32: sort (chunk, value) keys, run-length encode, dictionary = all
  *   distinct values, or the 65535 most frequent by (count desc, value asc)
  *   through a segmented sort of (~count, value) and a sort of those values;
  *   symbols by binary search, escapes counted);
- *   k_ehist    histogram per chunk (shared-memory atomics for 256 symbols,
- *              warp-aggregated global atomics for 65536);
+ *   k_ehist16  histogram per chunk, 65536 symbols: 16-bit counters in 128 KiB
+ *              of shared memory per block (k_ehist: 256 symbols, or small
+ *              chunks with warp-aggregated global atomics);
  *   k_eleaves  used symbols as (count << 16 | symbol) keys, then a
  *              segmented radix sort (CUB) per chunk;
  *   k_ebook    one block per chunk: the two-queue Huffman construction of
