@@ -15,8 +15,10 @@
 # default /tmp/scz-large), XXHASH_PREFIX (a libxxhash copy, if the machine has
 # none), NVCOMP_ROOT (an nvCOMP copy, include/ and lib/: the benchmark then
 # measures nvCOMP beside scz), BUILD (default /tmp/scz-gpu-build),
-# CUDA_ARCH (default 90), SAN_TIMEOUT (seconds per sanitizer, default 420), BIG_GIB (host-API run of a large array, default 10;
-# 0 skips it), JOBS.
+# CUDA_ARCH (default 90), SAN_TIMEOUT (seconds per sanitizer and test, default 420), BIG_GIB (host-API run of a large array, default 10;
+# 0 skips it), JOBS, GPU_TESTS (the GPU test programs run alone and under
+# the sanitizers; default test_cuda_ndzip test_cuda_huffman), HUFF_MI (the
+# huffman benchmark's u16 codes, in Mi; default 128, 0 skips it).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-/tmp/scz-gpu}
@@ -28,6 +30,8 @@ STEPS=${STEPS:-build test memcheck racecheck synccheck bench}
 CUDA_ARCH=${CUDA_ARCH:-90}
 BIG_GIB=${BIG_GIB:-10}
 JOBS=${JOBS:-$(nproc)}
+GPU_TESTS=${GPU_TESTS:-test_cuda_ndzip test_cuda_huffman}
+HUFF_MI=${HUFF_MI:-128}
 mkdir -p "$OUT"
 export SCZ_DATA_DIR="$DATA"
 SUMMARY="$OUT/summary.txt"
@@ -64,23 +68,28 @@ if has test; then
   ctest --test-dir "$BUILD" --output-on-failure -j 4 --timeout 900 >"$OUT/ctest.log" 2>&1
   note "ctest: $(grep -E 'tests passed|tests failed' "$OUT/ctest.log" | tail -1)"
   grep -E '\((Failed|Skipped|Timeout|Not Run)' "$OUT/ctest.log" | sed 's/^/  /' | tee -a "$SUMMARY"
-  "$BUILD/tests/test_cuda_ndzip" >"$OUT/test_cuda.log" 2>&1
-  note "test_cuda_ndzip: rc=$? $(grep -E 'byte-identical' "$OUT/test_cuda.log") / $(tail -1 "$OUT/test_cuda.log")"
-  grep -m8 -E 'FAIL|FATAL' "$OUT/test_cuda.log" | cut -c1-300 | tee -a "$SUMMARY"
+  for t in $GPU_TESTS; do
+    "$BUILD/tests/$t" >"$OUT/$t.log" 2>&1
+    note "$t: rc=$? $(grep -E 'byte-identical' "$OUT/$t.log") / $(tail -1 "$OUT/$t.log")"
+    grep -m8 -E 'FAIL|FATAL' "$OUT/$t.log" | cut -c1-300 | tee -a "$SUMMARY"
+  done
 fi
 
 for tool in memcheck racecheck synccheck; do
   has $tool || continue
-  extra=""
-  [ $tool = memcheck ] && extra="--leak-check full"
-  t0=$(date +%s)
-  quick=2
-  [ $tool = memcheck ] && quick=1
-  SCZ_TEST_QUICK=$quick timeout "${SAN_TIMEOUT:-420}" "$SAN" --tool $tool $extra --error-exitcode 9 \
-    "$BUILD/tests/test_cuda_ndzip" >"$OUT/$tool.log" 2>&1
-  rc=$?
-  note "compute-sanitizer $tool: rc=$rc ($(( $(date +%s) - t0 )) s) $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$OUT/$tool.log" | sort -u | tr '\n' ' ') $(tail -1 "$OUT/$tool.log")"
-  [ $rc = 0 ] || grep -m3 -A4 -E '^========= (Invalid|Race|Barrier|Error|Program hit)' "$OUT/$tool.log" | cut -c1-200 | tee -a "$SUMMARY"
+  for t in $GPU_TESTS; do
+    extra=""
+    [ $tool = memcheck ] && extra="--leak-check full"
+    t0=$(date +%s)
+    quick=2
+    [ $tool = memcheck ] && quick=1
+    log="$OUT/$tool-$t.log"
+    SCZ_TEST_QUICK=$quick timeout "${SAN_TIMEOUT:-420}" "$SAN" --tool $tool $extra --error-exitcode 9 \
+      "$BUILD/tests/$t" >"$log" 2>&1
+    rc=$?
+    note "compute-sanitizer $tool $t: rc=$rc ($(( $(date +%s) - t0 )) s) $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY' "$log" | sort -u | tr '\n' ' ') $(tail -1 "$log")"
+    [ $rc = 0 ] || grep -m3 -A4 -E '^========= (Invalid|Race|Barrier|Error|Program hit)' "$log" | cut -c1-200 | tee -a "$SUMMARY"
+  done
 done
 
 if has bench; then
@@ -89,8 +98,8 @@ if has bench; then
     [ -f "$LARGE_DIR/tiled_wmag_512x512x512.f32" ] || python3 "$LARGE_SCRIPT" "$LARGE_DIR" >"$OUT/large.log" 2>&1
     for f in "$LARGE_DIR"/tiled_*; do [ -f "$f" ] && files+=(--file "$f"); done
   fi
-  "$BUILD/bench/scz_bench_gpu" --data "$DATA" "${files[@]}" --reps 20 --warmup 3 --host --csv "$OUT/bench.csv" \
-    >"$OUT/bench.log" 2>&1
+  "$BUILD/bench/scz_bench_gpu" --data "$DATA" "${files[@]}" --reps 20 --warmup 3 --host --huffman "$HUFF_MI" \
+    --csv "$OUT/bench.csv" >"$OUT/bench.log" 2>&1
   note "bench: rc=$?"
   cat "$OUT/bench.log" >>"$SUMMARY"
   if [ "$BIG_GIB" != 0 ] && [ -f "$LARGE_DIR/tiled_wmag_512x512x512.f32" ]; then

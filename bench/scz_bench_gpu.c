@@ -46,6 +46,8 @@ typedef struct input {
 } input;
 
 static int g_reps = 10, g_warmup = 3, g_host = 0, g_fail = 0;
+static double g_huff_mi = 0; /* --huffman: millions (2^20) of u16 codes; 0 = off */
+static int g_huff_only = 0;  /* --huffman-only: no ndzip rows */
 static double g_big_gib = 0;
 static uint64_t g_chunk = 0;
 static FILE *g_csv;
@@ -279,6 +281,159 @@ static void bench_device(scz_ctx *gpu, const input *in, const void *h_src, doubl
     CK(cudaFree(d_out));
 }
 
+/* ---- the `huffman` codec on u16 codes (--huffman) ---- */
+
+/* Device-to-device huffman compress / decompress of n u16 codes: GB/s of
+ * u16 codes (2 bytes each) per second, median; the GPU stream is compared
+ * with the CPU backend's and the decoded codes with the input. */
+static void bench_huffman_one(scz_ctx *gpu, scz_ctx *cpu, const char *name, const uint16_t *h, uint64_t n,
+                              double copy) {
+    scz_shape sh;
+    memset(&sh, 0, sizeof sh);
+    sh.dtype = SCZ_DTYPE_U16;
+    sh.rank = 1;
+    sh.dims[0] = n;
+    sh.dims[1] = sh.dims[2] = sh.dims[3] = 1;
+    const size_t raw = (size_t)n * 2;
+    scz_params p;
+    scz_params_init(&p, SCZ_CODEC_HUFFMAN);
+    p.chunk_bytes = g_chunk;
+    size_t bound = scz_compress_bound(&sh, &p);
+    void *d_src, *d_z, *d_out;
+    CK(cudaMalloc(&d_src, raw));
+    CK(cudaMalloc(&d_z, bound));
+    CK(cudaMalloc(&d_out, raw));
+    CK(cudaMemcpy(d_src, h, raw, cudaMemcpyHostToDevice));
+    uint64_t *size_out;
+    scz_status *status;
+    CK(cudaMallocHost((void **)&size_out, 8));
+    CK(cudaMallocHost((void **)&status, sizeof *status));
+    cudaStream_t s;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    scz_status r = scz_cuda_reserve(gpu, scz_cuda_scratch_size(&sh, &p));
+    int reps = g_reps > 200 ? 200 : g_reps;
+    double tc[200], td[200];
+    for (int i = -g_warmup; i < reps && !r; i++) {
+        float ms;
+        CK(cudaEventRecord(e0, s));
+        r = scz_cuda_compress(gpu, &p, &sh, d_src, d_z, bound, size_out, s);
+        CK(cudaEventRecord(e1, s));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (i >= 0) tc[i] = raw / (ms * 1e-3) / 1e9;
+    }
+    if (r) {
+        printf("%-34s FAIL compress: %s (%s)\n", name, scz_status_string(r), scz_ctx_last_error(gpu));
+        g_fail = 1;
+    }
+    const size_t zn = (size_t)*size_out;
+    for (int i = -g_warmup; i < reps && !r; i++) {
+        float ms;
+        CK(cudaEventRecord(e0, s));
+        r = scz_cuda_decompress(gpu, d_z, zn, d_out, raw, NULL, status, s);
+        CK(cudaEventRecord(e1, s));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (i >= 0) td[i] = raw / (ms * 1e-3) / 1e9;
+        if (!r && *status) r = *status;
+    }
+    if (r) {
+        printf("%-34s FAIL decompress: %s (%s)\n", name, scz_status_string(r), scz_ctx_last_error(gpu));
+        g_fail = 1;
+    }
+    if (!r) {
+        const char *check = "exact";
+        uint8_t *o = malloc(raw), *z = malloc(zn), *zc = malloc(bound);
+        CK(cudaMemcpy(o, d_out, raw, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(z, d_z, zn, cudaMemcpyDeviceToHost));
+        if (memcmp(o, h, raw)) check = "FAIL";
+        size_t zcn = 0;
+        double t0 = now();
+        scz_status rc = scz_compress(cpu, &p, &sh, h, zc, bound, &zcn);
+        double cpu_gbs = raw / (now() - t0) / 1e9;
+        const char *same = rc == SCZ_OK && zcn == zn && memcmp(zc, z, zn) == 0 ? "= CPU stream" : "CPU stream DIFFERS";
+        if (strcmp(check, "exact") || strcmp(same, "= CPU stream")) g_fail = 1;
+        scz_info info;
+        uint32_t nch = scz_inspect(z, zn, &info) == SCZ_OK ? info.num_chunks : 0;
+        double mc = bench_median(tc, reps), md = bench_median(td, reps);
+        printf("%-34s %9.1f %6.3f %6u %9.1f %5.1f%% %9.1f %5.1f%%  %s, %s (CPU backend %.2f GB/s)\n", name,
+               raw / 1e6, (double)raw / zn, nch, mc, 100 * mc / copy, md, 100 * md / copy, check, same, cpu_gbs);
+        if (g_csv)
+            fprintf(g_csv, "huffman:%s,u16,%llu,%zu,%zu,%.4f,%.2f,%.2f,%.2f,%s\n", name, (unsigned long long)n, raw,
+                    zn, (double)raw / zn, mc, md, copy, check);
+        free(o);
+        free(z);
+        free(zc);
+    }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    CK(cudaStreamDestroy(s));
+    CK(cudaFreeHost(size_out));
+    CK(cudaFreeHost(status));
+    CK(cudaFree(d_src));
+    CK(cudaFree(d_z));
+    CK(cudaFree(d_out));
+}
+
+/* u16 codes: a two-sided geometric around 32768 (synthetic), and the
+ * quantized differences (step 2e-4 of the value range, +32768) of the
+ * first float32 input, repeated to the same length. */
+static void bench_huffman(scz_ctx *gpu, scz_ctx *cpu, const input *ins, int nin, double copy) {
+    const uint64_t n = (uint64_t)(g_huff_mi * 1048576.0);
+    uint16_t *h = malloc(2 * n + 2);
+    if (!h) {
+        printf("huffman: out of memory\n");
+        g_fail = 1;
+        return;
+    }
+    printf("\nhuffman (u16 codes) device to device, median of %d after %d warm-up; chunk %s; GB/s = bytes of u16 "
+           "codes / time / 1e9; %% = of the copy bandwidth\n",
+           g_reps, g_warmup, g_chunk ? "as given" : "default (32 MiB)");
+    printf("%-34s %9s %6s %6s %9s %6s %9s %6s  %s\n", "codes", "MB", "ratio", "chunks", "comp GB/s", "%copy",
+           "dec GB/s", "%copy", "check");
+    uint64_t st = 0x9E3779B97F4A7C15ull;
+    for (uint64_t i = 0; i < n; i++) {
+        st += 0x9E3779B97F4A7C15ull;
+        uint64_t z = st;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        const unsigned g = (unsigned)__builtin_ctzll(z | (1ull << 40)); /* geometric, p = 1/2 */
+        const unsigned x = g * 4 + (unsigned)((z >> 48) & 3);
+        h[i] = (uint16_t)((z >> 47) & 1 ? 32768 + x : 32768 - x);
+    }
+    char name[300];
+    snprintf(name, sizeof name, "geometric u16 (%.0f Mi)", g_huff_mi);
+    bench_huffman_one(gpu, cpu, name, h, n, copy);
+    for (int i = 0; i < nin; i++) {
+        if (ins[i].shape.dtype != SCZ_DTYPE_F32) continue;
+        const size_t raw = shape_bytes(&ins[i].shape);
+        float *f = read_file(ins[i].path, raw);
+        if (!f) continue;
+        const uint64_t cnt = raw / 4;
+        float lo = f[0], hi = f[0];
+        for (uint64_t k = 0; k < cnt; k++) {
+            if (f[k] < lo) lo = f[k];
+            if (f[k] > hi) hi = f[k];
+        }
+        const double step = 2e-4 * ((double)hi - lo) + 1e-30;
+        for (uint64_t k = 0; k < n; k++) {
+            const uint64_t j = k % cnt;
+            const double d = j ? (double)f[j] - f[j - 1] : 0.0;
+            double c = d / step + 32768.5;
+            h[k] = (uint16_t)(c < 0 ? 0 : c > 65535 ? 65535 : (uint64_t)c);
+        }
+        free(f);
+        snprintf(name, sizeof name, "%s diffs", ins[i].name);
+        bench_huffman_one(gpu, cpu, name, h, n, copy);
+        break;
+    }
+    free(h);
+}
+
 static void print_nvcomp(double copy) {
     char desc[256];
     int have = nvc_describe(desc, sizeof desc);
@@ -389,7 +544,8 @@ done:
 static void usage(void) {
     fprintf(stderr,
             "usage: scz_bench_gpu [--data DIR] [--file PATH]... [--only S1,S2] [--reps N] [--warmup N]\n"
-            "                     [--chunk BYTES] [--host] [--big GIB] [--csv FILE] [--no-nvcomp]\n");
+            "                     [--chunk BYTES] [--host] [--big GIB] [--csv FILE] [--no-nvcomp]\n"
+            "                     [--huffman MI | --huffman-only MI]\n");
     exit(2);
 }
 
@@ -421,6 +577,11 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--no-nvcomp")) g_nvcomp = 0;
         else if (!strcmp(a, "--big") && v) g_big_gib = atof(argv[++i]);
         else if (!strcmp(a, "--csv") && v) csv = argv[++i];
+        else if (!strcmp(a, "--huffman") && v) g_huff_mi = atof(argv[++i]);
+        else if (!strcmp(a, "--huffman-only") && v) {
+            g_huff_mi = atof(argv[++i]);
+            g_huff_only = 1;
+        }
         else usage();
     }
     if (g_reps < 1) g_reps = 1;
@@ -461,6 +622,7 @@ int main(int argc, char **argv) {
            copy, copy_bytes >> 20);
     if (g_host || g_big_gib > 0)
         printf("PCIe, pinned, 256 MiB: H2D %.1f GB/s, D2H %.1f GB/s\n", pcie_bw(256 << 20, 1), pcie_bw(256 << 20, 0));
+    if (g_huff_only) goto huffman;
     printf("ndzip device to device, median of %d after %d warm-up; chunk %s; GB/s = raw bytes / time / 1e9; "
            "%% = of the copy bandwidth\n",
            g_reps, g_warmup, g_chunk ? "as given" : "default (32 MiB)");
@@ -520,6 +682,8 @@ int main(int argc, char **argv) {
         bench_host(gpu, cpu, name, &s, h, 1);
         free(h);
     }
+huffman:
+    if (g_huff_mi > 0) bench_huffman(gpu, cpu, ins, nin, copy);
     if (g_csv) fclose(g_csv);
     free(g_nvc);
     scz_ctx_destroy(gpu);

@@ -6,10 +6,12 @@
  */
 #include "cuda_rt.h"
 
-extern const scz_cuda_codec_ops scz__ndzip_cuda_ops; /* src/ndzip/ndzip.cu */
+extern const scz_cuda_codec_ops scz__ndzip_cuda_ops;   /* src/ndzip/ndzip.cu */
+extern const scz_cuda_codec_ops scz__huffman_cuda_ops; /* src/entropy/huffman.cu */
 
 static const scz_cuda_codec_ops *const registry[] = {
     &scz__ndzip_cuda_ops,
+    &scz__huffman_cuda_ops,
 };
 
 const scz_cuda_codec_ops *scz__cuda_codec_at(size_t i) {

@@ -1,0 +1,1492 @@
+/*
+ * huffman.cu -- the lossless `huffman` codec (id 3; u8, u16, u32) on the
+ * GPU: writes exactly the bytes of the CPU codec (huffman_codec.c, FORMAT.md
+ * 8.5, normative) and decodes them. The decoding of a Huffman stream itself
+ * is huffman_cuda.h, shared with other codecs.
+ *
+ * Decoding, one launch per step over all chunks of a batch:
+ *   k_dprep    one block per chunk: chunk header, dictionary (u32: strictly
+ *              ascending), stream header and codebook (hs_parse), decoding
+ *              tables (hs_build) into scratch; work items of the chunk
+ *              (8 segments, or 64 KiB of a stored chunk, per item);
+ *   k_ditems   one block: item offsets of the chunks (a scan);
+ *   k_decode   persistent blocks over the items: stored pieces are copied,
+ *              coded items load the chunk's table into shared memory and
+ *              decode one segment per warp (hs_decode_segment); u8 / u16
+ *              symbols go straight to the output, u32 symbols to scratch;
+ *   k_desc     (u32) per chunk: escape ranks per segment (a scan), checked
+ *              against the escape count;
+ *   k_dmap     (u32) a warp per segment maps symbols through the dictionary
+ *              and splices the escaped values (a ballot per 32 elements).
+ *
+ * Encoding, per group of chunks (up to 64 Mi symbols, 4 Mi for u32: the
+ * scratch is sized for one group), all on the device:
+ *   (u32: sort (chunk, value) keys, run-length encode, dictionary = all
+ *   distinct values, or the 65535 most frequent by (count desc, value asc)
+ *   through a segmented sort of (~count, value) and a sort of those values;
+ *   symbols by binary search, escapes counted);
+ *   k_ehist16  histogram per chunk, 65536 symbols: 16-bit counters in 128 KiB
+ *              of shared memory per block (k_ehist: 256 symbols, or small
+ *              chunks with warp-aggregated global atomics);
+ *   k_eleaves  used symbols as (count << 16 | symbol) keys, then a
+ *              segmented radix sort (CUB) per chunk;
+ *   k_ebook    one block per chunk: the two-queue Huffman construction of
+ *              FORMAT.md 8.2 (one thread; the internal-node queue in shared
+ *              memory), the length limit, lengths by (count desc, symbol
+ *              asc), canonical codes and the serialised codebook (block
+ *              scans), the stream and payload sizes, stored or coded;
+ *   k_eoff     one block: payload offsets of the chunks (a scan);
+ *   k_etbits / k_etscan / k_eenc: bits per tile of 4096 symbols, a scan
+ *              per chunk, then per tile a block scan of the code lengths
+ *              gives each symbol's bit offset; codewords are assembled in
+ *              shared memory (atomicOr), whole words stored, the two edge
+ *              words of a tile or-ed into global memory; the symbol whose
+ *              codeword reaches a unit boundary writes its gap (and the
+ *              segment entry); u32 escapes go to their rank;
+ *   k_easm     the payloads, back to back, byte-exact from the parts.
+ * Nothing depends on the order of atomic operations: the streams are
+ * deterministic and equal the CPU's.
+ */
+#include "huffman_cuda.h"
+
+#include <cub/cub.cuh>
+
+using namespace scz_hd;
+
+namespace {
+
+/* The codec's codes in the device error word (error_text below). */
+enum {
+    HUF_ERR_HEADER = SCZ_CUDA_ERR_CODEC,
+    HUF_ERR_STORED,
+    HUF_ERR_DICT,
+    HUF_ERR_STREAM,
+    HUF_ERR_CODEBOOK,
+    HUF_ERR_PADDING,
+    HUF_ERR_BITS,
+    HUF_ERR_TAIL,
+    HUF_ERR_ESC,
+    HUF_ERR_LONG,
+};
+
+constexpr uint32_t HDR = 16;          /* chunk payload header */
+constexpr uint32_t DICT_MAX = 65535;  /* dictionary entries with escapes */
+constexpr uint32_t NT = 256;          /* threads per block */
+constexpr uint32_t DW = NT / 32;      /* warps per block = segments per decoding item */
+constexpr uint64_t PIECE = 65536;     /* bytes of a stored chunk per decoding item */
+constexpr uint32_t ETILE = 4096;      /* symbols per encoding tile */
+constexpr uint32_t EPT = ETILE / NT;  /* symbols per thread */
+constexpr uint32_t ASM_BYTES = 16384; /* payload bytes per assembling block */
+
+size_t rup(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+/* A bump layout of device scratch: the same sequence of take() gives the
+ * size (base NULL) and the pointers. */
+struct Bump {
+    uint8_t *base;
+    size_t o;
+    template <typename P> P *take(size_t count) {
+        P *r = reinterpret_cast<P *>(base ? base + o : nullptr);
+        o = rup(o + count * sizeof(P), 256);
+        return r;
+    }
+};
+
+__device__ __forceinline__ uint32_t chunk_count(uint32_t c, uint32_t n, uint64_t full, uint64_t last) {
+    return (uint32_t)(c + 1 == n ? last : full);
+}
+
+/* ================================================================== */
+/* Decoding                                                            */
+/* ================================================================== */
+
+struct DMeta {
+    Stream S;
+    const uint8_t *pay, *dict, *esc; /* payload, dictionary, escape list */
+    uint64_t size;                   /* payload bytes */
+    uint32_t mode;                   /* 0 stored, 1 coded, 2 nothing to do (error reported, or empty) */
+    uint32_t m, nesc, items;
+};
+
+struct DParams {
+    const uint8_t *pay;
+    const uint64_t *choff, *chsize, *chinfo;
+    uint8_t *dst;
+    unsigned long long *err;
+    DMeta *meta;
+    uint32_t *item_base; /* n + 1 */
+    uint32_t *tables;    /* n x TABLE */
+    uint16_t *longs;     /* n x long_cap */
+    uint16_t *sym16;     /* u32: n x count_full */
+    uint32_t *segesc;    /* u32: n x segs_cap */
+    uint64_t count_full, count_last, raw_full;
+    uint32_t n, c0, es, long_cap, segs_cap;
+};
+
+struct DLayout {
+    size_t meta, items, tables, longs, sym16, segesc, total;
+    uint32_t long_cap, segs_cap;
+};
+
+uint32_t segs_for(uint64_t count) { /* segments of a stream of count symbols, at most */
+    const uint64_t units = (count * LMAX + U - 1) / U;
+    return (uint32_t)((units + G - 1) / G);
+}
+
+DLayout dlayout(const scz_cuda_batch *b) {
+    DLayout L;
+    const uint64_t n = b->n, cf = b->full.count;
+    const uint32_t K = b->full.esize == 1 ? 256u : 65536u;
+    L.long_cap = (uint32_t)(cf < K ? cf : K);
+    L.segs_cap = segs_for(cf) + 1;
+    Bump B{nullptr, 0};
+    L.meta = B.o, B.take<DMeta>(n);
+    L.items = B.o, B.take<uint32_t>(n + 1);
+    L.tables = B.o, B.take<uint32_t>(n * TABLE);
+    L.longs = B.o, B.take<uint16_t>(n * L.long_cap + 1);
+    L.sym16 = B.o, B.take<uint16_t>(b->full.esize == 4 ? n * cf : 0);
+    L.segesc = B.o, B.take<uint32_t>(b->full.esize == 4 ? n * L.segs_cap : 0);
+    L.total = B.o;
+    return L;
+}
+
+/* Chunk header, dictionary, stream header, codebook, tables; items. The
+ * codebook is parsed twice by one thread: its first CBS bytes are staged
+ * in shared memory by the block first. */
+constexpr uint32_t CBS = 16384;
+__global__ void __launch_bounds__(NT) k_dprep(DParams p) {
+    __shared__ DMeta M;
+    __shared__ int bad;
+    __shared__ Run runs[NT];
+    __shared__ uint32_t sh[LMAX + 8];
+    __shared__ uint32_t st_e, st_K, st_ncopy, st_cbn;
+    __shared__ uint64_t st_pos;
+    __shared__ __align__(16) uint8_t cbs[CBS];
+    const uint32_t c = blockIdx.x, tid = threadIdx.x;
+    const uint32_t n = chunk_count(c, p.n, p.count_full, p.count_last), es = p.es;
+    if (tid == 0) { /* chunk header; where the codebook is */
+        int e = 0;
+        const uint64_t off = p.choff[c], size = p.chsize[c];
+        const uint32_t info = (uint32_t)p.chinfo[c];
+        const uint8_t *P = p.pay + off;
+        M.pay = P;
+        M.size = size;
+        M.mode = 2;
+        M.items = 0;
+        M.m = M.nesc = 0;
+        M.dict = M.esc = P;
+        uint32_t K = 0, ncopy = 0, cbn = 0;
+        uint64_t pos = 0;
+        if (size < HDR) e = HUF_ERR_HEADER;
+        const uint32_t mode = e ? 0 : P[0];
+        const uint32_t m = e ? 0 : ldb32(P + 4), nesc = e ? 0 : ldb32(P + 8);
+        if (!e && (mode != info || mode > 1 || P[1] != es || P[2] || P[3] || ldb32(P + 12))) e = HUF_ERR_HEADER;
+        if (!e && mode == 0) {
+            if (m || nesc || size != HDR + (uint64_t)n * es) e = HUF_ERR_STORED;
+            else {
+                M.mode = 0;
+                M.items = (uint32_t)(((uint64_t)n * es + PIECE - 1) / PIECE);
+            }
+        } else if (!e) {
+            if (es != 4) {
+                if (m || nesc) e = HUF_ERR_DICT;
+                K = es == 1 ? 256u : 65536u;
+            } else {
+                if (m == 0 || m > SCZ_HUFF_MAX_K || (nesc && m != DICT_MAX) || nesc > n) e = HUF_ERR_DICT;
+                K = nesc ? SCZ_HUFF_MAX_K : m;
+            }
+            pos = HDR + 4 * (uint64_t)(es == 4 ? m : 0);
+            if (!e && pos > size) e = HUF_ERR_DICT;
+            if (!e) {
+                M.mode = 1; /* so far */
+                M.m = m;
+                M.nesc = nesc;
+                if (size - pos >= SCZ_HUFF_HDR_BYTES) {
+                    cbn = ldb32(P + pos + 16);
+                    const uint64_t room = size - pos - SCZ_HUFF_HDR_BYTES;
+                    ncopy = (uint32_t)(cbn < room ? cbn : room);
+                    if (ncopy > CBS) ncopy = CBS;
+                }
+            }
+        }
+        st_e = (uint32_t)e;
+        st_K = K;
+        st_pos = pos;
+        st_ncopy = ncopy;
+        st_cbn = cbn;
+        bad = 0;
+    }
+    __syncthreads();
+    {
+        const uint8_t *src = M.pay + st_pos + SCZ_HUFF_HDR_BYTES;
+        for (uint32_t i = tid; i < st_ncopy; i += NT) cbs[i] = src[i];
+    }
+    __syncthreads();
+    const bool copied = st_cbn <= st_ncopy;
+    if (tid == 0) { /* stream header, codebook, padding, tail; thread 0 alone */
+        uint32_t e = st_e;
+        if (!e && M.mode == 1) {
+            const uint64_t size = M.size;
+            uint64_t pos = st_pos;
+            const int r = hs_parse(M.pay + pos, size - pos, st_K, n, p.long_cap, &M.S, copied ? cbs : nullptr);
+            if (r == HS_ERR_STREAM) e = HUF_ERR_STREAM;
+            else if (r == HS_ERR_CODEBOOK) e = HUF_ERR_CODEBOOK;
+            else if (r == HS_ERR_PADDING) e = HUF_ERR_PADDING;
+            else if (r == HS_ERR_BITSTREAM) e = HUF_ERR_BITS;
+            else if (r == HS_ERR_LONG) e = HUF_ERR_LONG;
+            if (!e) {
+                pos += M.S.bytes;
+                if (es != 4 && pos != size) e = HUF_ERR_TAIL;
+                if (es == 4 && size - pos != 4 * (uint64_t)M.nesc) e = HUF_ERR_TAIL;
+            }
+            if (!e) {
+                M.dict = M.pay + HDR;
+                M.esc = M.pay + pos;
+                M.items = (M.S.n_segs + DW - 1) / DW;
+            }
+        }
+        if (e) {
+            scz_cuda_report(p.err, p.c0 + c, e);
+            M.mode = 2;
+            M.items = 0;
+        }
+    }
+    __syncthreads();
+    if (M.mode == 1 && es == 4) { /* dictionary strictly ascending */
+        const uint8_t *end = M.pay + M.size;
+        int b = 0;
+        for (uint32_t i = tid + 1; i < M.m; i += NT)
+            if (ld32u(M.dict + 4 * (uint64_t)(i - 1), end) >= ld32u(M.dict + 4 * (uint64_t)i, end)) b = 1;
+        if (b) atomicOr(&bad, 1);
+        __syncthreads();
+        if (bad) {
+            if (tid == 0) {
+                scz_cuda_report(p.err, p.c0 + c, HUF_ERR_DICT);
+                M.mode = 2;
+                M.items = 0;
+            }
+            __syncthreads();
+        }
+    }
+    if (M.mode == 1 && M.S.count)
+        hs_build<NT>(M.S, copied ? cbs : M.S.cb, p.tables + (size_t)c * TABLE, p.longs + (size_t)c * p.long_cap,
+                     runs, sh);
+    __syncthreads();
+    /* the whole struct, by all threads */
+    const uint32_t *s32 = reinterpret_cast<const uint32_t *>(&M);
+    uint32_t *d32 = reinterpret_cast<uint32_t *>(p.meta + c);
+    for (uint32_t i = tid; i < sizeof(DMeta) / 4; i += NT) d32[i] = s32[i];
+}
+
+/* Item offsets: item_base[c] = items of chunks before c; [n] = total. */
+__global__ void __launch_bounds__(NT) k_ditems(DParams p) {
+    typedef cub::BlockScan<uint32_t, NT> Scan;
+    __shared__ typename Scan::TempStorage ts;
+    uint32_t carry = 0;
+    for (uint32_t c0 = 0; c0 < p.n; c0 += NT) {
+        const uint32_t c = c0 + threadIdx.x;
+        const uint32_t x = c < p.n ? p.meta[c].items : 0;
+        uint32_t ex, tot;
+        Scan(ts).ExclusiveSum(x, ex, tot);
+        if (c < p.n) p.item_base[c] = carry + ex;
+        carry += tot;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) p.item_base[p.n] = carry;
+}
+
+/* Chunk of item it (binary search over item_base). */
+__device__ __forceinline__ uint32_t item_chunk(const uint32_t *ib, uint32_t n, uint32_t it) {
+    uint32_t lo = 0, hi = n; /* last c with ib[c] <= it */
+    while (hi - lo > 1) {
+        const uint32_t mid = (lo + hi) / 2;
+        if (ib[mid] <= it) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Copies n bytes from s to d with the NTH threads of index tid: words to
+ * 4-byte aligned destinations (sources through ld32u, never past s + n). */
+template <uint32_t NTH>
+__device__ __forceinline__ void copy_bytes(uint8_t *d, const uint8_t *s, uint64_t n, uint32_t tid) {
+    uint64_t head = (4 - (reinterpret_cast<uintptr_t>(d) & 3)) & 3;
+    if (head > n) head = n;
+    if (tid < head) d[tid] = s[tid];
+    const uint64_t nw = (n - head) / 4;
+    uint32_t *dw = reinterpret_cast<uint32_t *>(d + head);
+    const uint8_t *sw = s + head, *end = s + n;
+    for (uint64_t k = tid; k < nw; k += NTH) dw[k] = ld32u(sw + 4 * k, end);
+    const uint64_t t = head + 4 * nw + tid;
+    if (t < n) d[t] = s[t];
+}
+
+struct DShared {
+    uint32_t table[TABLE];
+    uint32_t stage[DW][STAGE_SLOTS];
+    LongTab L;
+};
+
+template <int ES> __global__ void __launch_bounds__(NT, 5) k_decode(DParams p) {
+    __shared__ __align__(16) DShared sm;
+    const uint32_t total = p.item_base[p.n];
+    const uint32_t warp = threadIdx.x >> 5;
+    uint32_t loaded = 0xffffffffu;
+    for (uint32_t it = blockIdx.x; it < total; it += gridDim.x) {
+        const uint32_t c = item_chunk(p.item_base, p.n, it), j = it - p.item_base[c];
+        const DMeta &M = p.meta[c];
+        const uint32_t mode = M.mode;
+        uint8_t *out = p.dst + (uint64_t)c * p.raw_full;
+        if (mode == 0) {
+            const uint64_t raw = (uint64_t)chunk_count(c, p.n, p.count_full, p.count_last) * ES;
+            const uint64_t o = (uint64_t)j * PIECE, len = raw - o < PIECE ? raw - o : PIECE;
+            copy_bytes<NT>(out + o, M.pay + HDR + o, len, threadIdx.x);
+            continue;
+        }
+        if (c != loaded) { /* block-uniform */
+            __syncthreads();
+            const uint32_t *t = p.tables + (size_t)c * TABLE;
+            for (uint32_t i = threadIdx.x; i < TABLE; i += NT) sm.table[i] = t[i];
+            if (threadIdx.x < LMAX + 2) {
+                sm.L.first[threadIdx.x] = M.S.first[threadIdx.x];
+                sm.L.lcount[threadIdx.x] = M.S.lcount[threadIdx.x];
+                sm.L.loff[threadIdx.x] = M.S.loff[threadIdx.x];
+            }
+            __syncthreads();
+            loaded = c;
+        }
+        const uint32_t g = j * DW + warp;
+        if (g >= M.S.n_segs) continue;
+        const Stream &S = M.S;
+        const uint16_t *longs = p.longs + (size_t)c * p.long_cap;
+        bool ok;
+        if (ES == 1)
+            ok = hs_decode_segment<uint8_t, false>(S, g, sm.table, sm.L, longs, sm.stage[warp], out, 0, nullptr);
+        else if (ES == 2)
+            ok = hs_decode_segment<uint16_t, false>(S, g, sm.table, sm.L, longs, sm.stage[warp],
+                                                    reinterpret_cast<uint16_t *>(out), 0, nullptr);
+        else
+            ok = hs_decode_segment<uint16_t, true>(S, g, sm.table, sm.L, longs, sm.stage[warp],
+                                                   p.sym16 + (size_t)c * p.count_full,
+                                                   M.nesc ? DICT_MAX : 0xffffffffu,
+                                                   p.segesc + (size_t)c * p.segs_cap + g);
+        if (!ok && (threadIdx.x & 31) == 0) scz_cuda_report(p.err, p.c0 + c, HUF_ERR_BITS);
+    }
+}
+
+/* u32: escape ranks per segment (exclusive scan, in place) and their total
+ * against the chunk's escape count. */
+__global__ void __launch_bounds__(NT) k_desc(DParams p) {
+    typedef cub::BlockScan<uint32_t, NT> Scan;
+    __shared__ typename Scan::TempStorage ts;
+    const uint32_t c = blockIdx.x;
+    DMeta *M = p.meta + c;
+    if (M->mode != 1 || M->nesc == 0) return;
+    const uint32_t ns = M->S.n_segs;
+    uint32_t *e = p.segesc + (size_t)c * p.segs_cap;
+    uint64_t carry = 0;
+    for (uint32_t g0 = 0; g0 < ns; g0 += NT) {
+        const uint32_t g = g0 + threadIdx.x;
+        const uint32_t x = g < ns ? e[g] : 0;
+        uint32_t ex, tot;
+        Scan(ts).ExclusiveSum(x, ex, tot);
+        if (g < ns) e[g] = (uint32_t)(carry + ex);
+        carry += tot;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0 && carry != M->nesc) {
+        scz_cuda_report(p.err, p.c0 + c, HUF_ERR_ESC);
+        M->mode = 2;
+    }
+}
+
+/* u32: symbols -> values (dictionary), escapes spliced in element order. */
+__global__ void __launch_bounds__(NT) k_dmap(DParams p) {
+    const uint32_t total = p.item_base[p.n];
+    const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    for (uint32_t it = blockIdx.x; it < total; it += gridDim.x) {
+        const uint32_t c = item_chunk(p.item_base, p.n, it), j = it - p.item_base[c];
+        const DMeta &M = p.meta[c];
+        if (M.mode != 1) continue;
+        const uint32_t g = j * DW + warp;
+        if (g >= M.S.n_segs) continue;
+        const uint8_t *end = M.pay + M.size;
+        const uint32_t sa = ld32u(M.S.segf + 4 * (uint64_t)g, M.S.end);
+        const uint32_t sb = g + 1 < M.S.n_segs ? ld32u(M.S.segf + 4 * (uint64_t)(g + 1), M.S.end) : M.S.count;
+        if (sa > sb || sb > M.S.count) continue; /* reported by k_decode */
+        const uint16_t *sym = p.sym16 + (size_t)c * p.count_full;
+        uint32_t *out = reinterpret_cast<uint32_t *>(p.dst + (uint64_t)c * p.raw_full);
+        const uint32_t m = M.m, nesc = M.nesc;
+        uint32_t rank = nesc ? p.segesc[(size_t)c * p.segs_cap + g] : 0;
+        for (uint32_t i0 = sa; i0 < sb; i0 += 32) {
+            const uint32_t i = i0 + lane;
+            const uint32_t s = i < sb ? sym[i] : 0;
+            const bool esc = nesc && i < sb && s == DICT_MAX;
+            const unsigned em = __ballot_sync(FULL, esc);
+            if (i < sb) {
+                uint32_t v = 0;
+                if (esc) {
+                    const uint32_t r = rank + __popc(em & ((1u << lane) - 1));
+                    if (r < nesc) v = ld32u(M.esc + 4 * (uint64_t)r, end);
+                } else if (s < m) {
+                    v = ld32u(M.dict + 4 * (uint64_t)s, end);
+                }
+                out[i] = v;
+            }
+            rank += __popc(em);
+        }
+    }
+}
+
+int persistent_grid(const void *fn) {
+    int dev = 0, sms = 0, per = 0;
+    if (cudaGetDevice(&dev) || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) sms = 132;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, fn, NT, 0) || per < 1) per = 1;
+    return sms * per;
+}
+
+DParams dparams(const scz_cuda_batch *b, void *scratch, const DLayout &L) {
+    DParams p;
+    memset(&p, 0, sizeof p);
+    uint8_t *s = static_cast<uint8_t *>(scratch);
+    p.meta = reinterpret_cast<DMeta *>(s + L.meta);
+    p.item_base = reinterpret_cast<uint32_t *>(s + L.items);
+    p.tables = reinterpret_cast<uint32_t *>(s + L.tables);
+    p.longs = reinterpret_cast<uint16_t *>(s + L.longs);
+    p.sym16 = reinterpret_cast<uint16_t *>(s + L.sym16);
+    p.segesc = reinterpret_cast<uint32_t *>(s + L.segesc);
+    p.count_full = b->full.count;
+    p.count_last = b->last.count;
+    p.raw_full = b->raw_full;
+    p.n = b->n;
+    p.c0 = b->c0;
+    p.es = b->full.esize;
+    p.long_cap = L.long_cap;
+    p.segs_cap = L.segs_cap;
+    return p;
+}
+
+/* ================================================================== */
+/* Encoding                                                            */
+/* ================================================================== */
+
+struct EMeta {
+    uint64_t count, total_bits, size, off;
+    uint32_t K, dm, nesc, used, mode, cb_bytes, n_units, n_segs, n_words, d;
+    /* payload regions (offsets in the payload) */
+    uint64_t r_hs, r_cb, r_gap, r_seg, r_words, r_esc;
+};
+
+struct EParams {
+    const uint8_t *src; /* the group's first raw chunk */
+    uint64_t *choff, *chsize, *chinfo;
+    uint8_t *pay;
+    EMeta *meta;
+    uint32_t *hist;          /* ng x Kcap */
+    uint64_t *keysA, *keysB; /* ng x Kc */
+    int *segb, *sege;        /* ng */
+    uint32_t *parent;        /* ng x Kc */
+    uint8_t *nlf;            /* ng x Kc */
+    uint8_t *len;            /* ng x Kcap */
+    uint32_t *entry;         /* ng x Kcap */
+    uint8_t *cb;             /* ng x Kcap */
+    uint32_t *runs;          /* ng x Kcap */
+    uint64_t *tbits;         /* ng x tiles */
+    uint32_t *tesc;          /* ng x tiles */
+    uint32_t *words;         /* ng x words_cap */
+    uint8_t *gapb;           /* ng x units_cap */
+    uint32_t *segf;          /* ng x segs_cap */
+    /* u32 */
+    uint64_t *ekeys, *ekeys2, *uniq, *topk, *topk2;
+    uint32_t *cnts, *run0, *dictA, *dict, *escbuf, *nescc;
+    int *nruns, *sb1, *se1, *sb2, *se2;
+    uint16_t *sym16;
+    uint64_t count_full, count_last, raw_full, words_cap, units_cap, segs_cap;
+    uint32_t ng, gc0, es, Kcap, Kc, tiles, ring;
+    uint64_t dynbytes; /* k_ebook's dynamic shared memory */
+};
+
+struct ELayout {
+    uint32_t GC, Kcap, Kc, tiles, ring;
+    uint64_t words_cap, units_cap, segs_cap;
+    size_t cub_bytes, total;
+};
+
+/* Scratch layout of a group of GC chunks (pointers when base != NULL). */
+size_t elayout_take(const ELayout &L, const scz_cuda_batch *b, uint8_t *base, EParams *p, void **cubtmp) {
+    Bump B{base, 0};
+    const size_t g = L.GC, N = (size_t)L.GC * b->full.count;
+    const bool u32 = b->full.esize == 4;
+    p->meta = B.take<EMeta>(g);
+    p->hist = B.take<uint32_t>(g * L.Kcap);
+    p->keysA = B.take<uint64_t>(g * L.Kc);
+    p->keysB = B.take<uint64_t>(g * L.Kc);
+    p->segb = B.take<int>(g);
+    p->sege = B.take<int>(g);
+    p->parent = B.take<uint32_t>(g * L.Kc);
+    p->nlf = B.take<uint8_t>(g * L.Kc);
+    p->len = B.take<uint8_t>(g * L.Kcap);
+    p->entry = B.take<uint32_t>(g * L.Kcap);
+    p->cb = B.take<uint8_t>(g * L.Kcap);
+    p->runs = B.take<uint32_t>(g * L.Kcap);
+    p->tbits = B.take<uint64_t>(g * L.tiles);
+    p->tesc = B.take<uint32_t>(g * L.tiles);
+    p->words = B.take<uint32_t>(g * L.words_cap);
+    p->gapb = B.take<uint8_t>(g * L.units_cap);
+    p->segf = B.take<uint32_t>(g * L.segs_cap);
+    p->ekeys = B.take<uint64_t>(u32 ? N : 0);
+    p->ekeys2 = B.take<uint64_t>(u32 ? N : 0);
+    p->uniq = B.take<uint64_t>(u32 ? N : 0);
+    p->topk = B.take<uint64_t>(u32 ? N : 0);
+    p->topk2 = B.take<uint64_t>(u32 ? N : 0);
+    p->cnts = B.take<uint32_t>(u32 ? N : 0);
+    p->run0 = B.take<uint32_t>(u32 ? g + 1 : 0);
+    p->dictA = B.take<uint32_t>(u32 ? g * 65536 : 0);
+    p->dict = B.take<uint32_t>(u32 ? g * 65536 : 0);
+    p->escbuf = B.take<uint32_t>(u32 ? N : 0);
+    p->nescc = B.take<uint32_t>(u32 ? g : 0);
+    p->nruns = B.take<int>(u32 ? 1 : 0);
+    p->sb1 = B.take<int>(u32 ? g : 0);
+    p->se1 = B.take<int>(u32 ? g : 0);
+    p->sb2 = B.take<int>(u32 ? g : 0);
+    p->se2 = B.take<int>(u32 ? g : 0);
+    p->sym16 = B.take<uint16_t>(u32 ? N : 0);
+    *cubtmp = B.take<uint8_t>(L.cub_bytes);
+    return B.o;
+}
+
+/* CUB temporary storage of the sorts and scans of a group. */
+size_t cub_bytes(const ELayout &L, const scz_cuda_batch *b) {
+    size_t need = 0, x = 0;
+    const int ng = (int)L.GC;
+    cub::DeviceSegmentedRadixSort::SortKeys(nullptr, x, (const uint64_t *)nullptr, (uint64_t *)nullptr,
+                                            (int)(L.GC * L.Kc), ng, (const int *)nullptr, (const int *)nullptr, 0,
+                                            48);
+    need = x > need ? x : need;
+    if (b->full.esize == 4) {
+        const int N = (int)(L.GC * b->full.count);
+        x = 0;
+        cub::DeviceRadixSort::SortKeys(nullptr, x, (const uint64_t *)nullptr, (uint64_t *)nullptr, N, 0, 64);
+        need = x > need ? x : need;
+        x = 0;
+        cub::DeviceRunLengthEncode::Encode(nullptr, x, (const uint64_t *)nullptr, (uint64_t *)nullptr,
+                                           (uint32_t *)nullptr, (int *)nullptr, N);
+        need = x > need ? x : need;
+        x = 0;
+        cub::DeviceSegmentedRadixSort::SortKeys(nullptr, x, (const uint64_t *)nullptr, (uint64_t *)nullptr, N, ng,
+                                                (const int *)nullptr, (const int *)nullptr, 0, 64);
+        need = x > need ? x : need;
+        x = 0;
+        cub::DeviceSegmentedRadixSort::SortKeys(nullptr, x, (const uint32_t *)nullptr, (uint32_t *)nullptr,
+                                                ng * 65536, ng, (const int *)nullptr, (const int *)nullptr, 0, 32);
+        need = x > need ? x : need;
+    }
+    return need + 256;
+}
+
+ELayout elayout(const scz_cuda_batch *b) {
+    ELayout L;
+    const uint64_t cf = b->full.count;
+    const uint32_t es = b->full.esize;
+    L.Kcap = es == 1 ? 256u : 65536u;
+    L.Kc = (uint32_t)(cf < L.Kcap ? cf : L.Kcap);
+    if (L.Kc < 1) L.Kc = 1;
+    L.tiles = (uint32_t)((cf + ETILE - 1) / ETILE);
+    L.words_cap = (cf * LMAX + 31) / 32 + 1;
+    L.units_cap = (cf * LMAX + U - 1) / U + 1;
+    L.segs_cap = (L.units_cap + G - 1) / G + 1;
+    uint32_t r = 1;
+    while (r < (L.Kc + 1) / 2) r <<= 1;
+    L.ring = r;
+    /* group size: about 64 Mi symbols (4 Mi for u32) and 256 MiB of
+     * per-chunk tables, at least one chunk */
+    const uint64_t elems = es == 4 ? (4ull << 20) : (64ull << 20);
+    const uint64_t fixed = (uint64_t)L.Kcap * 14 + (uint64_t)L.Kc * 21 + (es == 4 ? 8 * 65536 : 0) + 1024;
+    uint64_t gc = elems / (cf ? cf : 1);
+    const uint64_t gc2 = (256ull << 20) / fixed;
+    if (gc > gc2) gc = gc2;
+    if (gc > 65535) gc = 65535;
+    if (gc > b->n) gc = b->n;
+    if (gc < 1) gc = 1;
+    L.GC = (uint32_t)gc;
+    L.cub_bytes = cub_bytes(L, b);
+    EParams tmp;
+    void *ct;
+    L.total = elayout_take(L, b, nullptr, &tmp, &ct);
+    return L;
+}
+
+__device__ __forceinline__ uint32_t esym(const EParams &p, uint32_t cl, uint64_t i) {
+    if (p.es == 1) return p.src[(uint64_t)cl * p.raw_full + i];
+    if (p.es == 2) return reinterpret_cast<const uint16_t *>(p.src + (uint64_t)cl * p.raw_full)[i];
+    return p.sym16[(uint64_t)cl * p.count_full + i];
+}
+
+/* ---- u32 dictionary ---- */
+
+__global__ void k_udkeys(EParams p, uint64_t N) {
+    const uint64_t i = (uint64_t)blockIdx.x * NT + threadIdx.x;
+    if (i >= N) return;
+    const uint64_t cl = i / p.count_full;
+    p.ekeys[i] = cl << 32 | reinterpret_cast<const uint32_t *>(p.src)[i];
+}
+
+__global__ void k_udrun0(EParams p, uint64_t N) {
+    const uint64_t r = (uint64_t)blockIdx.x * NT + threadIdx.x;
+    const uint64_t R = (uint64_t)*p.nruns;
+    if (r == 0) p.run0[p.ng] = (uint32_t)R;
+    if (r >= R) return;
+    const uint32_t cl = (uint32_t)(p.uniq[r] >> 32);
+    if (r == 0 || (uint32_t)(p.uniq[r - 1] >> 32) != cl) p.run0[cl] = (uint32_t)r;
+}
+
+/* Per chunk: all distinct values, or the keys to choose 65535 of them. */
+__global__ void __launch_bounds__(NT) k_udsel(EParams p) {
+    const uint32_t cl = blockIdx.x;
+    const uint32_t r0 = p.run0[cl], r1 = p.run0[cl + 1], d = r1 - r0;
+    if (d <= SCZ_HUFF_MAX_K) {
+        for (uint32_t k = threadIdx.x; k < d; k += NT) p.dict[(size_t)cl * 65536 + k] = (uint32_t)p.uniq[r0 + k];
+        if (threadIdx.x == 0) p.sb1[cl] = p.se1[cl] = (int)r0;
+    } else {
+        for (uint32_t r = r0 + threadIdx.x; r < r1; r += NT)
+            p.topk[r] = (uint64_t)(~p.cnts[r]) << 32 | (uint32_t)p.uniq[r];
+        if (threadIdx.x == 0) {
+            p.sb1[cl] = (int)r0;
+            p.se1[cl] = (int)r1;
+        }
+    }
+    if (threadIdx.x == 0) {
+        p.meta[cl].d = d;
+        p.meta[cl].dm = d <= SCZ_HUFF_MAX_K ? d : DICT_MAX;
+        p.meta[cl].K = d <= SCZ_HUFF_MAX_K ? d : SCZ_HUFF_MAX_K;
+        p.nescc[cl] = 0;
+    }
+}
+
+/* Chunks with more than 65536 values: the 65535 most frequent (count desc,
+ * value asc), to be sorted by value. */
+__global__ void __launch_bounds__(NT) k_udtop(EParams p) {
+    const uint32_t cl = blockIdx.x;
+    const uint32_t r0 = p.run0[cl], d = p.run0[cl + 1] - r0;
+    const int base = (int)(cl * 65536u);
+    if (d > SCZ_HUFF_MAX_K) {
+        for (uint32_t k = threadIdx.x; k < DICT_MAX; k += NT) p.dictA[(size_t)base + k] = (uint32_t)p.topk2[r0 + k];
+        if (threadIdx.x == 0) {
+            p.sb2[cl] = base;
+            p.se2[cl] = base + (int)DICT_MAX;
+        }
+    } else if (threadIdx.x == 0) {
+        p.sb2[cl] = p.se2[cl] = base;
+    }
+}
+
+/* Symbols: rank in the dictionary, or the escape; escapes counted. */
+__global__ void k_udsym(EParams p, uint64_t N) {
+    const uint64_t i = (uint64_t)blockIdx.x * NT + threadIdx.x;
+    const bool valid = i < N;
+    const uint32_t cl = valid ? (uint32_t)(i / p.count_full) : 0;
+    bool esc = false;
+    if (valid) {
+        const uint32_t v = reinterpret_cast<const uint32_t *>(p.src)[i];
+        const uint32_t m = p.meta[cl].dm;
+        const uint32_t *d = p.dict + (size_t)cl * 65536;
+        uint32_t lo = 0, hi = m;
+        while (lo < hi) {
+            const uint32_t mid = (lo + hi) / 2;
+            if (d[mid] < v) lo = mid + 1;
+            else hi = mid;
+        }
+        esc = !(lo < m && d[lo] == v);
+        p.sym16[i] = (uint16_t)(esc ? DICT_MAX : lo);
+    }
+    const unsigned em = __ballot_sync(FULL, esc);
+    if (esc) {
+        const unsigned peers = __match_any_sync(em, cl);
+        if ((threadIdx.x & 31) == (unsigned)(__ffs(peers) - 1)) atomicAdd(&p.nescc[cl], (uint32_t)__popc(peers));
+    }
+}
+
+/* ---- histogram, codebook ---- */
+
+__global__ void __launch_bounds__(NT) k_ehist(EParams p) {
+    __shared__ uint32_t h[256];
+    const uint32_t cl = blockIdx.y;
+    const uint64_t n = chunk_count(cl, p.ng, p.count_full, p.count_last);
+    const uint64_t i0 = (uint64_t)blockIdx.x * ETILE;
+    if (i0 >= n) return;
+    const uint64_t i1 = i0 + ETILE < n ? i0 + ETILE : n;
+    uint32_t *H = p.hist + (size_t)cl * p.Kcap;
+    if (p.Kcap == 256) {
+        h[threadIdx.x] = 0;
+        __syncthreads();
+        for (uint64_t i = i0 + threadIdx.x; i < i1; i += NT) atomicAdd(&h[esym(p, cl, i)], 1u);
+        __syncthreads();
+        if (h[threadIdx.x]) atomicAdd(&H[threadIdx.x], h[threadIdx.x]);
+    } else {
+        for (uint64_t b = i0; b < i1; b += NT) { /* whole warps: match_any */
+            const uint64_t i = b + threadIdx.x;
+            const uint32_t s = i < i1 ? esym(p, cl, i) : 0xffffffffu;
+            const unsigned peers = __match_any_sync(FULL, s);
+            if (s != 0xffffffffu && (threadIdx.x & 31) == (unsigned)(__ffs(peers) - 1))
+                atomicAdd(&H[s], (uint32_t)__popc(peers));
+        }
+    }
+}
+
+/* Histogram of 65536 symbols in shared memory: two 16-bit counters per
+ * word (a block counts at most HTILE16 < 65536 symbols, so a counter never
+ * carries into its neighbour), eight loads in flight per thread, the
+ * symbols of a warp merged (match_any) before the shared atomics; then the
+ * non-zero counters are added to the chunk's histogram. Dynamic shared
+ * memory: 128 KiB. */
+constexpr uint32_t HUNROLL = 8;
+constexpr uint32_t HTILE16 = 31 * HUNROLL * NT; /* 63488 symbols per block */
+__global__ void __launch_bounds__(NT) k_ehist16(EParams p) {
+    extern __shared__ uint32_t hw[];
+    const uint32_t cl = blockIdx.y, tid = threadIdx.x, lane = tid & 31;
+    const uint64_t n = chunk_count(cl, p.ng, p.count_full, p.count_last);
+    const uint64_t i0 = (uint64_t)blockIdx.x * HTILE16;
+    if (i0 >= n) return;
+    const uint64_t i1 = i0 + HTILE16 < n ? i0 + HTILE16 : n;
+    for (uint32_t k = tid; k < 32768; k += NT) hw[k] = 0;
+    __syncthreads();
+    for (uint64_t b = i0; b < i1; b += HUNROLL * NT) {
+        uint32_t sy[HUNROLL];
+#pragma unroll
+        for (uint32_t j = 0; j < HUNROLL; j++) {
+            const uint64_t i = b + j * NT + tid;
+            sy[j] = i < i1 ? esym(p, cl, i) : 0xffffffffu;
+        }
+#pragma unroll
+        for (uint32_t j = 0; j < HUNROLL; j++) {
+            const uint32_t s = sy[j];
+            const unsigned peers = __match_any_sync(FULL, s);
+            if (s != 0xffffffffu && lane == (unsigned)(__ffs(peers) - 1))
+                atomicAdd(&hw[s >> 1], (uint32_t)__popc(peers) << (16 * (s & 1)));
+        }
+    }
+    __syncthreads();
+    uint32_t *H = p.hist + (size_t)cl * p.Kcap;
+    for (uint32_t k = tid; k < 32768; k += NT) {
+        const uint32_t w = hw[k];
+        if (w & 0xffff) atomicAdd(&H[2 * k], w & 0xffff);
+        if (w >> 16) atomicAdd(&H[2 * k + 1], w >> 16);
+    }
+}
+
+/* Used symbols as sortable keys (count << 16 | symbol), compacted. */
+__global__ void __launch_bounds__(NT) k_eleaves(EParams p) {
+    constexpr uint32_t LI = 16;
+    typedef cub::BlockScan<uint32_t, NT> Scan;
+    __shared__ typename Scan::TempStorage ts;
+    const uint32_t cl = blockIdx.x;
+    const uint32_t *H = p.hist + (size_t)cl * p.Kcap;
+    uint64_t *keys = p.keysA + (size_t)cl * p.Kc;
+    uint32_t carry = 0;
+    for (uint32_t s0 = 0; s0 < p.Kcap; s0 += NT * LI) {
+        uint32_t c[LI], f[LI], o[LI];
+#pragma unroll
+        for (uint32_t j = 0; j < LI; j++) {
+            const uint32_t s = s0 + threadIdx.x * LI + j;
+            c[j] = s < p.Kcap ? H[s] : 0;
+            f[j] = c[j] ? 1u : 0u;
+        }
+        uint32_t tot;
+        Scan(ts).ExclusiveSum(f, o, tot);
+#pragma unroll
+        for (uint32_t j = 0; j < LI; j++)
+            if (c[j]) keys[carry + o[j]] = (uint64_t)c[j] << 16 | (s0 + threadIdx.x * LI + j);
+        carry += tot;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        p.meta[cl].used = carry;
+        p.segb[cl] = (int)((size_t)cl * p.Kc);
+        p.sege[cl] = (int)((size_t)cl * p.Kc + carry);
+    }
+}
+
+__device__ __forceinline__ unsigned varint_len(uint32_t v) {
+    unsigned n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+/* One block per chunk: code lengths (8.2), canonical codes, codebook
+ * bytes (8.3), sizes. Dynamic shared memory: the internal-node queue
+ * (ring of p.ring counts) and the depths of internal nodes (Kc bytes). */
+__global__ void __launch_bounds__(NT) k_ebook(EParams p) {
+    typedef cub::BlockScan<uint32_t, NT> Scan;
+    typedef cub::BlockReduce<uint64_t, NT> Red;
+    __shared__ union {
+        typename Scan::TempStorage scan;
+        typename Red::TempStorage red;
+    } ts;
+    __shared__ uint32_t Bl[130], cum[LMAX + 2], nxt[LMAX + 2], wcnt[DW][LMAX + 2], carry_l[LMAX + 2];
+    __shared__ uint64_t total_bits;
+    extern __shared__ uint32_t dyn[];
+    const uint32_t cl = blockIdx.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    EMeta *M = p.meta + cl;
+    const uint32_t m = M->used;
+    const uint64_t n = chunk_count(cl, p.ng, p.count_full, p.count_last);
+    const uint32_t K = p.es == 1 ? 256u : p.es == 2 ? 65536u : M->K;
+    const uint64_t *keys = p.keysB + (size_t)cl * p.Kc; /* by (count, symbol) */
+    const uint64_t *ukeys = p.keysA + (size_t)cl * p.Kc; /* by symbol (the sort's input, unchanged) */
+    uint8_t *len = p.len + (size_t)cl * p.Kcap;          /* only used symbols are ever read */
+    /* The construction runs in one thread. Shared memory holds the queue of
+     * internal nodes (a ring: at most m / 2 are waiting) and their depths;
+     * where there is room (14 bytes per leaf), also the leaf counts, the
+     * parents and the leaf children of the internal nodes. */
+    uint32_t rs = 1;
+    while (rs < (m + 1) / 2) rs <<= 1;
+    const bool fast = m >= 2 && 14ull * m + 64 <= p.dynbytes;
+    uint32_t *leafc = nullptr, *ring, *parent;
+    uint8_t *dep, *nl;
+    if (fast) {
+        leafc = dyn;
+        parent = dyn + m;
+        ring = dyn + 2 * (size_t)m;
+        dep = reinterpret_cast<uint8_t *>(ring + rs);
+        nl = dep + m;
+        for (uint32_t i = tid; i < m; i += NT) leafc[i] = (uint32_t)(keys[i] >> 16);
+        __syncthreads();
+    } else {
+        rs = p.ring;
+        ring = dyn;
+        dep = reinterpret_cast<uint8_t *>(dyn + p.ring);
+        parent = p.parent + (size_t)cl * p.Kc;
+        nl = p.nlf + (size_t)cl * p.Kc;
+    }
+    if (tid == 0) {
+        for (int l = 0; l < 130; l++) Bl[l] = 0;
+        if (m == 1) Bl[1] = 1;
+        else if (m >= 2) {
+            /* two queues: leaves by (count, symbol), internal nodes in
+             * creation order; a leaf wins ties */
+            const uint32_t rm = rs - 1;
+            uint32_t i = 0, jn = 0, kn = 0;
+            uint32_t lc = fast ? leafc[0] : (uint32_t)(keys[0] >> 16);
+            for (uint32_t step = 0; step + 1 < m; step++) {
+                uint32_t sum = 0, nleaf = 0;
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    if (i < m && (jn >= kn || lc <= ring[jn & rm])) {
+                        sum += lc;
+                        nleaf++;
+                        i++;
+                        lc = i < m ? (fast ? leafc[i] : (uint32_t)(keys[i] >> 16)) : 0;
+                    } else {
+                        parent[jn] = kn;
+                        sum += ring[jn & rm];
+                        jn++;
+                    }
+                }
+                ring[kn & rm] = sum;
+                nl[kn] = (uint8_t)nleaf;
+                kn++;
+            }
+            /* depths of internal nodes from the root down; leaves one deeper */
+            dep[kn - 1] = 0;
+            Bl[1] += nl[kn - 1];
+            for (uint32_t x = kn - 1; x-- > 0;) {
+                uint32_t d = dep[parent[x]] + 1u;
+                if (d > 128) d = 128; /* cannot happen: counts < 2^32 bound the depth by ~46 */
+                dep[x] = (uint8_t)d;
+                Bl[d + 1] += nl[x];
+            }
+            unsigned maxd = 0;
+            for (unsigned l = 0; l < 130; l++)
+                if (Bl[l]) maxd = l;
+            /* length limit (JPEG Annex K.3), as the CPU */
+            for (unsigned l = maxd; l > LMAX; l--) {
+                while (Bl[l] > 0) {
+                    unsigned jj = l - 2;
+                    while (jj > 0 && Bl[jj] == 0) jj--;
+                    Bl[l] -= 2;
+                    Bl[l - 1] += 1;
+                    Bl[jj + 1] += 2;
+                    Bl[jj] -= 1;
+                }
+            }
+        }
+        cum[0] = 0;
+        for (unsigned l = 1; l <= LMAX; l++) cum[l] = cum[l - 1] + Bl[l];
+        uint32_t code = 0;
+        nxt[0] = 0;
+        for (unsigned l = 1; l <= LMAX; l++) {
+            code = (code + (l > 1 ? Bl[l - 1] : 0)) << 1;
+            nxt[l] = code;
+        }
+    }
+    __syncthreads();
+    /* lengths to symbols by (count desc, symbol asc): in the ascending
+     * order, a group of equal counts [gs, ge) takes positions from m - ge */
+    uint64_t bits = 0;
+    for (uint32_t i = tid; i < m; i += NT) {
+        const uint64_t key = keys[i];
+        const uint64_t c = key >> 16;
+        uint32_t lo = 0, hi = m;
+        while (lo < hi) {
+            const uint32_t mid = (lo + hi) / 2;
+            if (keys[mid] < (c << 16)) lo = mid + 1;
+            else hi = mid;
+        }
+        const uint32_t gs = lo;
+        hi = m;
+        while (lo < hi) {
+            const uint32_t mid = (lo + hi) / 2;
+            if (keys[mid] < ((c + 1) << 16)) lo = mid + 1;
+            else hi = mid;
+        }
+        const uint32_t ge = lo;
+        const uint32_t pos = (m - ge) + (i - gs);
+        unsigned l = 1;
+        while (l < LMAX && cum[l] <= pos) l++;
+        len[key & 0xFFFF] = (uint8_t)l;
+        bits += c * l;
+    }
+    const uint64_t tb = Red(ts.red).Sum(bits);
+    if (tid == 0) total_bits = tb;
+    __syncthreads();
+    /* canonical codes: symbols of one length get consecutive codes in
+     * symbol order (rank = earlier used symbols of the same length); the
+     * used symbols in symbol order are the leaves before sorting */
+    uint32_t *entry = p.entry + (size_t)cl * p.Kcap;
+    if (tid <= LMAX) carry_l[tid] = 0;
+    for (uint32_t j0 = 0; j0 < m; j0 += NT) {
+        const uint32_t j = j0 + tid;
+        const uint32_t s = j < m ? (uint32_t)(ukeys[j] & 0xFFFF) : 0;
+        const uint32_t l = j < m ? len[s] : 0;
+        if (tid < DW * (LMAX + 2)) (&wcnt[0][0])[tid] = 0;
+        __syncthreads();
+        const unsigned peers = __match_any_sync(FULL, l);
+        const uint32_t below = (uint32_t)__popc(peers & ((1u << lane) - 1));
+        if (lane == 31u - (unsigned)__clz(peers)) wcnt[warp][l] = (uint32_t)__popc(peers);
+        __syncthreads();
+        uint32_t before = carry_l[l];
+        for (uint32_t w = 0; w < warp; w++) before += wcnt[w][l];
+        if (j < m) entry[s] = (nxt[l] + before + below) << 5 | l;
+        __syncthreads();
+        if (tid <= LMAX) {
+            uint32_t t = 0;
+            for (uint32_t w = 0; w < DW; w++) t += wcnt[w][tid];
+            carry_l[tid] += t;
+        }
+        __syncthreads();
+    }
+    /* codebook: maximal runs of equal lengths over 0..K-1, from the used
+     * symbols: a run of zeros before a used symbol after a gap, a new run
+     * at a used symbol after a gap or a change of length, zeros after the
+     * last one; runs[] = start | length << 16 */
+    uint32_t *runs = p.runs + (size_t)cl * p.Kcap;
+    uint8_t *cbo = p.cb + (size_t)cl * p.Kcap;
+    uint32_t nruns = 0, cbb = 0;
+    if (n) {
+        for (uint32_t j0 = 0; j0 < m; j0 += NT) {
+            const uint32_t j = j0 + tid;
+            uint32_t sj = 0, lj = 0, pend = 0, gap = 0, nr = 0;
+            if (j < m) {
+                sj = (uint32_t)(ukeys[j] & 0xFFFF);
+                lj = len[sj];
+                uint32_t lp = 0;
+                if (j) {
+                    const uint32_t sp = (uint32_t)(ukeys[j - 1] & 0xFFFF);
+                    pend = sp + 1;
+                    lp = len[sp];
+                }
+                gap = sj > pend;
+                nr = gap || j == 0 || lj != lp;
+            }
+            uint32_t ex, tot;
+            Scan(ts.scan).ExclusiveSum(gap + nr, ex, tot);
+            if (gap) runs[nruns + ex] = pend;
+            if (nr) runs[nruns + ex + gap] = sj | lj << 16;
+            nruns += tot;
+            __syncthreads();
+        }
+        if (tid == 0) {
+            const uint32_t last = (uint32_t)(ukeys[m - 1] & 0xFFFF);
+            if (last + 1 < K) runs[nruns] = last + 1;
+        }
+        const uint32_t last = (uint32_t)(ukeys[m - 1] & 0xFFFF);
+        nruns += last + 1 < K;
+        __syncthreads();
+        for (uint32_t r0 = 0; r0 < nruns; r0 += NT) {
+            const uint32_t r = r0 + tid;
+            uint32_t st = 0, rl = 0, bytes = 0, l = 0;
+            if (r < nruns) {
+                st = runs[r] & 0xFFFF;
+                l = runs[r] >> 16;
+                rl = (r + 1 < nruns ? (runs[r + 1] & 0xFFFF) : K) - st;
+                bytes = rl <= 7 ? 1 : 1 + varint_len(rl - 8);
+            }
+            uint32_t ex, tot;
+            Scan(ts.scan).ExclusiveSum(bytes, ex, tot);
+            if (r < nruns) {
+                uint8_t *o = cbo + cbb + ex;
+                if (rl <= 7) o[0] = (uint8_t)((rl - 1) << 5 | l);
+                else {
+                    o[0] = (uint8_t)(7u << 5 | l);
+                    uint32_t v = rl - 8, k = 1;
+                    while (v >= 0x80) {
+                        o[k++] = (uint8_t)(v | 0x80);
+                        v >>= 7;
+                    }
+                    o[k] = (uint8_t)v;
+                }
+            }
+            cbb += tot;
+            __syncthreads();
+        }
+    }
+    if (tid == 0) {
+        const uint64_t tbits = total_bits;
+        const uint64_t nu = (tbits + U - 1) / U, nsg = (nu + G - 1) / G, nw = (tbits + 31) / 32;
+        const uint64_t hs = n ? SCZ_HUFF_HDR_BYTES + cbb + (nu + 1) / 2 + 4 * nsg + 4 * nw : SCZ_HUFF_HDR_BYTES;
+        const uint32_t dm = p.es == 4 ? M->dm : 0;
+        const uint32_t nesc = p.es == 4 ? p.nescc[cl] : 0;
+        const uint64_t size = HDR + 4 * (uint64_t)dm + hs + 4 * (uint64_t)nesc;
+        M->count = n;
+        M->K = K;
+        M->dm = dm;
+        M->nesc = nesc;
+        M->total_bits = tbits;
+        M->cb_bytes = cbb;
+        M->n_units = (uint32_t)nu;
+        M->n_segs = (uint32_t)nsg;
+        M->n_words = (uint32_t)nw;
+        if (size >= HDR + n * p.es) {
+            M->mode = 0;
+            M->size = HDR + n * p.es;
+        } else {
+            M->mode = 1;
+            M->size = size;
+            M->r_hs = HDR + 4 * (uint64_t)dm;
+            M->r_cb = M->r_hs + SCZ_HUFF_HDR_BYTES;
+            M->r_gap = M->r_cb + cbb;
+            M->r_seg = M->r_gap + (nu + 1) / 2;
+            M->r_words = M->r_seg + 4 * nsg;
+            M->r_esc = M->r_words + 4 * nw;
+        }
+    }
+}
+
+/* Payload offsets of the group's chunks, after the chunks before it. */
+__global__ void __launch_bounds__(NT) k_eoff(EParams p) {
+    typedef cub::BlockScan<uint64_t, NT> Scan;
+    __shared__ typename Scan::TempStorage ts;
+    uint64_t carry = p.gc0 ? p.choff[p.gc0 - 1] + p.chsize[p.gc0 - 1] : 0;
+    for (uint32_t c0 = 0; c0 < p.ng; c0 += NT) {
+        const uint32_t cl = c0 + threadIdx.x;
+        const uint64_t x = cl < p.ng ? p.meta[cl].size : 0;
+        uint64_t ex, tot;
+        Scan(ts).ExclusiveSum(x, ex, tot);
+        if (cl < p.ng) {
+            p.meta[cl].off = carry + ex;
+            p.choff[p.gc0 + cl] = carry + ex;
+            p.chsize[p.gc0 + cl] = x;
+            p.chinfo[p.gc0 + cl] = p.meta[cl].mode;
+        }
+        carry += tot;
+        __syncthreads();
+    }
+}
+
+/* Bits and escapes of each tile of a coded chunk. */
+__global__ void __launch_bounds__(NT) k_etbits(EParams p) {
+    typedef cub::BlockReduce<uint32_t, NT> Red;
+    __shared__ typename Red::TempStorage ts;
+    const uint32_t cl = blockIdx.y;
+    const EMeta &M = p.meta[cl];
+    const uint64_t n = M.count, i0 = (uint64_t)blockIdx.x * ETILE;
+    if (M.mode != 1 || i0 >= n) return;
+    const uint8_t *len = p.len + (size_t)cl * p.Kcap;
+    const bool esc = p.es == 4 && M.nesc;
+    uint32_t b = 0, e = 0;
+    for (uint64_t i = i0 + threadIdx.x; i < i0 + ETILE && i < n; i += NT) {
+        const uint32_t s = esym(p, cl, i);
+        b += len[s];
+        e += esc && s == DICT_MAX;
+    }
+    const uint32_t tb = Red(ts).Sum(b);
+    __syncthreads();
+    const uint32_t te = Red(ts).Sum(e);
+    if (threadIdx.x == 0) {
+        p.tbits[(size_t)cl * p.tiles + blockIdx.x] = tb;
+        p.tesc[(size_t)cl * p.tiles + blockIdx.x] = te;
+    }
+}
+
+/* Tile bit offsets and escape ranks: exclusive scans per chunk. */
+__global__ void __launch_bounds__(NT) k_etscan(EParams p) {
+    typedef cub::BlockScan<uint64_t, NT> Scan;
+    __shared__ typename Scan::TempStorage ts;
+    const uint32_t cl = blockIdx.x;
+    const EMeta &M = p.meta[cl];
+    if (M.mode != 1) return;
+    const uint32_t T = (uint32_t)((M.count + ETILE - 1) / ETILE);
+    uint64_t cb = 0, ce = 0;
+    uint64_t *tb = p.tbits + (size_t)cl * p.tiles;
+    uint32_t *te = p.tesc + (size_t)cl * p.tiles;
+    for (uint32_t t0 = 0; t0 < T; t0 += NT) {
+        const uint32_t t = t0 + threadIdx.x;
+        const uint64_t x = t < T ? tb[t] : 0, y = t < T ? te[t] : 0;
+        uint64_t ex, tot, ey, toty;
+        Scan(ts).ExclusiveSum(x, ex, tot);
+        __syncthreads();
+        Scan(ts).ExclusiveSum(y, ey, toty);
+        if (t < T) {
+            tb[t] = cb + ex;
+            te[t] = (uint32_t)(ce + ey);
+        }
+        cb += tot;
+        ce += toty;
+        __syncthreads();
+    }
+}
+
+/* Codewords, gaps, segment entries and escapes of one tile. */
+__global__ void __launch_bounds__(NT) k_eenc(EParams p) {
+    typedef cub::BlockScan<uint32_t, NT> Scan;
+    __shared__ typename Scan::TempStorage ts;
+    __shared__ uint32_t sw[ETILE * LMAX / 32 + 2];
+    const uint32_t cl = blockIdx.y, tid = threadIdx.x;
+    const EMeta &M = p.meta[cl];
+    const uint64_t n = M.count, i0 = (uint64_t)blockIdx.x * ETILE;
+    if (M.mode != 1 || i0 >= n) return;
+    const uint32_t tn = (uint32_t)(n - i0 < ETILE ? n - i0 : ETILE);
+    const uint32_t *entry = p.entry + (size_t)cl * p.Kcap;
+    const bool escm = p.es == 4 && M.nesc;
+    uint32_t e[EPT];
+    uint32_t mybits = 0, myesc = 0;
+#pragma unroll
+    for (uint32_t k = 0; k < EPT; k++) {
+        const uint32_t li = tid * EPT + k;
+        uint32_t x = 0;
+        if (li < tn) {
+            const uint32_t s = esym(p, cl, i0 + li);
+            x = entry[s];
+            myesc += escm && s == DICT_MAX;
+        }
+        e[k] = x;
+        mybits += x & 31;
+    }
+    uint32_t off, tbits;
+    Scan(ts).ExclusiveSum(mybits, off, tbits);
+    __syncthreads();
+    uint32_t eoff, etot;
+    Scan(ts).ExclusiveSum(myesc, eoff, etot);
+    const uint64_t tb0 = p.tbits[(size_t)cl * p.tiles + blockIdx.x];
+    const uint64_t W0 = tb0 >> 5;
+    const uint32_t nwt = (uint32_t)(((tb0 + tbits - 1) >> 5) - W0 + 1);
+    for (uint32_t k = tid; k < nwt; k += NT) sw[k] = 0;
+    __syncthreads();
+    uint8_t *gapb = p.gapb + (size_t)cl * p.units_cap;
+    uint32_t *segf = p.segf + (size_t)cl * p.segs_cap;
+    uint32_t *escb = p.escbuf + (size_t)cl * p.count_full;
+    const uint32_t ebase = escm ? p.tesc[(size_t)cl * p.tiles + blockIdx.x] + eoff : 0;
+    uint32_t ek = 0;
+    uint64_t o = tb0 + off;
+#pragma unroll
+    for (uint32_t k = 0; k < EPT; k++) {
+        const uint32_t l = e[k] & 31, code = e[k] >> 5;
+        if (!l) continue;
+        const uint32_t rel = (uint32_t)(o - (W0 << 5)), a = rel >> 5, sh = rel & 31;
+        if (sh + l <= 32) atomicOr(&sw[a], code << (32 - sh - l));
+        else {
+            atomicOr(&sw[a], code >> (sh + l - 32));
+            atomicOr(&sw[a + 1], code << (64 - sh - l));
+        }
+        const uint64_t b = ((o >> 10) + 1) << 10; /* next unit boundary */
+        if (b <= o + l) {
+            const uint64_t u = b >> 10;
+            if (u < M.n_units) {
+                gapb[u] = (uint8_t)(o + l - b);
+                if ((u & (G - 1)) == 0) segf[u / G] = (uint32_t)(i0 + tid * EPT + k + 1);
+            }
+        }
+        if (escm) {
+            const uint32_t li = tid * EPT + k;
+            const uint32_t s = esym(p, cl, i0 + li);
+            if (s == DICT_MAX) {
+                escb[ebase + ek] = reinterpret_cast<const uint32_t *>(p.src + (uint64_t)cl * p.raw_full)[i0 + li];
+                ek++;
+            }
+        }
+        o += l;
+    }
+    if (blockIdx.x == 0 && tid == 0 && M.n_units) {
+        gapb[0] = 0;
+        segf[0] = 0;
+    }
+    __syncthreads();
+    uint32_t *words = p.words + (size_t)cl * p.words_cap;
+    for (uint32_t k = tid; k < nwt; k += NT) {
+        const uint32_t w = sw[k];
+        if (k == 0 || k + 1 == nwt) {
+            if (w) atomicOr(&words[W0 + k], w);
+        } else {
+            words[W0 + k] = w;
+        }
+    }
+}
+
+/* Byte q of chunk cl's payload. */
+__device__ __forceinline__ uint32_t pay_byte(const EParams &p, uint32_t cl, const EMeta &M, uint64_t q) {
+    if (q < HDR) {
+        if (q == 0) return M.mode;
+        if (q == 1) return p.es;
+        if (M.mode == 0) return 0;
+        if (q >= 4 && q < 8) return (M.dm >> (8 * (q - 4))) & 255;
+        if (q >= 8 && q < 12) return (M.nesc >> (8 * (q - 8))) & 255;
+        return 0;
+    }
+    if (M.mode == 0) return p.src[(uint64_t)cl * p.raw_full + (q - HDR)];
+    if (q < M.r_hs) {
+        const uint64_t k = q - HDR;
+        return (p.dict[(size_t)cl * 65536 + k / 4] >> (8 * (k & 3))) & 255;
+    }
+    if (q < M.r_cb) {
+        const uint64_t k = q - M.r_hs;
+        uint64_t v;
+        if (k < 4) v = M.K >> (8 * k);
+        else if (k < 8) v = M.count >> (8 * (k - 4));
+        else if (k < 16) v = M.total_bits >> (8 * (k - 8));
+        else v = M.cb_bytes >> (8 * (k - 16));
+        return (uint32_t)v & 255;
+    }
+    if (q < M.r_gap) return p.cb[(size_t)cl * p.Kcap + (q - M.r_cb)];
+    if (q < M.r_seg) {
+        const uint64_t k = q - M.r_gap, u = 2 * k;
+        const uint8_t *g = p.gapb + (size_t)cl * p.units_cap;
+        return (uint32_t)(g[u] | (u + 1 < M.n_units ? g[u + 1] << 4 : 0));
+    }
+    if (q < M.r_words) {
+        const uint64_t k = q - M.r_seg;
+        return (p.segf[(size_t)cl * p.segs_cap + k / 4] >> (8 * (k & 3))) & 255;
+    }
+    if (q < M.r_esc) {
+        const uint64_t k = q - M.r_words;
+        return (p.words[(size_t)cl * p.words_cap + k / 4] >> (8 * (k & 3))) & 255;
+    }
+    const uint64_t k = q - M.r_esc;
+    return (p.escbuf[(size_t)cl * p.count_full + k / 4] >> (8 * (k & 3))) & 255;
+}
+
+/* The payloads: each thread writes aligned 4-byte words of the output
+ * (bytes at the payload's two ends). */
+__global__ void __launch_bounds__(NT) k_easm(EParams p) {
+    const uint32_t cl = blockIdx.y;
+    const EMeta &M = p.meta[cl];
+    const uint64_t q0 = (uint64_t)blockIdx.x * ASM_BYTES;
+    if (q0 >= M.size) return;
+    uint8_t *P = p.pay + M.off;
+    const uint64_t q1 = q0 + ASM_BYTES < M.size ? q0 + ASM_BYTES : M.size;
+    /* aligned words overlapping [q0, q1) of the payload */
+    const uintptr_t a0 = (reinterpret_cast<uintptr_t>(P) + q0) & ~(uintptr_t)3;
+    const uintptr_t a1 = reinterpret_cast<uintptr_t>(P) + q1;
+    for (uintptr_t a = a0 + 4 * (uintptr_t)threadIdx.x; a < a1; a += 4 * NT) {
+        const int64_t q = (int64_t)(a - reinterpret_cast<uintptr_t>(P));
+        if (q >= (int64_t)q0 && q + 4 <= (int64_t)q1) {
+            uint32_t w = 0;
+            const uint64_t uq = (uint64_t)q;
+            if (M.mode == 0 && uq >= HDR) { /* raw bytes of a stored chunk */
+                const uint8_t *raw = p.src + (uint64_t)cl * p.raw_full;
+                w = ld32u(raw + (uq - HDR), raw + (M.size - HDR));
+            } else if (M.mode == 1 && uq >= M.r_words && uq + 4 <= M.r_esc) { /* bitstream words */
+                const uint64_t k = uq - M.r_words, i = k >> 2;
+                const uint32_t *W = p.words + (size_t)cl * p.words_cap;
+                w = (k & 3) ? __funnelshift_r(W[i], W[i + 1], 8 * (unsigned)(k & 3)) : W[i];
+            } else {
+#pragma unroll
+                for (int k = 0; k < 4; k++) w |= pay_byte(p, cl, M, uq + k) << (8 * k);
+            }
+            *reinterpret_cast<uint32_t *>(a) = w;
+        } else {
+            for (int k = 0; k < 4; k++) {
+                const int64_t qq = q + k;
+                if (qq >= (int64_t)q0 && qq < (int64_t)q1)
+                    reinterpret_cast<uint8_t *>(a)[k] = (uint8_t)pay_byte(p, cl, M, (uint64_t)qq);
+            }
+        }
+    }
+}
+
+/* Shared memory of k_ebook beyond its static part. */
+size_t ebook_dyn(uint32_t ring, uint32_t Kc) { return (size_t)ring * 4 + Kc; }
+
+} // namespace
+
+/* ---- interface to the runtime (scz_cuda_codec_ops, cuda_rt.h) ---- */
+
+static scz_status huf_cuda_check(scz_ctx *ctx, const scz_cuda_batch *b) {
+    if (b->n == 0) return scz__fail(ctx, SCZ_ERR_INTERNAL, "huffman (CUDA): empty batch");
+    const uint32_t es = b->full.esize;
+    if (es != 1 && es != 2 && es != 4)
+        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "huffman (CUDA): element size %u", es);
+    if (b->full.count > UINT32_MAX - 1 || (es == 4 && b->full.count > 0x7fffffffull))
+        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED,
+                         "huffman (CUDA): chunks of more than %s elements; use a smaller chunk size",
+                         es == 4 ? "2^31-1" : "2^32-2");
+    if ((uint64_t)b->n * ((b->full.count + ETILE - 1) / ETILE) > 0x7fffffffull)
+        return scz__fail(ctx, SCZ_ERR_OVERFLOW, "huffman (CUDA): batch too large");
+    return SCZ_OK;
+}
+
+static size_t huf_cuda_scratch(const scz_cuda_batch *b, int dir) {
+    if (b->n == 0) return 0;
+    if (dir == SCZ_CUDA_DECODE) return dlayout(b).total;
+    return elayout(b).total;
+}
+
+static cudaError_t huf_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_t cb, const void *d_src,
+                                   uint8_t *d_pay, uint64_t *choff, uint64_t *chsize, uint64_t *chinfo,
+                                   void *scratch, cudaStream_t s) {
+    if (ca >= cb || cb > b->n) return cudaErrorInvalidValue;
+    const ELayout L = elayout(b);
+    EParams p;
+    memset(&p, 0, sizeof p);
+    void *cubtmp;
+    elayout_take(L, b, static_cast<uint8_t *>(scratch), &p, &cubtmp);
+    p.choff = choff;
+    p.chsize = chsize;
+    p.chinfo = chinfo;
+    p.pay = d_pay;
+    p.count_full = b->full.count;
+    p.raw_full = b->raw_full;
+    p.words_cap = L.words_cap;
+    p.units_cap = L.units_cap;
+    p.segs_cap = L.segs_cap;
+    p.es = b->full.esize;
+    p.Kcap = L.Kcap;
+    p.Kc = L.Kc;
+    p.tiles = L.tiles;
+    p.ring = L.ring;
+    const size_t dyn = ebook_dyn(L.ring, L.Kc);
+    p.dynbytes = dyn;
+    cudaError_t e;
+    if ((e = cudaFuncSetAttribute(k_ebook, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn))) return e;
+    if ((e = cudaFuncSetAttribute(k_ehist16, cudaFuncAttributeMaxDynamicSharedMemorySize, 131072))) return e;
+    for (uint32_t g0 = ca; g0 < cb; g0 += L.GC) {
+        const uint32_t ng = cb - g0 < L.GC ? cb - g0 : L.GC;
+        p.ng = ng;
+        p.gc0 = g0;
+        p.src = static_cast<const uint8_t *>(d_src) + (uint64_t)g0 * b->raw_full;
+        p.count_last = g0 + ng == b->n ? b->last.count : b->full.count;
+        const uint64_t N = (uint64_t)(ng - 1) * p.count_full + p.count_last;
+        if ((e = cudaMemsetAsync(p.hist, 0, (size_t)ng * L.Kcap * 4, s))) return e;
+        if ((e = cudaMemsetAsync(p.words, 0, (size_t)ng * L.words_cap * 4, s))) return e;
+        const unsigned nb = (unsigned)((N + NT - 1) / NT);
+        if (p.es == 4) {
+            size_t tb = L.cub_bytes;
+            k_udkeys<<<nb, NT, 0, s>>>(p, N);
+            int endbit = 32;
+            while ((1ull << (endbit - 32)) < ng) endbit++;
+            if ((e = cub::DeviceRadixSort::SortKeys(cubtmp, tb, (const uint64_t *)p.ekeys, p.ekeys2, (int)N, 0,
+                                                     endbit, s)))
+                return e;
+            tb = L.cub_bytes;
+            if ((e = cub::DeviceRunLengthEncode::Encode(cubtmp, tb, (const uint64_t *)p.ekeys2, p.uniq, p.cnts,
+                                                         p.nruns, (int)N, s)))
+                return e;
+            k_udrun0<<<nb, NT, 0, s>>>(p, N);
+            k_udsel<<<ng, NT, 0, s>>>(p);
+            tb = L.cub_bytes;
+            if ((e = cub::DeviceSegmentedRadixSort::SortKeys(cubtmp, tb, (const uint64_t *)p.topk, p.topk2, (int)N,
+                                                              (int)ng, (const int *)p.sb1, (const int *)p.se1, 0, 64,
+                                                              s)))
+                return e;
+            k_udtop<<<ng, NT, 0, s>>>(p);
+            tb = L.cub_bytes;
+            if ((e = cub::DeviceSegmentedRadixSort::SortKeys(cubtmp, tb, (const uint32_t *)p.dictA, p.dict,
+                                                              (int)(ng * 65536), (int)ng, (const int *)p.sb2,
+                                                              (const int *)p.se2, 0, 32, s)))
+                return e;
+            k_udsym<<<nb, NT, 0, s>>>(p, N);
+        }
+        const dim3 tiles(L.tiles, ng);
+        if (L.Kcap == 65536 && p.count_full >= HTILE16 / 2)
+            k_ehist16<<<dim3((unsigned)((p.count_full + HTILE16 - 1) / HTILE16), ng), NT, 131072, s>>>(p);
+        else
+            k_ehist<<<tiles, NT, 0, s>>>(p);
+        k_eleaves<<<ng, NT, 0, s>>>(p);
+        size_t tb = L.cub_bytes;
+        if ((e = cub::DeviceSegmentedRadixSort::SortKeys(cubtmp, tb, (const uint64_t *)p.keysA, p.keysB,
+                                                          (int)(ng * L.Kc), (int)ng, (const int *)p.segb,
+                                                          (const int *)p.sege, 0, 48, s)))
+            return e;
+        k_ebook<<<ng, NT, dyn, s>>>(p);
+        k_eoff<<<1, NT, 0, s>>>(p);
+        k_etbits<<<tiles, NT, 0, s>>>(p);
+        k_etscan<<<ng, NT, 0, s>>>(p);
+        k_eenc<<<tiles, NT, 0, s>>>(p);
+        const uint64_t maxpay = HDR + p.count_full * p.es;
+        k_easm<<<dim3((unsigned)((maxpay + ASM_BYTES - 1) / ASM_BYTES), ng), NT, 0, s>>>(p);
+        if ((e = cudaGetLastError())) return e;
+    }
+    return cudaSuccess;
+}
+
+static cudaError_t huf_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay, const uint64_t *choff,
+                                   const uint64_t *chsize, const uint64_t *chinfo, void *d_dst,
+                                   unsigned long long *err, void *scratch, cudaStream_t s) {
+    const DLayout L = dlayout(b);
+    DParams p = dparams(b, scratch, L);
+    p.pay = d_pay;
+    p.choff = choff;
+    p.chsize = chsize;
+    p.chinfo = chinfo;
+    p.dst = static_cast<uint8_t *>(d_dst);
+    p.err = err;
+    k_dprep<<<b->n, NT, 0, s>>>(p);
+    k_ditems<<<1, NT, 0, s>>>(p);
+    cudaError_t e;
+    if ((e = cudaGetLastError())) return e;
+    /* the most shared memory per SM: five decoding blocks fit */
+    if (p.es == 1) e = cudaFuncSetAttribute(k_decode<1>, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
+    else if (p.es == 2) e = cudaFuncSetAttribute(k_decode<2>, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
+    else e = cudaFuncSetAttribute(k_decode<4>, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
+    if (e) return e;
+    if (p.es == 1) k_decode<1><<<persistent_grid((const void *)k_decode<1>), NT, 0, s>>>(p);
+    else if (p.es == 2) k_decode<2><<<persistent_grid((const void *)k_decode<2>), NT, 0, s>>>(p);
+    else {
+        k_decode<4><<<persistent_grid((const void *)k_decode<4>), NT, 0, s>>>(p);
+        k_desc<<<b->n, NT, 0, s>>>(p);
+        k_dmap<<<persistent_grid((const void *)k_dmap), NT, 0, s>>>(p);
+    }
+    return cudaGetLastError();
+}
+
+static cudaError_t huf_cuda_probe(void) {
+    cudaFuncAttributes a;
+    cudaError_t e = cudaFuncGetAttributes(&a, k_decode<2>);
+    if (!e) e = cudaFuncGetAttributes(&a, k_ebook);
+    return e;
+}
+
+static const char *huf_cuda_error_text(unsigned code) {
+    switch (code) {
+    case HUF_ERR_HEADER: return "huffman chunk header is invalid (mode, element size, reserved bytes or codec_info)";
+    case HUF_ERR_STORED: return "stored huffman chunk has the wrong size";
+    case HUF_ERR_DICT: return "huffman chunk: bad dictionary or escape count, or dictionary not strictly ascending";
+    case HUF_ERR_STREAM: return "Huffman stream header is inconsistent (alphabet, count, bits or size)";
+    case HUF_ERR_CODEBOOK: return "Huffman codebook is malformed or not a prefix code";
+    case HUF_ERR_PADDING: return "Huffman stream: non-zero padding";
+    case HUF_ERR_BITS: return "Huffman bitstream is corrupt (gap, segment entry or codeword)";
+    case HUF_ERR_TAIL: return "huffman chunk: trailing bytes or escape list size mismatch";
+    case HUF_ERR_ESC: return "huffman chunk: escape symbols and escape list disagree";
+    case HUF_ERR_LONG:
+        return "Huffman codebook with more codes longer than 11 bits than the chunk has elements (no writer "
+               "produces this; not decoded on the GPU)";
+    }
+    return NULL;
+}
+
+/* Listed in src/cuda/codecs_cuda.cu. */
+extern const scz_cuda_codec_ops scz__huffman_cuda_ops = {
+    SCZ_CODEC_HUFFMAN, huf_cuda_check, huf_cuda_scratch, huf_cuda_encode,
+    huf_cuda_decode,   huf_cuda_probe, huf_cuda_error_text,
+};

@@ -1,0 +1,452 @@
+/*
+ * huffman_cuda.h -- decoding a Huffman stream (docs/FORMAT.md 8.1-8.4) on
+ * the GPU, as inline device code for any codec's kernels (the `huffman`
+ * codec in huffman.cu; the lossy codec's quantization codes next). CUDA
+ * C++, .cu files only.
+ *
+ * A stream is decoded in three steps:
+ *   1. hs_parse (one thread): header, codebook run structure, Kraft sum,
+ *      padding, gap 0 and segment entry 0; fills a Stream.
+ *   2. hs_build (one block): the primary table of SCZ_HUFF_TABLE_BITS bits
+ *      (symbol | length << 16, 0 = longer or invalid, as on the CPU) and the
+ *      list of symbols with longer codes, ordered by (length, symbol).
+ *   3. hs_decode_segment (one warp per segment of 32 units): the segment's
+ *      bitstream is staged in shared memory, lane L decodes unit 32 g + L
+ *      from its gap to the next unit's start, counting symbols; a warp scan
+ *      of the counts plus the segment table entry gives each lane's output
+ *      index; the lane then decodes again and writes, 16 bytes at a time.
+ * Validation equals the CPU decoder's: every unit must end exactly where
+ * the next one starts (its gap) or at total_bits, every segment's count
+ * must match the segment table, every codeword must be valid. Nothing is
+ * read outside [stream, end) nor written outside out[0 .. count).
+ */
+#ifndef SCZ_HUFFMAN_CUDA_H
+#define SCZ_HUFFMAN_CUDA_H
+
+#include "../cuda/cuda_rt.h"
+
+extern "C" {
+#include "huffman.h"
+}
+
+namespace scz_hd {
+
+constexpr uint32_t U = SCZ_HUFF_UNIT_BITS;
+constexpr uint32_t G = SCZ_HUFF_SEG_UNITS;
+constexpr uint32_t LMAX = SCZ_HUFF_MAX_LEN;
+constexpr uint32_t TB = SCZ_HUFF_TABLE_BITS;
+constexpr uint32_t TABLE = 1u << TB;
+constexpr uint32_t SEG_WORDS = U * G / 32;                            /* bitstream words per segment */
+constexpr uint32_t STAGE_WORDS = SEG_WORDS + 2;                       /* + the lookahead of the last unit */
+constexpr uint32_t STAGE_SLOTS = STAGE_WORDS + (STAGE_WORDS + 31) / 32; /* one pad word per 32: lanes 1024 bits apart hit different banks */
+constexpr unsigned FULL = 0xffffffffu;
+
+/* Result codes of hs_parse (a codec maps them to its error codes). */
+enum { HS_OK = 0, HS_ERR_STREAM, HS_ERR_CODEBOOK, HS_ERR_PADDING, HS_ERR_BITSTREAM, HS_ERR_LONG };
+
+/* Little-endian loads at any byte address. */
+__device__ __forceinline__ uint32_t ldb32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+__device__ __forceinline__ uint64_t ldb64(const uint8_t *p) { return ldb32(p) | (uint64_t)ldb32(p + 4) << 32; }
+
+/* The u32 at p (p + 4 <= end) from aligned word loads: the word holding p
+ * (inside the allocation, whose start is aligned) and the next one if it
+ * ends before `end`, else the missing bytes one by one. */
+__device__ __forceinline__ uint32_t ld32u(const uint8_t *p, const uint8_t *end) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    const unsigned sh = (unsigned)(a & 3);
+    const uint32_t *q = reinterpret_cast<const uint32_t *>(a - sh);
+    if (!sh) return q[0];
+    const uint32_t lo = q[0];
+    uint32_t hi = 0;
+    if (reinterpret_cast<const uint8_t *>(q + 2) <= end) hi = q[1];
+    else
+        for (unsigned i = 0; i < sh; i++) hi |= (uint32_t)p[4 - sh + i] << (8 * i);
+    return __funnelshift_r(lo, hi, 8 * sh);
+}
+
+/* LEB128 varint from p[0..end), FORMAT.md 7.6 (the CPU's scz__get_varint). */
+__device__ __forceinline__ const uint8_t *get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v) {
+    uint64_t r = 0;
+    for (unsigned sh = 0; sh < 64; sh += 7) {
+        if (p >= end) return nullptr;
+        const uint8_t b = *p++;
+        if ((sh == 63 && b > 1) || (sh && b == 0)) return nullptr;
+        r |= (uint64_t)(b & 0x7F) << sh;
+        if (!(b & 0x80)) {
+            *v = r;
+            return p;
+        }
+    }
+    return nullptr;
+}
+
+/* One codebook run at p (8.3): length *l, run *r; s symbols already
+ * covered of K. 1 = a run, 0 = end of the codebook, -1 = malformed. */
+__device__ __forceinline__ int cb_next(const uint8_t *&p, const uint8_t *end, uint32_t K, uint32_t s, uint32_t *l,
+                                       uint32_t *r) {
+    if (p >= end) return 0;
+    const uint8_t b = *p++;
+    *l = b & 31u;
+    uint64_t run = (b >> 5) + 1u;
+    if (*l > LMAX) return -1;
+    if (run == 8) {
+        uint64_t x;
+        if (!(p = get_varint(p, end, &x))) return -1;
+        if (x > K) return -1;
+        run = 8 + x;
+    }
+    if (run > K - s) return -1;
+    *r = (uint32_t)run;
+    return 1;
+}
+
+/* A parsed Huffman stream. */
+struct Stream {
+    const uint8_t *cb, *gaps, *segf, *words, *end; /* end: the stream may not be read at or past it */
+    uint64_t total_bits, bytes;                   /* bytes: size of the stream */
+    uint32_t K, count, cb_bytes, n_units, n_segs, n_words;
+    uint32_t n_long;                              /* symbols with codes longer than TB */
+    uint32_t first[LMAX + 2], lcount[LMAX + 2], loff[LMAX + 2]; /* canonical first code, codes, long-list index per length */
+};
+
+/* Parses the stream at src[0..avail) (end = src + avail) that must hold
+ * exactly `count` symbols of an alphabet of exactly K (<= 65536), with at
+ * most long_cap symbols of codes longer than TB (the size of the caller's
+ * long list; >= min(K, count) never rejects a stream a writer made). One
+ * thread. cbcopy, if not NULL, holds a copy of the cb_bytes codebook
+ * bytes (in shared memory, say) to parse instead. Returns HS_OK or an
+ * HS_ERR_* code. */
+inline __device__ __noinline__ int hs_parse(const uint8_t *src, uint64_t avail, uint32_t K, uint64_t count,
+                                     uint32_t long_cap, Stream *S, const uint8_t *cbcopy = nullptr) {
+    if (avail < SCZ_HUFF_HDR_BYTES) return HS_ERR_STREAM;
+    const uint32_t k = ldb32(src), cnt = ldb32(src + 4), cbn = ldb32(src + 16);
+    const uint64_t bits = ldb64(src + 8);
+    if (k != K || cnt != count) return HS_ERR_STREAM;
+    S->K = K;
+    S->count = (uint32_t)count;
+    S->end = src + avail;
+    S->cb = src + SCZ_HUFF_HDR_BYTES;
+    S->cb_bytes = cbn;
+    S->total_bits = bits;
+    S->n_long = 0;
+    if (count == 0) {
+        if (bits || cbn) return HS_ERR_STREAM;
+        S->n_units = S->n_segs = S->n_words = 0;
+        S->bytes = SCZ_HUFF_HDR_BYTES;
+        S->gaps = S->segf = S->words = S->cb;
+        return HS_OK;
+    }
+    if (bits < count || bits > count * LMAX) return HS_ERR_STREAM;
+    const uint64_t n_units = (bits + U - 1) / U, n_segs = (n_units + G - 1) / G, n_words = (bits + 31) / 32;
+    const uint64_t need = (uint64_t)SCZ_HUFF_HDR_BYTES + cbn + (n_units + 1) / 2 + 4 * n_segs + 4 * n_words;
+    if (need > avail) return HS_ERR_STREAM;
+    S->n_units = (uint32_t)n_units;
+    S->n_segs = (uint32_t)n_segs;
+    S->n_words = (uint32_t)n_words;
+    S->bytes = need;
+    /* codebook: runs, lengths per code length, Kraft sum */
+    uint32_t lc[LMAX + 2];
+    for (uint32_t l = 0; l <= LMAX + 1; l++) lc[l] = 0;
+    const uint8_t *p = cbcopy ? cbcopy : S->cb, *cend = p + cbn;
+    uint32_t s = 0, l, r;
+    int st;
+    while ((st = cb_next(p, cend, K, s, &l, &r)) > 0) {
+        lc[l] += r;
+        s += r;
+    }
+    if (st < 0 || s != K) return HS_ERR_CODEBOOK;
+    uint64_t kraft = 0;
+    uint32_t used = 0;
+    for (l = 1; l <= LMAX; l++) {
+        kraft += (uint64_t)lc[l] << (LMAX - l);
+        used += lc[l];
+    }
+    if (kraft > ((uint64_t)1 << LMAX) || used == 0) return HS_ERR_CODEBOOK;
+    uint32_t code = 0, lo = 0;
+    S->first[0] = 0;
+    S->lcount[0] = 0;
+    S->loff[0] = 0;
+    for (l = 1; l <= LMAX; l++) {
+        code = (code + (l > 1 ? lc[l - 1] : 0)) << 1;
+        S->first[l] = code;
+        S->lcount[l] = lc[l];
+        S->loff[l] = lo;
+        if (l > TB) lo += lc[l];
+    }
+    S->first[LMAX + 1] = S->lcount[LMAX + 1] = S->loff[LMAX + 1] = 0;
+    S->n_long = lo;
+    if (lo > long_cap) return HS_ERR_LONG;
+    S->gaps = S->cb + cbn;
+    S->segf = S->gaps + (n_units + 1) / 2;
+    S->words = S->segf + 4 * n_segs;
+    /* padding after the last codeword, unused high gap nibble */
+    if ((bits & 31) && (ld32u(S->words + 4 * (n_words - 1), S->end) & (0xFFFFFFFFu >> (bits & 31))))
+        return HS_ERR_PADDING;
+    if ((n_units & 1) && (S->gaps[n_units / 2] >> 4)) return HS_ERR_PADDING;
+    /* decoding starts at bit 0 with symbol 0 */
+    if ((S->gaps[0] & 15) || ld32u(S->segf, S->end)) return HS_ERR_BITSTREAM;
+    return HS_OK;
+}
+
+/* A codebook run for hs_build: symbols s .. s + r - 1 of length l, the
+ * first of rank `base` among the codes of length l. */
+struct Run {
+    uint32_t s, r, l, base;
+};
+
+/* Decoding tables of a parsed stream, built by the NT threads of a block
+ * from the codebook bytes at cb (S.cb or a copy of them):
+ * table[TABLE] (symbol | length << 16; 0 = longer or invalid) and
+ * longs[n_long] (symbols of codes longer than TB by (length, symbol)).
+ * runs[NT] and sh[LMAX + 5] are the block's shared scratch. Every thread
+ * of the block must call it. */
+template <int NT>
+__device__ void hs_build(const Stream &S, const uint8_t *cb, uint32_t *table, uint16_t *longs, Run *runs,
+                         uint32_t *sh) {
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    for (uint32_t i = tid; i < TABLE; i += NT) table[i] = 0;
+    uint32_t *rank = sh, *state = sh + LMAX + 1; /* state: cb offset, symbol, runs */
+    if (tid == 0) {
+        for (uint32_t l = 0; l <= LMAX; l++) rank[l] = 0;
+        state[0] = state[1] = state[2] = 0;
+    }
+    __syncthreads();
+    for (;;) {
+        if (tid == 0) {
+            const uint8_t *p = cb + state[0], *cend = cb + S.cb_bytes;
+            uint32_t s = state[1], n = 0, l, r;
+            while (n < (uint32_t)NT && cb_next(p, cend, S.K, s, &l, &r) > 0) { /* validated by hs_parse */
+                if (l) {
+                    runs[n++] = Run{s, r, l, rank[l]};
+                    rank[l] += r;
+                }
+                s += r;
+            }
+            state[0] = (uint32_t)(p - cb);
+            state[1] = s;
+            state[2] = n;
+        }
+        __syncthreads();
+        const uint32_t n = state[2];
+        if (n == 0) break;
+        for (uint32_t k = warp; k < n; k += NT / 32) {
+            const Run R = runs[k];
+            if (R.l <= TB) {
+                const uint32_t sh_ = TB - R.l, cnt = R.r << sh_;
+                for (uint32_t e = lane; e < cnt; e += 32) {
+                    const uint32_t j = e >> sh_;
+                    const uint32_t code = S.first[R.l] + R.base + j;
+                    table[(code << sh_) + (e & ((1u << sh_) - 1))] = (R.s + j) | R.l << 16;
+                }
+            } else {
+                for (uint32_t j = lane; j < R.r; j += 32) longs[S.loff[R.l] + R.base + j] = (uint16_t)(R.s + j);
+            }
+        }
+        __syncthreads();
+    }
+}
+
+/* Per-length arrays for codes longer than TB, as the decoding loop reads
+ * them (shared memory of the block). */
+struct LongTab {
+    uint32_t first[LMAX + 2], lcount[LMAX + 2], loff[LMAX + 2];
+};
+
+/* The symbol whose code is at the top of hi (the next 32 bits of the
+ * stream); *len = its length, 0 = invalid codeword. */
+__device__ __forceinline__ uint32_t dec_sym(uint32_t hi, const uint32_t *table, const LongTab &L,
+                                            const uint16_t *longs, unsigned *len) {
+    const uint32_t e = table[hi >> (32 - TB)];
+    *len = e >> 16;
+    if (e >> 16) return e & 0xFFFFu;
+    const uint32_t c = hi >> (32 - LMAX);
+#pragma unroll 1
+    for (unsigned l = TB + 1; l <= LMAX; l++) {
+        const uint32_t cl = c >> (LMAX - l);
+        if (cl - L.first[l] < L.lcount[l]) {
+            *len = l;
+            return longs[L.loff[l] + cl - L.first[l]];
+        }
+    }
+    *len = 0;
+    return 0;
+}
+
+/* Staged word k of a segment (zeros past the staged range). */
+__device__ __forceinline__ uint32_t stw(const uint32_t *st, uint32_t k) {
+    return k < STAGE_WORDS ? st[k + (k >> 5)] : 0u;
+}
+
+/* Bit reader over the staged words, in two 32-bit halves: hi:lo holds the
+ * next nb bits of the stream at its top, zeros below them; refill() keeps
+ * nb >= 32 (a code is at most 16 bits), so that hi always holds the next 32
+ * bits. Shifts are funnel shifts of at most 31 bits. */
+struct Reader {
+    uint32_t hi, lo;
+    unsigned nb;
+    uint32_t wi;
+    __device__ __forceinline__ void start(const uint32_t *st, uint32_t rp) {
+        wi = rp >> 5;
+        const unsigned sh = rp & 31;
+        const uint32_t a = stw(st, wi), b = stw(st, wi + 1);
+        hi = __funnelshift_l(b, a, sh);
+        lo = b << sh;
+        nb = 64 - sh;
+        wi += 2;
+    }
+    __device__ __forceinline__ void refill(const uint32_t *st) {
+        if (nb < 32) { /* 16 <= nb < 32: the valid bits are all in hi, lo is 0 */
+            const uint32_t w = stw(st, wi++);
+            hi |= w >> nb;
+            lo = w << (32 - nb);
+            nb += 32;
+        }
+    }
+    __device__ __forceinline__ void skip(unsigned l) { /* 1 <= l <= 16 */
+        hi = __funnelshift_l(lo, hi, l);
+        lo <<= l;
+        nb -= l;
+    }
+};
+
+/* Output of 8- or 16-bit symbols through a 16-byte shift register: the
+ * first `head` symbols (up to 16-byte alignment) one by one, then whole
+ * aligned 16-byte vectors, then the rest one by one. */
+template <typename T> struct VecOut {
+    static constexpr uint32_t PER = 16 / sizeof(T);
+    T *o;
+    uint32_t head, k;
+    uint32_t r0, r1, r2, r3;
+    __device__ __forceinline__ void init(T *out, uint32_t n) {
+        o = out;
+        head = (uint32_t)(((16u - (reinterpret_cast<uintptr_t>(out) & 15u)) & 15u) / sizeof(T));
+        if (head > n) head = n;
+        k = 0;
+        r0 = r1 = r2 = r3 = 0;
+    }
+    __device__ __forceinline__ void put(uint32_t i, uint32_t s) {
+        if (i < head) {
+            o[i] = (T)s;
+            return;
+        }
+        constexpr unsigned B = 8 * sizeof(T);
+        r0 = __funnelshift_r(r0, r1, B);
+        r1 = __funnelshift_r(r1, r2, B);
+        r2 = __funnelshift_r(r2, r3, B);
+        r3 = (r3 >> B) | (s << (32 - B));
+        if (++k == PER) {
+            *reinterpret_cast<uint4 *>(o + i + 1 - PER) = make_uint4(r0, r1, r2, r3);
+            k = 0;
+        }
+    }
+    __device__ __forceinline__ void finish(uint32_t n) {
+        for (uint32_t j = 0; j < k; j++) {
+            const uint32_t q = (PER - k + j) * (uint32_t)sizeof(T), w = q >> 2;
+            const uint32_t word = w == 0 ? r0 : w == 1 ? r1 : w == 2 ? r2 : r3;
+            o[n - k + j] = (T)(word >> (8 * (q & 3)));
+        }
+    }
+};
+
+/* Decodes segment g of stream S with one warp (all 32 lanes call it with
+ * the same g): symbols go to out[segment's first index ...] (T = uint8_t or
+ * uint16_t; out holds S.count symbols). stage: this warp's STAGE_SLOTS
+ * words of shared memory; table / L / longs from hs_build. With ESC,
+ * *esc_out (lane 0) gets the number of symbols equal to esc_sym in the
+ * segment. Returns true (all lanes) if the segment is consistent and
+ * was written, false if not (nothing written). */
+template <typename T, bool ESC>
+__device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *table, const LongTab &L,
+                                  const uint16_t *longs, uint32_t *stage, T *out, uint32_t esc_sym,
+                                  uint32_t *esc_out) {
+    const uint32_t lane = threadIdx.x & 31;
+    __syncwarp(); /* the warp's previous segment is no longer read */
+    /* stage the segment's words (and the lookahead), zeros past the stream */
+    const uint64_t w0 = (uint64_t)g * SEG_WORDS;
+    if (w0 + STAGE_WORDS < S.n_words) {
+        /* every staged word has a successor in the stream: two aligned
+         * loads per word, no bounds to check, several in flight */
+        const uint8_t *a = S.words + 4 * w0;
+        const unsigned sh = (unsigned)(reinterpret_cast<uintptr_t>(a) & 3);
+        const uint32_t *A = reinterpret_cast<const uint32_t *>(a - sh);
+#pragma unroll 4
+        for (uint32_t k = lane; k < STAGE_WORDS; k += 32) {
+            const uint32_t lo = __ldg(A + k), hi = __ldg(A + k + 1);
+            stage[k + (k >> 5)] = __funnelshift_r(lo, hi, 8 * sh);
+        }
+    } else {
+        for (uint32_t k = lane; k < STAGE_WORDS; k += 32) {
+            const uint64_t w = w0 + k;
+            stage[k + (k >> 5)] = w < S.n_words ? ld32u(S.words + 4 * w, S.end) : 0u;
+        }
+    }
+    __syncwarp();
+    const uint64_t u = (uint64_t)g * G + lane;
+    const bool active = u < S.n_units;
+    const uint64_t seg_bit = (uint64_t)g * G * U;
+    uint32_t rp = 0, lim = 0, cnt = 0, nesc = 0;
+    bool ok = true;
+    if (active) {
+        rp = lane * U + ((S.gaps[u >> 1] >> ((u & 1) * 4)) & 15);
+        lim = u + 1 == S.n_units ? (uint32_t)(S.total_bits - seg_bit) : (lane + 1) * U;
+        Reader R;
+        R.start(stage, rp);
+        uint32_t p = rp;
+        while (p < lim) {
+            R.refill(stage);
+            unsigned l;
+            const uint32_t s = dec_sym(R.hi, table, L, longs, &l);
+            if (!l) {
+                ok = false;
+                break;
+            }
+            R.skip(l);
+            p += l;
+            cnt++;
+            if (ESC) nesc += s == esc_sym;
+        }
+        if (ok) {
+            if (u + 1 < S.n_units) {
+                const uint64_t v = u + 1;
+                ok = p == (lane + 1) * U + ((S.gaps[v >> 1] >> ((v & 1) * 4)) & 15);
+            } else {
+                ok = p == lim;
+            }
+        }
+    }
+    uint32_t incl = cnt, etot = nesc;
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+        const uint32_t y = __shfl_up_sync(FULL, incl, d);
+        const uint32_t z = __shfl_xor_sync(FULL, etot, d);
+        if ((int)lane >= d) incl += y;
+        etot += z;
+    }
+    const uint32_t tot = __shfl_sync(FULL, incl, 31);
+    const uint32_t base = ld32u(S.segf + 4 * (uint64_t)g, S.end);
+    const uint32_t seg_end = g + 1 < S.n_segs ? ld32u(S.segf + 4 * (uint64_t)(g + 1), S.end) : S.count;
+    if (__any_sync(FULL, !ok) || base > seg_end || seg_end > S.count || seg_end - base != tot) return false;
+    if (ESC && lane == 0) *esc_out = etot;
+    if (active && cnt) {
+        VecOut<T> W;
+        W.init(out + base + (incl - cnt), cnt);
+        Reader R;
+        R.start(stage, rp);
+        for (uint32_t i = 0; i < cnt; i++) {
+            R.refill(stage);
+            unsigned l;
+            const uint32_t s = dec_sym(R.hi, table, L, longs, &l);
+            if (!l) break; /* cannot happen: the counting pass decoded the same bits */
+            R.skip(l);
+            W.put(i, s);
+        }
+        W.finish(cnt);
+    }
+    return true;
+}
+
+} // namespace scz_hd
+
+#endif
