@@ -306,6 +306,8 @@ SCZ_API scz_status scz_cstream_end(scz_cstream *cs, const void **data, size_t *n
 /* Header fields of the stream being written (as scz_inspect gives them;
  * stream_bytes counts the bytes produced so far). */
 SCZ_API scz_status scz_cstream_info(const scz_cstream *cs, scz_info *info);
+/* As scz_inspect_chunk, for a chunk already compressed (else SCZ_ERR_ARG). */
+SCZ_API scz_status scz_cstream_inspect_chunk(const scz_cstream *cs, uint32_t index, scz_chunk_info *info);
 
 SCZ_API void scz_cstream_free(scz_cstream *cs);
 
@@ -328,6 +330,11 @@ SCZ_API scz_status scz_dstream_feed(scz_dstream *ds, const void *src, size_t n, 
  * 0 until it is known). The largest chunk holds chunk_slab slices of the
  * slowest dimension: chunk_slab * raw_bytes / dims[rank - 1] bytes. */
 SCZ_API scz_status scz_dstream_info(const scz_dstream *ds, scz_info *info);
+
+/* As scz_inspect_chunk, for a chunk whose table entry (table first) or
+ * frame (table last) has been fed: every chunk pulled so far, and the one
+ * waiting (else SCZ_ERR_ARG). */
+SCZ_API scz_status scz_dstream_inspect_chunk(const scz_dstream *ds, uint32_t index, scz_chunk_info *info);
 
 /* Decodes the waiting chunk, if one is complete, into dst (capacity at
  * least its raw size); *n = its raw bytes, 0 when no chunk is waiting

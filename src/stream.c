@@ -456,6 +456,21 @@ scz_status scz_cstream_info(const scz_cstream *cs, scz_info *info) {
     return SCZ_OK;
 }
 
+static void chunk_info(const scz_header *h, uint32_t i, const scz_chunk_entry *e, scz_chunk_info *ci) {
+    scz_chunk_geom g;
+    scz__chunk_geom(h, i, &g, &ci->raw_offset, &ci->raw_bytes);
+    ci->offset = e->offset;
+    ci->size = e->size;
+    ci->checksum = e->checksum;
+    ci->codec_info = e->info;
+}
+
+scz_status scz_cstream_inspect_chunk(const scz_cstream *cs, uint32_t index, scz_chunk_info *info) {
+    if (!cs || !info || index >= cs->next) return SCZ_ERR_ARG;
+    chunk_info(&cs->h, index, &cs->entries[index], info);
+    return SCZ_OK;
+}
+
 /* ================================================================== */
 /* Decompression                                                       */
 /* ================================================================== */
@@ -698,6 +713,18 @@ scz_status scz_dstream_info(const scz_dstream *ds, scz_info *info) {
     if (ds->state == D_HEADER || !ds->ops)
         return scz__fail(ds->ctx, SCZ_ERR_ARG, "the stream header has not been fed yet");
     scz__info_from_header(&ds->h, ds->end, info);
+    return SCZ_OK;
+}
+
+scz_status scz_dstream_inspect_chunk(const scz_dstream *ds, uint32_t index, scz_chunk_info *info) {
+    if (!ds || !info || ds->state == D_HEADER || !ds->meta) return SCZ_ERR_ARG;
+    int known;
+    if (!ds->table_last) known = ds->state != D_TABLE && index < ds->h.num_chunks;
+    else known = index < ds->chunk || (index == ds->chunk && (ds->state == D_PAYLOAD || ds->state == D_READY));
+    if (!known) return SCZ_ERR_ARG;
+    scz_chunk_entry e;
+    scz__table_entry(ds->meta + (ds->table_last ? 0 : SCZ_HEADER_SIZE), index, &e);
+    chunk_info(&ds->h, index, &e, info);
     return SCZ_OK;
 }
 

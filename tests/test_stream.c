@@ -26,6 +26,11 @@ static uint64_t rnd(void) { return gen_splitmix64(&rng); }
 
 enum { FEED_WHOLE, FEED_RANDOM, FEED_TINY };
 
+static int same_chunk(const scz_chunk_info *a, const scz_chunk_info *b) {
+    return a->offset == b->offset && a->size == b->size && a->checksum == b->checksum &&
+           a->raw_offset == b->raw_offset && a->raw_bytes == b->raw_bytes && a->codec_info == b->codec_info;
+}
+
 /* Piece size for a feed pattern. */
 static size_t piece(int pattern, size_t left, uint64_t chunk) {
     size_t k;
@@ -107,6 +112,15 @@ static scz_status cs_write(const scz_params *p, const scz_shape *s, const void *
             }
             CHECK(total == w->n, "%s: stream size %llu, written %zu", what, (unsigned long long)total, w->n);
             CHECK(scz_cstream_info(cs, &info) == SCZ_OK, "%s: info after end", what);
+            for (uint32_t i = 0; i < info.num_chunks; i++) {
+                scz_chunk_info a, b;
+                CHECK(scz_cstream_inspect_chunk(cs, i, &a) == SCZ_OK && scz_inspect_chunk(w->z, w->n, i, &b) == SCZ_OK &&
+                          same_chunk(&a, &b),
+                      "%s: scz_cstream_inspect_chunk %u", what, i);
+            }
+            scz_chunk_info a;
+            CHECK(scz_cstream_inspect_chunk(cs, info.num_chunks, &a) == SCZ_ERR_ARG, "%s: no chunk past the last",
+                  what);
         }
     }
     free(cbuf);
@@ -156,6 +170,12 @@ static scz_status ds_read(const uint8_t *z, size_t n, int pattern, uint8_t **out
         }
     }
     if (!r) r = scz_dstream_end(ds);
+    for (uint32_t i = 0; !r && i < info.num_chunks; i++) {
+        scz_chunk_info a, b;
+        CHECK(scz_dstream_inspect_chunk(ds, i, &a) == SCZ_OK && scz_inspect_chunk(z, n, i, &b) == SCZ_OK &&
+                  same_chunk(&a, &b),
+              "%s: scz_dstream_inspect_chunk %u", what, i);
+    }
     if (!r) {
         CHECK(have == info.raw_bytes, "%s: decoded %zu of %llu bytes", what, have, (unsigned long long)info.raw_bytes);
         CHECK(scz_dstream_info(ds, &info) == SCZ_OK && info.stream_bytes == n, "%s: stream_bytes %llu of %zu", what,
