@@ -22,7 +22,7 @@
 
 /* Raw bytes a CUDA context compresses per call of the streamed host path
  * (which splits them into its own overlapping batches). */
-#define GPU_STREAM_BATCH_BYTES ((uint64_t)128 << 20)
+#define GPU_STREAM_BATCH_BYTES ((uint64_t)64 << 20)
 
 static uint64_t chunk_raw(const scz_header *h, uint32_t i) {
     scz_chunk_geom g;
@@ -144,9 +144,9 @@ static scz_status prepare_from_range(scz_ctx *ctx, scz_header *h, const scz_code
         if (h->dtype == SCZ_DTYPE_F32) {
             if (fabs(lo) > FLT_MAX || fabs(hi) > FLT_MAX)
                 return scz__fail(ctx, SCZ_ERR_ARG, "value range [%g, %g] is beyond float32", lo, hi);
-            float f[2] = {(float)lo, (float)hi}; /* widened where rounding narrowed it */
-            if ((double)f[0] > lo) f[0] = nextafterf(f[0], -INFINITY);
-            if ((double)f[1] < hi) f[1] = nextafterf(f[1], INFINITY);
+            /* the nearest float32 values: a range printed in decimal (%.9g)
+             * from the data gives back exactly the data's range */
+            float f[2] = {(float)lo, (float)hi};
             memcpy(fake, f, sizeof f);
         } else if (h->dtype == SCZ_DTYPE_F64) {
             memcpy(fake, range, 2 * sizeof(double));

@@ -336,6 +336,9 @@ if has_codec lossy && [ "$HAVE_PY" = 1 ]; then
     if [ "$RC" -eq 0 ]; then ok; else bad "REL from a pipe: exit $RC"; fi
     same "REL: a pipe (spooled) gives the file's stream" "$T/rel1.scz" "$T/rel2.scz"
     range=$("$SCZ" -i "$T/smooth.f32" -o /dev/null -f -3 40 30 20 -s | sed -n 's/.*value range        \[\(.*\), \(.*\)\],.*/\1 \2/p')
+    run sh -c "cat '$T/smooth.f32' | '$SCZ' -i - -z '$T/rel4.scz' -f -3 40 30 20 -M REL 1e-3 -C 8K --range $range"
+    if [ "$RC" -eq 0 ]; then ok; else bad "REL from a pipe with --range: exit $RC"; fi
+    same "REL: --range with the printed range gives the file's stream" "$T/rel1.scz" "$T/rel4.scz"
     # shellcheck disable=SC2086
     run sh -c "cat '$T/smooth.f32' | '$SCZ' -i - -z - -f -3 40 30 20 -M REL 1e-3 -C 8K --range $range | '$SCZ' -z - -o '$T/rel3.out' -i '$T/smooth.f32' -s"
     if [ "$RC" -eq 0 ] && grep -q "bound check        ok" "$T/out"; then ok; else bad "REL with --range through pipes: exit $RC"; fi
