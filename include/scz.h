@@ -278,8 +278,9 @@ SCZ_API scz_status scz_cstream_begin(scz_ctx *ctx, const scz_params *params, con
  * *used receives how many were taken. When the bytes complete a chunk it is
  * compressed in this call, and no more bytes are taken (*used < n, possibly
  * 0) until its compressed bytes have been collected with scz_cstream_pull.
- * Whole chunks given at once are compressed from src without a copy. More
- * bytes than the array holds: SCZ_ERR_ARG. */
+ * Chunks given whole in one call are compressed from src without a copy
+ * (on a CUDA context: the few chunks of a GPU batch). More bytes than the
+ * array holds: SCZ_ERR_ARG. */
 SCZ_API scz_status scz_cstream_feed(scz_cstream *cs, const void *src, size_t n, size_t *used);
 
 /* The next compressed bytes to append to the output: *data points to *n
