@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all demo test bench asan install clean
+.PHONY: all demo test bench asan fp-check install clean
 
 all: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
@@ -27,8 +27,53 @@ asan:
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 
+# The lossy bound must not depend on how the library is compiled: the suite
+# once more with gcc in GNU C mode (contraction on by default), -O3
+# -march=native, and with clang -ffp-contract=fast, both without the
+# project's floating-point flags.
+fp-check:
+	cmake -S . -B build-fp-gcc -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=gcc -DCMAKE_C_FLAGS="-O3 -march=native" \
+	  -DCMAKE_C_EXTENSIONS=ON -DSCZ_FP_FLAGS=OFF -DSCZ_CUDA=OFF -DSCZ_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --build build-fp-gcc -j $(JOBS)
+	ctest --test-dir build-fp-gcc --output-on-failure -j $(JOBS)
+	cmake -S . -B build-fp-clang -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang \
+	  -DCMAKE_C_FLAGS="-O3 -march=native -ffp-contract=fast" -DCMAKE_C_EXTENSIONS=ON -DSCZ_FP_FLAGS=OFF \
+	  -DSCZ_CUDA=OFF -DSCZ_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --build build-fp-clang -j $(JOBS)
+	ctest --test-dir build-fp-clang --output-on-failure -j $(JOBS)
+
 install: all
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX),)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fp-gcc build-fp-clang
+
+# ThreadSanitizer: the suite (tests/test_concurrency.c above all: separate
+# contexts from 4 threads at once) built with clang and LLVM's OpenMP
+# runtime, libomp. Not gcc: libgomp is not instrumented, so TSan sees no
+# ordering at its barriers and reports every parallel region as a race
+# (setting 1 OpenMP thread per context would hide those, and the races
+# inside the library's own parallel regions with them). libomp ships
+# Archer (libarcher.so, Debian package libomp-dev), which it loads when the
+# program runs under TSan and which tells TSan about OpenMP's barriers,
+# locks and reductions; ignore_noninstrumented_modules=1 (Archer asks for
+# it) keeps TSan out of the runtime's own code. So contexts run with their
+# real thread counts. The install test is left out: a sanitized library
+# needs the TSan runtime in the consumer program.
+TSAN_BUILD ?= build-tsan
+TSAN_CC ?= clang
+
+.PHONY: tsan clean-tsan
+
+tsan:
+	@command -v $(TSAN_CC) >/dev/null || { echo "make tsan: needs $(TSAN_CC) and libomp (Debian: apt-get install clang libomp-dev)"; exit 1; }
+	cmake -S . -B $(TSAN_BUILD) -DCMAKE_C_COMPILER=$(TSAN_CC) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCZ_CUDA=OFF \
+	  -DSCZ_BUILD_BENCH=OFF "-DCMAKE_C_FLAGS=-fsanitize=thread -fno-omit-frame-pointer" \
+	  -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread $(CMAKE_FLAGS)
+	cmake --build $(TSAN_BUILD) -j $(JOBS)
+	TSAN_OPTIONS="ignore_noninstrumented_modules=1 halt_on_error=1" \
+	  ctest --test-dir $(TSAN_BUILD) --output-on-failure -j $(JOBS) -E '^install$$'
+
+clean: clean-tsan
+clean-tsan:
+	rm -rf $(TSAN_BUILD)

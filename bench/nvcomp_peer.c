@@ -21,7 +21,7 @@
 #ifndef SCZ_HAVE_NVCOMP
 
 int nvc_describe(char *buf, size_t n) {
-    snprintf(buf, n, "nvCOMP: absent (not built in: configure with -DNVCOMP_ROOT=<dir with include/ and lib/>)");
+    snprintf(buf, n, "nvCOMP: skipped: nvCOMP not installed (configure with -DNVCOMP_ROOT=<dir with include/ and lib/>)");
     return 0;
 }
 

@@ -1086,14 +1086,14 @@ int main(int argc, char **argv) {
                bench_zfp_has_omp() ? (o.threads > 1 ? "OpenMP policy for compression, serial decompression (zfp 1.0 has no parallel decompression)"
                                                     : "serial (1 thread)")
                                    : "built without OpenMP: serial");
-    else printf("peer zfp: absent (not found at build time): its rows are skipped\n");
+    else printf("peer zfp: skipped: zfp not installed (libzfp-dev not found at build time): its rows are left out\n");
     if (sv)
         printf("peer zstd: %s; %s\n", sv,
                bench_zstd_has_mt() ? (o.threads > 1 ? "compression with ZSTD_c_nbWorkers = threads (zstd cuts the input into jobs"
                                                       " of several MiB, so a small file may use one worker); single-threaded decompression"
                                                     : "single-threaded (1 thread)")
                                    : "built without multithreading: single-threaded");
-    else printf("peer zstd: absent (not found at build time): its rows are skipped\n");
+    else printf("peer zstd: skipped: zstd not installed (libzstd-dev not found at build time): its rows are left out\n");
     printf("columns:  c/o = compressed/original size, o/c = its inverse, bits/val = compressed bits per value,\n"
            "          c/thr, d/thr = scz throughput per thread; PSNR = 20 log10(range) - 10 log10(MSE) over finite values;\n"
            "          dims are given fastest first (x,y,z); file names give them slowest first\n");
@@ -1164,8 +1164,8 @@ int main(int argc, char **argv) {
                 bench_zfp_runner(&peers[0], 0, 0, o.threads);
                 bench_zstd_runner(&peers[1], 1, o.threads);
                 bench_zstd_runner(&peers[2], 3, o.threads);
-                if (!zv) printf("  %-15s %-13s absent (libzfp not found at build time)\n", "zfp-reversible", "lossless");
-                if (!sv) printf("  %-15s %-13s absent (libzstd not found at build time)\n", "zstd", "level=1,3");
+                if (!zv) printf("  %-15s %-13s skipped: zfp not installed\n", "zfp-reversible", "lossless");
+                if (!sv) printf("  %-15s %-13s skipped: zstd not installed\n", "zstd", "level=1,3");
                 for (int p = 0; p < 3; p++) {
                     if (!peers[p].setup) continue;
                     result res;

@@ -265,14 +265,28 @@ typedef enum scz_layout {
 typedef struct scz_cstream scz_cstream;
 
 /* Starts compressing an array of this shape with these parameters (the
- * checks of scz_compress apply). value_range: for the lossy codec with a
- * REL or PSNR bound, {min, max} of the finite values of the WHOLE array,
- * {0, 0} if it has none: scz_value_range over the array, or over pieces of
- * it combined by min and max. The bound is derived from it before the first
- * chunk, as scz_compress derives it, so the stream is the same (without it:
- * SCZ_ERR_ARG). Ignored (may be NULL) for other codecs and bounds. */
+ * checks of scz_compress apply). The lossy codec's REL and PSNR bounds
+ * depend on the whole array (FORMAT.md 7.1): its value range, and for PSNR
+ * the error a candidate bound gives. The stream then first asks for passes
+ * over the array (scz_cstream_pass_needed below), and the bound it derives
+ * is the one scz_compress derives, so the stream is the same.
+ * value_range (may be NULL): {min, max} of the finite values of the whole
+ * array ({0, 0} if it has none; scz_value_range over pieces combined by min
+ * and max gives it; float32 arrays: taken to the nearest float32 values)
+ * spares the pass that would find it. Ignored for other codecs and bounds. */
 SCZ_API scz_status scz_cstream_begin(scz_ctx *ctx, const scz_params *params, const scz_shape *shape,
                                      const double *value_range, scz_layout layout, scz_cstream **out);
+
+/* 1 while the bound needs another pass over the whole array before the
+ * first chunk: feed the array, in order and in any pieces, to
+ * scz_cstream_pass_feed, then call scz_cstream_pass_end, and ask again
+ * (REL without a value range: one pass; PSNR: one more, and a few where
+ * the rule tightens the bound). 0 once compression can start. A source
+ * that cannot be read twice (a pipe) must be kept (a temporary file) or
+ * given an ABS bound. */
+SCZ_API int scz_cstream_pass_needed(const scz_cstream *cs);
+SCZ_API scz_status scz_cstream_pass_feed(scz_cstream *cs, const void *src, size_t n);
+SCZ_API scz_status scz_cstream_pass_end(scz_cstream *cs);
 
 /* Takes up to n bytes of the raw array, in order, any amount per call;
  * *used receives how many were taken. When the bytes complete a chunk it is
@@ -285,7 +299,8 @@ SCZ_API scz_status scz_cstream_feed(scz_cstream *cs, const void *src, size_t n, 
 
 /* The next compressed bytes to append to the output: *data points to *n
  * bytes inside cs, valid until the next feed or end; *n = 0 when none are
- * waiting. The first bytes (header or placeholder) are waiting at once. */
+ * waiting. The first bytes (header or placeholder) are waiting once no
+ * pass is needed. */
 SCZ_API scz_status scz_cstream_pull(scz_cstream *cs, const void **data, size_t *n);
 
 /* Round-trip check without a second pass: decodes, back from its

@@ -6,6 +6,7 @@
 #include "format/container.h"
 #include "internal.h"
 #include "stream.h"
+#include "util/error.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -16,25 +17,6 @@
 #endif
 
 /* ---------------- names ---------------- */
-
-const char *scz_status_string(scz_status s) {
-    switch (s) {
-    case SCZ_OK: return "ok";
-    case SCZ_ERR_ARG: return "invalid argument";
-    case SCZ_ERR_UNSUPPORTED: return "unsupported";
-    case SCZ_ERR_NOMEM: return "out of memory";
-    case SCZ_ERR_DST_TOO_SMALL: return "destination buffer too small";
-    case SCZ_ERR_NOT_SCZ: return "not an scz stream";
-    case SCZ_ERR_VERSION: return "unsupported format version";
-    case SCZ_ERR_TRUNCATED: return "truncated stream";
-    case SCZ_ERR_CHECKSUM: return "checksum mismatch";
-    case SCZ_ERR_CORRUPT: return "corrupt stream";
-    case SCZ_ERR_OVERFLOW: return "size overflow";
-    case SCZ_ERR_BACKEND: return "backend unavailable";
-    case SCZ_ERR_INTERNAL: return "internal error";
-    }
-    return "unknown status";
-}
 
 static const struct { scz_dtype t; size_t size; const char *name; } dtypes[] = {
     {SCZ_DTYPE_F32, 4, "f32"}, {SCZ_DTYPE_F64, 8, "f64"}, {SCZ_DTYPE_U8, 1, "u8"},
@@ -124,16 +106,6 @@ void scz_params_init(scz_params *p, scz_codec codec) {
 }
 
 /* ---------------- context ---------------- */
-
-scz_status scz__fail(scz_ctx *ctx, scz_status s, const char *fmt, ...) {
-    if (ctx) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(ctx->msg, sizeof ctx->msg, fmt, ap);
-        va_end(ap);
-    }
-    return s;
-}
 
 void *scz__scratch(scz_ctx *ctx, int slot, size_t bytes) {
     if (slot < 0 || slot >= SCZ_SCRATCH_SLOTS) return NULL;

@@ -1,36 +1,37 @@
 /*
- * internal.h -- what the library's parts share: the context, error
- * reporting, scratch memory, little-endian access, the decoded stream
- * header and the interface every codec implements.
+ * internal.h -- what the library's parts share: the context, scratch
+ * memory, little-endian access, the decoded stream header and the interface
+ * every codec implements. Error reporting (scz__fail) lives below all of it,
+ * in util/error.h.
  */
 #ifndef SCZ_INTERNAL_H
 #define SCZ_INTERNAL_H
 
 #include "scz.h"
+#include "util/error.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #define SCZ_SCRATCH_SLOTS 4
 
 struct scz_ctx {
+    char msg[SCZ_ERROR_MSG_CAP]; /* last error; first member: scz__fail writes it (util/error.h) */
     scz_backend backend;
     int threads;                 /* 0 = all cores */
     scz_progress_fn progress;
     void *progress_user;
-    char msg[256];               /* last error */
     void *scratch[SCZ_SCRATCH_SLOTS];
     size_t scratch_size[SCZ_SCRATCH_SLOTS];
     void *cuda;                  /* CUDA backend state (src/cuda/runtime.cu), NULL on the CPU */
 };
-
-/* Records a message on ctx (may be NULL) and returns s. */
-scz_status scz__fail(scz_ctx *ctx, scz_status s, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+#ifdef __cplusplus
+static_assert(offsetof(struct scz_ctx, msg) == 0, "scz__fail writes the buffer at the start of the context");
+#else
+_Static_assert(offsetof(struct scz_ctx, msg) == 0, "scz__fail writes the buffer at the start of the context");
 #endif
-    ;
 
 /* Grow-only scratch buffer `slot` of at least `bytes`; NULL if out of memory.
  * Contents are not preserved across growth. */
@@ -130,6 +131,18 @@ typedef struct scz_codec_ops {
     scz_status (*decompress_chunk)(scz_ctx *ctx, const scz_header *hdr, const scz_chunk_geom *g,
                                    const uint8_t *src, uint64_t size, uint32_t codec_info,
                                    void *dst);
+    /* Incremental compression (src/stream.c), for codecs whose prepare
+     * reads the data; NULL for the others. prepare_range is prepare given
+     * {min, max} of the finite values instead of the data. Where the codec
+     * needs passes over the data (the lossy PSNR rule), *pass receives a
+     * state: the caller feeds the whole array, in order and in any pieces,
+     * through pass_feed, then calls pass_end, again as long as pass_end
+     * sets *again; the header is complete after the last pass_end.
+     * pass_free releases the state at any time. */
+    scz_status (*prepare_range)(scz_ctx *ctx, scz_header *hdr, const double range[2], void **pass);
+    void (*pass_feed)(void *pass, const void *elems, uint64_t count);
+    scz_status (*pass_end)(scz_ctx *ctx, void *pass, scz_header *hdr, int *again);
+    void (*pass_free)(void *pass);
 } scz_codec_ops;
 
 /* Plans a compression request (api.c): the header from params and shape

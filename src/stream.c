@@ -13,6 +13,7 @@
 #include "stream.h"
 
 #include "cuda/backend.h"
+#include "util/ieee.h"
 #include "util/xxh64.h"
 
 #include <float.h>
@@ -116,6 +117,16 @@ struct scz_cstream {
     scz_chunk_entry *entries;
     uint8_t *meta;               /* placeholder, then header + table or table + footer */
     uint64_t tsize;
+    /* passes over the data before the first chunk */
+    int passing;                 /* 1: the range pass, 2: the codec's passes; 0: done */
+    void *pass;                  /* the codec's pass state */
+    uint32_t npass;              /* passes completed */
+    uint64_t pass_fed;           /* bytes of the pass in progress */
+    uint8_t carry[8];            /* an element split between two calls */
+    size_t carry_n;
+    double lo, hi;               /* range pass: finite values so far */
+    uint64_t finite;
+    uint8_t *bounce;             /* aligned copies of unaligned pieces */
 };
 
 static scz_status cs_fail(scz_cstream *cs, scz_status st) {
@@ -123,46 +134,38 @@ static scz_status cs_fail(scz_cstream *cs, scz_status st) {
     return st;
 }
 
-/* The codec's prepare() on a stand-in of the array: two values carrying the
- * value range (the only thing it reads of the data), so that the bound is
- * derived exactly as scz_compress derives it from the whole array. */
-static scz_status prepare_from_range(scz_ctx *ctx, scz_header *h, const scz_codec_ops *ops, const double *range) {
-    if (!ops->prepare) return SCZ_OK;
-    uint8_t fake[16];
-    memset(fake, 0, sizeof fake);
-    size_t es = scz_dtype_size(h->dtype);
-    int need = !ops->lossless && (h->eb_mode == SCZ_EB_REL || h->eb_mode == SCZ_EB_PSNR) && h->raw_bytes > 0;
-    if (need) {
-        if (!range)
-            return scz__fail(ctx, SCZ_ERR_ARG,
-                             "a %s bound is relative to the value range of the whole array: pass it to "
-                             "scz_cstream_begin (scz_value_range), or use an ABS bound",
-                             scz_eb_mode_name(h->eb_mode));
-        double lo = range[0], hi = range[1];
-        if (!isfinite(lo) || !isfinite(hi) || lo > hi)
-            return scz__fail(ctx, SCZ_ERR_ARG, "value range [%g, %g] is not two finite numbers min <= max", lo, hi);
-        if (h->dtype == SCZ_DTYPE_F32) {
-            if (fabs(lo) > FLT_MAX || fabs(hi) > FLT_MAX)
-                return scz__fail(ctx, SCZ_ERR_ARG, "value range [%g, %g] is beyond float32", lo, hi);
-            /* the nearest float32 values: a range printed in decimal (%.9g)
-             * from the data gives back exactly the data's range */
-            float f[2] = {(float)lo, (float)hi};
-            memcpy(fake, f, sizeof f);
-        } else if (h->dtype == SCZ_DTYPE_F64) {
-            memcpy(fake, range, 2 * sizeof(double));
-        }
+/* Codecs whose bound depends on the data (lossy REL and PSNR) are prepared
+ * from the value range of the whole array and, where the codec asks for
+ * them, passes over the data (scz_codec_ops: prepare_range, pass_*): a
+ * range given by the caller spares the first pass. */
+/* The float32 nearest to x. Sealed: gcc 12.2 at -O2 vectorizes two
+ * (double)(float) round trips side by side and then folds them away. */
+static double nearest_f32(double x) {
+    float f = (float)x;
+    SCZ_FP_SEAL(f);
+    return (double)f;
+}
+
+static int needs_range(const scz_header *h, const scz_codec_ops *ops) {
+    return ops->prepare_range && (h->eb_mode == SCZ_EB_REL || h->eb_mode == SCZ_EB_PSNR) && h->raw_bytes > 0;
+}
+
+/* Prepares the header from a value range (or none needed): the codec may
+ * leave a pass state in cs->pass. */
+static scz_status prepare_with(scz_cstream *cs, const double range[2]) {
+    scz_ctx *ctx = cs->ctx;
+    if (cs->ops->prepare_range) {
+        static const double none[2] = {0, 0};
+        return cs->ops->prepare_range(ctx, &cs->h, range ? range : none, &cs->pass);
     }
-    scz_header t = *h;
-    t.raw_bytes = 2 * es;
-    scz_status st = ops->prepare(ctx, &t, fake);
-    if (st) return st;
-    h->eb_abs = t.eb_abs;
-    memcpy(h->knobs, t.knobs, sizeof h->knobs);
-    return SCZ_OK;
+    /* the other codecs' prepare reads no data (internal.h) */
+    return cs->ops->prepare ? cs->ops->prepare(ctx, &cs->h, NULL) : SCZ_OK;
 }
 
 void scz_cstream_free(scz_cstream *cs) {
     if (!cs) return;
+    if (cs->pass && cs->ops->pass_free) cs->ops->pass_free(cs->pass);
+    free(cs->bounce);
     free(cs->raw);
     free(cs->out);
     free(cs->boff);
@@ -171,6 +174,59 @@ void scz_cstream_free(scz_cstream *cs) {
     free(cs->entries);
     free(cs->meta);
     free(cs);
+}
+
+/* The header is complete (the codec prepared): buffers sized from the
+ * chunk bounds, then the first bytes go out: the header (table-last), or
+ * zeros where header and table will go (table-first), so that an
+ * unfinished output is not a valid stream. */
+static scz_status start_output(scz_cstream *cs) {
+    scz_ctx *ctx = cs->ctx;
+    const scz_header h = cs->h;
+    const scz_codec_ops *ops = cs->ops;
+    const uint32_t N = h.num_chunks;
+    cs->tsize = scz__table_size(N);
+    uint64_t msize = SCZ_HEADER_SIZE + cs->tsize;
+    if (msize > SIZE_MAX || (uint64_t)N * sizeof(scz_chunk_entry) > SIZE_MAX)
+        return cs_fail(cs, scz__fail(ctx, SCZ_ERR_OVERFLOW, "the chunk table of %u chunks does not fit in memory", N));
+    cs->meta = calloc(1, (size_t)msize);
+    cs->entries = malloc(N ? (size_t)N * sizeof *cs->entries : 1);
+    int ok = cs->meta && cs->entries;
+    cs->batch = 1;
+    if (ok && N) {
+        uint64_t r0 = chunk_raw(&h, 0);
+        uint64_t b0 = chunk_bound(ops, &h, 0), bl = chunk_bound(ops, &h, N - 1);
+        uint64_t bmax = b0 > bl ? b0 : bl;
+        if (cs->gpu) {
+            uint64_t k = GPU_STREAM_BATCH_BYTES / r0;
+            cs->batch = (uint32_t)(k < 1 ? 1 : k > N ? N : k);
+        }
+        /* payload area: a full batch (GPU: as a table-first stream of it) */
+        uint64_t cap = 0, t;
+        int okc = b0 && bl && scz__mul_ok(b0, cs->batch - 1, &t) && scz__add_ok(t, bmax, &cap);
+        if (okc && cs->gpu) okc = scz__add_ok(cap, SCZ_HEADER_SIZE + scz__table_size(cs->batch), &cap);
+        if (!okc || cap > SIZE_MAX || (uint64_t)cs->batch * r0 > SIZE_MAX)
+            return cs_fail(cs, scz__fail(ctx, SCZ_ERR_OVERFLOW, "the compressed size bound of a chunk overflows"));
+        cs->out_cap = cap;
+        cs->raw_cap = (uint64_t)cs->batch * r0;
+        cs->out = malloc((size_t)cap);
+        cs->boff = malloc(cs->batch * sizeof *cs->boff);
+        cs->frames = malloc((size_t)cs->batch * SCZ_FRAME_SIZE);
+        ok = cs->out && cs->boff && cs->frames;
+    }
+    if (ok) cs->pieces = malloc((2 * (size_t)cs->batch + 1) * sizeof *cs->pieces);
+    if (!ok || !cs->pieces)
+        return cs_fail(cs, scz__fail(ctx, SCZ_ERR_NOMEM, "cannot allocate the stream buffers"));
+    if (cs->table_last) {
+        scz__header_write(&cs->h, cs->meta);
+        cs->pieces[0] = (piece){cs->meta, SCZ_HEADER_SIZE};
+    } else {
+        cs->pieces[0] = (piece){cs->meta, (size_t)msize};
+    }
+    cs->npieces = 1;
+    cs->ipiece = 0;
+    cs->pos = cs->pieces[0].n;
+    return SCZ_OK;
 }
 
 scz_status scz_cstream_begin(scz_ctx *ctx, const scz_params *params, const scz_shape *shape,
@@ -185,7 +241,13 @@ scz_status scz_cstream_begin(scz_ctx *ctx, const scz_params *params, const scz_s
     const scz_codec_ops *ops;
     scz_status st = scz__plan(ctx, params, shape, &h, &ops);
     if (st) return st;
-    if ((st = prepare_from_range(ctx, &h, ops, value_range))) return st;
+    if (value_range && needs_range(&h, ops)) {
+        double lo = value_range[0], hi = value_range[1];
+        if (!isfinite(lo) || !isfinite(hi) || lo > hi)
+            return scz__fail(ctx, SCZ_ERR_ARG, "value range [%g, %g] is not two finite numbers min <= max", lo, hi);
+        if (h.dtype == SCZ_DTYPE_F32 && (fabs(lo) > FLT_MAX || fabs(hi) > FLT_MAX))
+            return scz__fail(ctx, SCZ_ERR_ARG, "value range [%g, %g] is beyond float32", lo, hi);
+    }
     h.flags = layout == SCZ_LAYOUT_TABLE_LAST ? SCZ_FLAG_TABLE_LAST : 0;
 
     scz_cstream *cs = calloc(1, sizeof *cs);
@@ -197,56 +259,124 @@ scz_status scz_cstream_begin(scz_ctx *ctx, const scz_params *params, const scz_s
 #ifdef SCZ_HAVE_CUDA
     cs->gpu = ctx->cuda && scz_cuda_codec_supported(h.codec);
 #endif
-    const uint32_t N = h.num_chunks;
-    cs->tsize = scz__table_size(N);
-    uint64_t msize = SCZ_HEADER_SIZE + cs->tsize;
-    if (msize > SIZE_MAX || (uint64_t)N * sizeof(scz_chunk_entry) > SIZE_MAX) {
-        free(cs);
-        return scz__fail(ctx, SCZ_ERR_OVERFLOW, "the chunk table of %u chunks does not fit in memory", N);
-    }
-    cs->meta = calloc(1, (size_t)msize);
-    cs->entries = malloc(N ? (size_t)N * sizeof *cs->entries : 1);
-    int ok = cs->meta && cs->entries;
-    if (ok && N) {
-        uint64_t r0 = chunk_raw(&h, 0);
-        uint64_t b0 = chunk_bound(ops, &h, 0), bl = chunk_bound(ops, &h, N - 1);
-        uint64_t bmax = b0 > bl ? b0 : bl;
-        cs->batch = 1;
-        if (cs->gpu) {
-            uint64_t k = GPU_STREAM_BATCH_BYTES / r0;
-            cs->batch = (uint32_t)(k < 1 ? 1 : k > N ? N : k);
+    if (needs_range(&h, ops) && !value_range) {
+        /* the value range comes from a first pass; the parameters are
+         * checked now, on a stand-in range */
+        static const double none[2] = {0, 0};
+        scz_header t = h;
+        void *ps = NULL;
+        st = ops->prepare_range(ctx, &t, none, &ps);
+        if (ps) ops->pass_free(ps);
+        if (st) {
+            free(cs);
+            return st;
         }
-        /* payload area: a full batch (GPU: as a table-first stream of it) */
-        uint64_t cap = 0, t;
-        int okc = b0 && bl && scz__mul_ok(b0, cs->batch - 1, &t) && scz__add_ok(t, bmax, &cap);
-        if (okc && cs->gpu) okc = scz__add_ok(cap, SCZ_HEADER_SIZE + scz__table_size(cs->batch), &cap);
-        if (!okc || cap > SIZE_MAX || (uint64_t)cs->batch * r0 > SIZE_MAX) {
-            scz_cstream_free(cs);
-            return scz__fail(ctx, SCZ_ERR_OVERFLOW, "the compressed size bound of a chunk overflows");
-        }
-        cs->out_cap = cap;
-        cs->raw_cap = (uint64_t)cs->batch * r0;
-        cs->out = malloc((size_t)cap);
-        cs->boff = malloc(cs->batch * sizeof *cs->boff);
-        cs->frames = malloc((size_t)cs->batch * SCZ_FRAME_SIZE);
-        ok = cs->out && cs->boff && cs->frames;
-    }
-    if (ok) cs->pieces = malloc((2 * (size_t)cs->batch + 1) * sizeof *cs->pieces);
-    if (!ok || !cs->pieces) {
-        scz_cstream_free(cs);
-        return scz__fail(ctx, SCZ_ERR_NOMEM, "cannot allocate the stream buffers");
-    }
-    /* first bytes: the header (table-last), or zeros where header and table
-     * will go (table-first): an unfinished output is not a valid stream */
-    if (cs->table_last) {
-        scz__header_write(&h, cs->meta);
-        cs->pieces[0] = (piece){cs->meta, SCZ_HEADER_SIZE};
+        cs->passing = 1;
     } else {
-        cs->pieces[0] = (piece){cs->meta, (size_t)msize};
+        /* a float32 array's range is a pair of float32 values: a range
+         * printed in decimal (%.9g) gives back exactly the data's */
+        double given[2] = {0, 0};
+        if (value_range) {
+            given[0] = h.dtype == SCZ_DTYPE_F32 ? nearest_f32(value_range[0]) : value_range[0];
+            given[1] = h.dtype == SCZ_DTYPE_F32 ? nearest_f32(value_range[1]) : value_range[1];
+        }
+        if ((st = prepare_with(cs, value_range ? given : NULL))) {
+            scz_cstream_free(cs);
+            return st;
+        }
+        if (cs->pass) cs->passing = 2;
+        else if ((st = start_output(cs))) {
+            scz_cstream_free(cs);
+            return st;
+        }
     }
-    cs->npieces = 1;
-    cs->pos = cs->pieces[0].n;
     *out = cs;
+    return SCZ_OK;
+}
+
+int scz_cstream_pass_needed(const scz_cstream *cs) { return cs && !cs->err && cs->passing != 0; }
+
+/* Elements of a pass, whole and aligned, to the range or the codec. */
+static void pass_elems(scz_cstream *cs, const uint8_t *p, uint64_t count) {
+    if (!count) return;
+    if (cs->passing == 1) {
+        double a, b;
+        uint64_t f = 0;
+        scz__value_range(cs->h.dtype, p, count, &a, &b, &f, scz__threads(cs->ctx));
+        if (f) {
+            if (!cs->finite || a < cs->lo) cs->lo = a;
+            if (!cs->finite || b > cs->hi) cs->hi = b;
+            cs->finite += f;
+        }
+    } else {
+        cs->ops->pass_feed(cs->pass, p, count);
+    }
+}
+
+scz_status scz_cstream_pass_feed(scz_cstream *cs, const void *src, size_t n) {
+    if (!cs) return SCZ_ERR_ARG;
+    scz_ctx *ctx = cs->ctx;
+    if (cs->err) return cs->err;
+    if (!cs->passing) return scz__fail(ctx, SCZ_ERR_ARG, "no pass over the data is needed now");
+    if (n && !src) return scz__fail(ctx, SCZ_ERR_ARG, "src must not be NULL");
+    if ((uint64_t)n > cs->h.raw_bytes - cs->pass_fed)
+        return scz__fail(ctx, SCZ_ERR_ARG, "%zu bytes fed beyond the end of the array in a pass", n);
+    const size_t es = scz_dtype_size(cs->h.dtype);
+    const uint8_t *p = src;
+    cs->pass_fed += n;
+    if (cs->carry_n) { /* complete the split element */
+        size_t k = es - cs->carry_n < n ? es - cs->carry_n : n;
+        memcpy(cs->carry + cs->carry_n, p, k);
+        cs->carry_n += k;
+        p += k;
+        n -= k;
+        if (cs->carry_n < es) return SCZ_OK;
+        pass_elems(cs, cs->carry, 1);
+        cs->carry_n = 0;
+    }
+    size_t whole = n / es * es;
+    if ((uintptr_t)p % es == 0) {
+        pass_elems(cs, p, whole / es);
+    } else { /* an aligned copy, a piece at a time */
+        enum { BOUNCE = 1 << 16 };
+        if (!cs->bounce && !(cs->bounce = malloc(BOUNCE)))
+            return cs_fail(cs, scz__fail(ctx, SCZ_ERR_NOMEM, "cannot allocate a pass buffer"));
+        for (size_t o = 0; o < whole; o += BOUNCE) {
+            size_t k = whole - o < BOUNCE ? whole - o : BOUNCE;
+            memcpy(cs->bounce, p + o, k);
+            pass_elems(cs, cs->bounce, k / es);
+        }
+    }
+    memcpy(cs->carry, p + whole, n - whole);
+    cs->carry_n = n - whole;
+    return SCZ_OK;
+}
+
+scz_status scz_cstream_pass_end(scz_cstream *cs) {
+    if (!cs) return SCZ_ERR_ARG;
+    scz_ctx *ctx = cs->ctx;
+    if (cs->err) return cs->err;
+    if (!cs->passing) return scz__fail(ctx, SCZ_ERR_ARG, "no pass over the data is needed now");
+    if (cs->pass_fed != cs->h.raw_bytes)
+        return scz__fail(ctx, SCZ_ERR_ARG, "a pass needs the whole array: %llu of %llu bytes fed",
+                         (unsigned long long)cs->pass_fed, (unsigned long long)cs->h.raw_bytes);
+    cs->pass_fed = 0;
+    cs->npass++;
+    scz_status st;
+    if (cs->passing == 1) {
+        double range[2] = {cs->finite ? cs->lo : 0, cs->finite ? cs->hi : 0};
+        if ((st = prepare_with(cs, range))) return cs_fail(cs, st);
+        cs->passing = cs->pass ? 2 : 0;
+    } else {
+        int again = 0;
+        if ((st = cs->ops->pass_end(ctx, cs->pass, &cs->h, &again))) return cs_fail(cs, st);
+        if (!again) {
+            cs->ops->pass_free(cs->pass);
+            cs->pass = NULL;
+            cs->passing = 0;
+        }
+    }
+    if (!cs->passing) return start_output(cs);
     return SCZ_OK;
 }
 
@@ -323,6 +453,8 @@ scz_status scz_cstream_feed(scz_cstream *cs, const void *src, size_t n, size_t *
     *used = 0;
     if (cs->err) return cs->err;
     if (cs->ended) return scz__fail(ctx, SCZ_ERR_ARG, "the stream has ended");
+    if (cs->passing)
+        return scz__fail(ctx, SCZ_ERR_ARG, "the bound needs a pass over the whole array first (scz_cstream_pass_feed)");
     if (n && !src) return scz__fail(ctx, SCZ_ERR_ARG, "src must not be NULL");
     if ((uint64_t)n > cs->h.raw_bytes - cs->fed)
         return scz__fail(ctx, SCZ_ERR_ARG, "%zu bytes fed beyond the end of the array (%llu of %llu bytes taken)", n,
@@ -423,6 +555,8 @@ scz_status scz_cstream_end(scz_cstream *cs, const void **data, size_t *n, uint64
     *n = 0;
     *offset = 0;
     if (cs->err) return cs->err;
+    if (cs->passing)
+        return scz__fail(ctx, SCZ_ERR_ARG, "the bound needs a pass over the whole array first (scz_cstream_pass_feed)");
     if (cs->fed != cs->h.raw_bytes)
         return scz__fail(ctx, SCZ_ERR_ARG, "the stream ends after %llu of the array's %llu bytes",
                          (unsigned long long)cs->fed, (unsigned long long)cs->h.raw_bytes);

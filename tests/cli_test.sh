@@ -344,6 +344,12 @@ if has_codec lossy && [ "$HAVE_PY" = 1 ]; then
     if [ "$RC" -eq 0 ] && grep -q "bound check        ok" "$T/out"; then ok; else bad "REL with --range through pipes: exit $RC"; fi
     expect "PSNR round trip in one call" 0 "$SCZ" -i "$T/smooth.f32" -o "$T/psnr.out" -f -3 40 30 20 -M PSNR 50 -C 8K -s
     grep_in "PSNR: bound verified" "$T/out" "bound check        ok"
+    expect "PSNR from a file (passes)" 0 "$SCZ" -i "$T/smooth.f32" -z "$T/psnr1.scz" -f -3 40 30 20 -M PSNR 80 -C 8K
+    run sh -c "cat '$T/smooth.f32' | '$SCZ' -i - -z '$T/psnr2.scz' -f -3 40 30 20 -M PSNR 80 -C 8K --range $range"
+    if [ "$RC" -eq 0 ]; then ok; else bad "PSNR from a pipe: exit $RC"; fi
+    same "PSNR: a pipe (spooled, passes) gives the file's stream" "$T/psnr1.scz" "$T/psnr2.scz"
+    expect "PSNR stream against its original" 0 "$SCZ" -z "$T/psnr1.scz" -i "$T/smooth.f32" -s
+    grep_in "PSNR: target met" "$T/out" "bound check        ok"
     expect "bad --range" 1 "$SCZ" -i "$T/smooth.f32" -z "$T/x.scz" -f -3 40 30 20 -M REL 1e-3 --range 1 0
 fi
 
@@ -362,6 +368,37 @@ elif [ "$RC" -eq 3 ] && grep -q "GPU" "$T/err"; then
 else
     bad "--gpu: exit $RC"
 fi
+
+# Huffman streams whose bit count is an exact multiple of a segment (32768
+# bits): u8 arrays of k*32768 (+-1) elements holding two values (1-bit
+# codes) must round-trip bit for bit through the tool, at 1 and 2 threads.
+for n in 32767 32768 32769 65536 98304; do
+    awk -v n=$n 'BEGIN { s = 7; for (i = 0; i < n; i++) { s = (s * 1103515245 + 12345) % 2147483648; printf "%c", (s >= 1073741824 ? 65 : 66) } }' >"$T/two_$n.u8"
+    for th in 1 2; do
+        expect "huffman $n two-valued bytes, $th threads" 0 "$SCZ" -i "$T/two_$n.u8" -z "$T/two_$n.scz" -t u8 -1 $n -c huffman -n $th
+        expect "huffman $n decompress, $th threads" 0 "$SCZ" -z "$T/two_$n.scz" -o "$T/two_$n.out" -n $th
+        same "huffman $n two-valued bytes round trip, $th threads" "$T/two_$n.u8" "$T/two_$n.out"
+        rm -f "$T/two_$n.out"
+    done
+done
+
+# The lossy codec with 1-bit code streams of k*32768 codes: float32 random
+# walks with steps 0 and 1 restarted in every 4096-block, ABS 0.5; each value
+# must come back within the bound (-d verifies, exit 4 otherwise).
+for n in 32768 65536; do
+    LC_ALL=C awk -v n=$n 'BEGIN { s = 11; v = 0
+        for (i = 0; i < n; i++) {
+            s = (s * 1103515245 + 12345) % 2147483648
+            if (i % 4096 == 0) v = 0; else if (s >= 1073741824) v++
+            b = 0
+            if (v > 0) { e = 0; while (2 ^ (e + 1) <= v) e++; b = (127 + e) * 8388608 + (v - 2 ^ e) * 2 ^ (23 - e) }
+            printf "%c%c%c%c", b % 256, int(b / 256) % 256, int(b / 65536) % 256, int(b / 16777216) }
+    }' >"$T/walk_$n.f32"
+    for th in 1 2; do
+        expect "lossy 1-bit codes, $n values, $th threads" 0 "$SCZ" -i "$T/walk_$n.f32" -z "$T/walk_$n.scz" \
+            -o "$T/walk_$n.out" -f -1 $n -c lossy -M ABS 0.5 -n $th
+    done
+done
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

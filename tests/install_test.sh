@@ -17,6 +17,9 @@ for f in include/scz.h lib/pkgconfig/scz.pc lib/cmake/scz/sczConfig.cmake; do
   if [ -f "$tmp/prefix/$f" ] || [ -f "$tmp/prefix/lib64/${f#lib/}" ]; then ok; else bad "missing $f"; fi
 done
 libdir=$(dirname "$(find "$tmp/prefix" -name scz.pc | head -n 1)")/..
+# consumers are built with the compiler that built the library (its OpenMP runtime)
+cc=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
+[ -n "$cc" ] || cc=cc
 
 cat >"$tmp/consumer.c" <<'C'
 #include <scz.h>
@@ -43,7 +46,7 @@ C
 
 if command -v pkg-config >/dev/null 2>&1; then
   PKG_CONFIG_PATH="$libdir/pkgconfig" && export PKG_CONFIG_PATH
-  if cc "$tmp/consumer.c" -o "$tmp/c_pc" $(pkg-config --cflags --libs scz) &&
+  if "$cc" "$tmp/consumer.c" -o "$tmp/c_pc" $(pkg-config --cflags --libs scz) &&
      LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$tmp/c_pc"; then ok; else bad "pkg-config consumer"; fi
 else
   echo "pkg-config not found: that consumer is not checked"
@@ -57,7 +60,7 @@ find_package(scz REQUIRED)
 add_executable(consumer $tmp/consumer.c)
 target_link_libraries(consumer scz::scz)
 CM
-if cmake -S "$tmp/proj" -B "$tmp/proj/b" -DCMAKE_PREFIX_PATH="$tmp/prefix" >"$tmp/cm.log" 2>&1 &&
+if cmake -S "$tmp/proj" -B "$tmp/proj/b" -DCMAKE_PREFIX_PATH="$tmp/prefix" -DCMAKE_C_COMPILER="$cc" >"$tmp/cm.log" 2>&1 &&
    cmake --build "$tmp/proj/b" >>"$tmp/cm.log" 2>&1 && "$tmp/proj/b/consumer"; then ok; else bad "CMake package consumer"; tail -n 20 "$tmp/cm.log"; fi
 
 echo "$pass passed, $fail failed"

@@ -4,9 +4,13 @@
  * real data file of $SCZ_DATA_DIR, the GPU writes exactly the CPU's bytes
  * (host-pointer API, streamed in one and in many batches, and the
  * device-pointer API), decodes the CPU's streams, and single chunks decode
- * alone. Corrupt streams give the CPU's errors without out-of-bounds access
- * (run under compute-sanitizer by bench/run_gpu.sh). Skipped (exit 77) when
- * the library has no CUDA backend or the machine no CUDA device.
+ * alone, and the CPU decodes the GPU's streams. Noise (random bits, NaN
+ * payloads) and arrays whose chunks alternate between noise and smooth
+ * slabs check stored chunks (FORMAT.md 6.7) beside coded ones. Corrupt
+ * streams, stored chunks of the wrong size or with the wrong codec_info
+ * included, give the CPU's errors without out-of-bounds access (run under
+ * compute-sanitizer by bench/run_gpu.sh). Skipped (exit 77) when the library
+ * has no CUDA backend or the machine no CUDA device.
  *
  * SCZ_TEST_QUICK=1 runs a subset (for memcheck), SCZ_TEST_QUICK=2 a small one
  * (for racecheck and synccheck, which are much slower).
@@ -33,7 +37,7 @@ int main(void) {
 
 static scz_ctx *cpu, *gpu, *gpu_small; /* gpu_small: tiny batches, many in flight */
 static int quick; /* 0 all, 1 subset, 2 small subset */
-static long n_streams, n_identical;
+static long n_streams, n_identical, n_stored, n_coded; /* chunks of the compared CPU streams */
 
 static const char *st(scz_status s) { return scz_status_string(s); }
 
@@ -159,9 +163,19 @@ static void compare(const scz_shape *s, const void *data, uint64_t chunk_bytes, 
             CHECK(same, "%s: GPU stream (%s batches, %zu bytes) differs from the CPU's (%zu bytes) at byte %zu",
                   what, k ? "small" : "default", n, nc, n == nc ? tu_first_diff(zg, zc, nc) : (size_t)0);
             n_identical += same;
+            check_decode(cpu, zg, n, data, raw, what); /* and the CPU decodes the GPU's stream */
             free(zg);
         }
     }
+    scz_info info;
+    if (scz_inspect(zc, nc, &info) == SCZ_OK)
+        for (uint32_t i = 0; i < info.num_chunks; i++) {
+            scz_chunk_info ci;
+            if (scz_inspect_chunk(zc, nc, i, &ci) == SCZ_OK) {
+                n_stored += ci.codec_info == 1;
+                n_coded += ci.codec_info == 0;
+            }
+        }
     check_decode(gpu, zc, nc, data, raw, what);
     check_decode(gpu_small, zc, nc, data, raw, what);
     if (chunks) check_chunks(zc, nc, data, what);
@@ -229,6 +243,155 @@ static void test_large(void) {
     }
 }
 
+/* Fixed periods at k*period - 1, k*period, k*period + 1 (k = 1, 2, 3):
+ * hypercube sides (4096, 64, 16 per axis) and packing groups (32 / 64
+ * values), then batch edges: streams of 3k - 1, 3k, 3k + 1 chunks through
+ * batches of 3 chunks (and the default batches). */
+static void test_periods(void) {
+    long cases = 0;
+    for (uint64_t k = 1; k <= 3; k++)
+        for (int d = -1; d <= 1; d++) {
+            if (quick > 1 && k > 1) break;
+            const uint64_t e1 = k * 4096 + (uint64_t)(int64_t)d, e2 = k * 64 + (uint64_t)(int64_t)d,
+                           e3 = k * 16 + (uint64_t)(int64_t)d, g = k * 32 + (uint64_t)(int64_t)d;
+            const gen_shape_def sh[] = {
+                {"1d hc", 1, {e1, 1, 1, 1}}, {"1d group", 1, {g, 1, 1, 1}}, {"1d 2 groups", 1, {2 * g, 1, 1, 1}},
+                {"2d", 2, {e2, 64, 1, 1}},   {"2d slow", 2, {64, e2, 1, 1}}, {"3d", 3, {e3, e3, e3, 1}},
+                {"3d slow", 3, {16, 16, e3, 1}},
+            };
+            for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++)
+                for (int dt = 0; dt < 2; dt++) {
+                    scz_shape s = gen_shape(&sh[i], dt ? SCZ_DTYPE_F64 : SCZ_DTYPE_F32);
+                    size_t bytes;
+                    void *data = gen_field(GEN_NOISY, &s, 300 + k, &bytes);
+                    char name[96];
+                    snprintf(name, sizeof name, "period %s %llux%llux%llu %s", sh[i].name,
+                             (unsigned long long)s.dims[0], (unsigned long long)s.dims[1],
+                             (unsigned long long)s.dims[2], dt ? "f64" : "f32");
+                    compare(&s, data, 0, 0, 0, name);
+                    cases++;
+                    free(data);
+                }
+        }
+    /* checksum blocks of 4 KiB (FORMAT.md 5): stored payloads (random bits)
+     * of k*4096 - 4, k*4096, k*4096 + 4 bytes */
+    for (uint64_t k = 1; k <= 3; k++)
+        for (int d = -1; d <= 1; d++) {
+            scz_shape s = {SCZ_DTYPE_F32, 1, {k * 1024 + (uint64_t)(int64_t)d, 1, 1, 1}};
+            size_t bytes;
+            void *data = gen_field(GEN_RANDOM_BITS, &s, 500 + k, &bytes);
+            char name[96];
+            snprintf(name, sizeof name, "stored payload of %zu bytes", bytes);
+            compare(&s, data, 0, 1, 0, name);
+            cases++;
+            free(data);
+        }
+    /* batch edges: 64 x 64 x 16 float32 slabs of 256 KiB per chunk */
+    const uint64_t chunk = 64 * 64 * 16 * 4;
+    scz__cuda_set_batch_bytes(gpu_small, 3 * chunk);
+    for (uint64_t k = 1; k <= 3; k++)
+        for (int d = -1; d <= 1; d++) {
+            if (quick > 1 && k > 1) break;
+            uint64_t nchunks = 3 * k + (uint64_t)(int64_t)d;
+            scz_shape s = {SCZ_DTYPE_F32, 3, {64, 64, 16 * nchunks, 1}};
+            size_t bytes;
+            void *data = gen_field(GEN_SMOOTH, &s, 400 + nchunks, &bytes);
+            char name[96];
+            snprintf(name, sizeof name, "batch edge: %llu chunks, batches of 3", (unsigned long long)nchunks);
+            compare(&s, data, chunk, 1, 1, name);
+            cases++;
+            free(data);
+        }
+    scz__cuda_set_batch_bytes(gpu_small, 8192);
+    printf("periods and batch edges: %ld cases\n", cases);
+}
+
+/* Every element a NaN with a random payload and sign. */
+static void fill_nan(const scz_shape *s, void *p, uint64_t seed) {
+    const uint64_t count = gen_count(s);
+    for (uint64_t i = 0; i < count; i++) {
+        const uint64_t r = gen_mix64(seed * 0x9E3779B97F4A7C15ull + i);
+        if (s->dtype == SCZ_DTYPE_F32) {
+            uint32_t u = 0x7F800000u | (uint32_t)(r >> 32 & 0x807FFFFFu);
+            if (!(u & 0x7FFFFFu)) u |= 1;
+            memcpy((uint8_t *)p + 4 * i, &u, 4);
+        } else {
+            uint64_t u = 0x7FF0000000000000ull | (r & 0x800FFFFFFFFFFFFFull);
+            if (!(u & 0xFFFFFFFFFFFFFull)) u |= 1;
+            memcpy((uint8_t *)p + 8 * i, &u, 8);
+        }
+    }
+}
+
+/* Slabs of `slab` slowest indices alternate: noise (stored chunks when the
+ * chunk is one slab) first, then smooth (coded). */
+static void *mixed_field(const scz_shape *s, uint64_t slab, uint64_t seed, size_t *raw) {
+    uint8_t *a = (uint8_t *)gen_field(GEN_SMOOTH, s, seed, raw);
+    size_t bytes;
+    uint8_t *b = (uint8_t *)gen_field(GEN_RANDOM_BITS, s, seed + 1, &bytes);
+    const uint64_t S = s->dims[s->rank - 1], slice = *raw / (S ? S : 1);
+    for (uint64_t z = 0; z < S; z++)
+        if ((z / slab) % 2 == 0) memcpy(a + z * slice, b + z * slice, (size_t)slice);
+    free(b);
+    return a;
+}
+
+/* Stored chunks: noise and mixed arrays, CPU vs GPU both ways. */
+static void test_noise(void) {
+    static const gen_shape_def shapes[] = {
+        {"1d_100003", 1, {100003, 1, 1, 1}}, {"2d_149x149", 2, {149, 149, 1, 1}},
+        {"3d_33x40x50", 3, {33, 40, 50, 1}}, {"4d_9x8x7x30", 4, {9, 8, 7, 30}},
+    };
+    const uint64_t sizes[] = {4096, 65536, 0};
+    long cases = 0;
+    const long stored0 = n_stored;
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        if ((quick && si != 1 && si != 2) || (quick > 1 && si != 1)) continue;
+        for (int dt = 0; dt < 2; dt++)
+            for (int kind = 0; kind < 2; kind++) {
+                if (quick > 1 && (dt != 1 || kind)) continue;
+                scz_shape s = gen_shape(&shapes[si], dt ? SCZ_DTYPE_F64 : SCZ_DTYPE_F32);
+                size_t bytes;
+                void *data = gen_field(GEN_RANDOM_BITS, &s, 300 + si, &bytes);
+                if (kind) fill_nan(&s, data, 400 + si);
+                for (int ci = 0; ci < 3; ci++) {
+                    if ((quick && ci == 1) || (quick > 1 && ci)) continue;
+                    char name[200];
+                    snprintf(name, sizeof name, "%s %s %s", kind ? "NaN payloads" : "random bits", shapes[si].name,
+                             dt ? "f64" : "f32");
+                    compare(&s, data, sizes[ci], 1, ci == 0, name);
+                    cases++;
+                }
+                free(data);
+            }
+    }
+    /* chunks alternating between stored and coded, one and many batches */
+    const struct {
+        const char *name;
+        scz_shape s;
+        uint64_t slab;
+    } M[] = {
+        {"mixed 3d_64x64x80 f32", {SCZ_DTYPE_F32, 3, {64, 64, 80, 1}}, 16},
+        {"mixed 3d_40x36x72 f64", {SCZ_DTYPE_F64, 3, {40, 36, 72, 1}}, 16},
+        {"mixed 2d_300x320 f32", {SCZ_DTYPE_F32, 2, {300, 320, 1, 1}}, 64},
+        {"mixed 2d_4096x9 f64", {SCZ_DTYPE_F64, 2, {4096, 9, 1, 1}}, 1},
+        {"mixed 3d_128x128x160 f32", {SCZ_DTYPE_F32, 3, {128, 128, 160, 1}}, 16},
+        {"mixed 1d_3000017 f64", {SCZ_DTYPE_F64, 1, {3000017, 1, 1, 1}}, 65536},
+    };
+    for (size_t i = 0; i < sizeof M / sizeof M[0]; i++) {
+        if (quick > 1 && i != 0 && i != 3) continue;
+        if (quick && i >= 4) continue;
+        size_t raw;
+        void *data = mixed_field(&M[i].s, M[i].slab, 500 + i, &raw);
+        const uint64_t chunk = raw / M[i].s.dims[M[i].s.rank - 1] * M[i].slab;
+        compare(&M[i].s, data, chunk, 1, 1, M[i].name);
+        cases++;
+        free(data);
+    }
+    printf("noise and mixed: %ld cases, %ld stored chunks\n", cases, n_stored - stored0);
+    CHECK(n_stored > stored0, "stored chunks were compared");
+}
+
 static void test_real_data(void) {
     tu_datafile *files;
     int n = tu_data_files(&files);
@@ -255,11 +418,9 @@ static void test_real_data(void) {
 }
 
 
-static void corrupt_case(const uint8_t *z0, size_t n, const scz_shape *s, void (*edit)(uint8_t *, size_t),
-                         const char *what) {
-    uint8_t *z = malloc(n);
-    memcpy(z, z0, n);
-    edit(z, n);
+/* The CPU and the GPU (host and device API) reject stream z of n bytes
+ * with the same status. */
+static void corrupt_stream(const uint8_t *z, size_t n, const scz_shape *s, const char *what) {
     size_t raw = gen_bytes(s);
     uint8_t *o = tu_guarded_alloc(raw, 0x22);
     scz_status rc = scz_decompress(cpu, z, n, o, raw, NULL);
@@ -284,7 +445,90 @@ static void corrupt_case(const uint8_t *z0, size_t n, const scz_shape *s, void (
     CUDA_OK(cudaFree(dz));
     CUDA_OK(cudaFree(dout));
     free(o);
+}
+
+static void corrupt_case(const uint8_t *z0, size_t n, const scz_shape *s, void (*edit)(uint8_t *, size_t),
+                         const char *what) {
+    uint8_t *z = malloc(n);
+    memcpy(z, z0, n);
+    edit(z, n);
+    corrupt_stream(z, n, s, what);
     free(z);
+}
+
+/* A copy of z in which chunk i's payload has new_size bytes (the first
+ * ones kept, then 0x5A), later payloads moved, codec_info set, checksums
+ * recomputed. */
+static uint8_t *edit_chunk(const uint8_t *z, size_t n, uint32_t i, uint64_t new_size, uint32_t info, size_t *n_out) {
+    scz_chunk_entry e;
+    scz__table_entry(z + SCZ_HEADER_SIZE, i, &e);
+    const size_t m = n - (size_t)e.size + (size_t)new_size;
+    uint8_t *c = malloc(m);
+    memcpy(c, z, (size_t)e.offset);
+    const uint64_t keep = e.size < new_size ? e.size : new_size;
+    memcpy(c + e.offset, z + e.offset, (size_t)keep);
+    memset(c + e.offset + keep, 0x5A, (size_t)(new_size - keep));
+    memcpy(c + e.offset + new_size, z + e.offset + e.size, n - (size_t)(e.offset + e.size));
+    const uint32_t nc = scz__ld32(z + 64);
+    uint8_t *ce = c + SCZ_HEADER_SIZE + (size_t)SCZ_CHUNK_ENTRY_SIZE * i;
+    scz__st64(ce + 8, new_size);
+    scz__st32(ce + 24, info);
+    for (uint32_t j = i + 1; j < nc; j++) {
+        uint8_t *ej = c + SCZ_HEADER_SIZE + (size_t)SCZ_CHUNK_ENTRY_SIZE * j;
+        scz__st64(ej, scz__ld64(ej) - e.size + new_size);
+    }
+    tu_reseal_chunk(c, i);
+    *n_out = m;
+    return c;
+}
+
+/* Stored chunks (6.7) behind valid checksums: wrong sizes, codec_info. */
+static void test_corrupt_stored(void) {
+    scz_shape s;
+    memset(&s, 0, sizeof s);
+    s.dtype = SCZ_DTYPE_F32;
+    s.rank = 3;
+    s.dims[0] = 40;
+    s.dims[1] = 36;
+    s.dims[2] = 48;
+    s.dims[3] = 1;
+    size_t raw, n;
+    void *data = mixed_field(&s, 16, 9, &raw);
+    scz_params p;
+    scz_params_init(&p, SCZ_CODEC_NDZIP);
+    p.chunk_bytes = 40 * 36 * 4 * 16; /* chunks 0 and 2 noise (stored), 1 smooth (coded) */
+    uint8_t *z = tu_compress(cpu, &p, &s, data, &n, "corrupt stored base");
+    if (z) {
+        scz_chunk_entry e0, e1;
+        scz__table_entry(z + SCZ_HEADER_SIZE, 0, &e0);
+        scz__table_entry(z + SCZ_HEADER_SIZE, 1, &e1);
+        CHECK(e0.info == 1 && e1.info == 0, "corrupt stored base: chunk 0 stored (%u), 1 coded (%u)", e0.info, e1.info);
+        const struct {
+            const char *what;
+            uint32_t chunk;
+            int64_t dsize;
+            uint32_t info;
+        } ed[] = {
+            {"stored chunk 4 bytes short", 0, -4, 1},  {"stored chunk empty", 0, -(int64_t)e0.size, 1},
+            {"stored chunk 4 bytes long", 0, 4, 1},    {"stored chunk 4 KiB long", 2, 4096, 1},
+            {"last stored chunk short", 2, -8, 1},     {"stored chunk with codec_info 2", 0, 0, 2},
+            {"stored payload read as coded", 0, 0, 0}, {"coded payload read as stored", 1, 0, 1},
+            {"coded chunk with codec_info 7", 1, 0, 7},
+        };
+        for (size_t k = 0; k < sizeof ed / sizeof ed[0]; k++) {
+            scz_chunk_entry e;
+            scz__table_entry(z + SCZ_HEADER_SIZE, ed[k].chunk, &e);
+            size_t cn;
+            uint8_t *c = edit_chunk(z, n, ed[k].chunk, (uint64_t)((int64_t)e.size + ed[k].dsize), ed[k].info, &cn);
+            corrupt_stream(c, cn, &s, ed[k].what);
+            uint8_t *o = malloc(raw);
+            CHECK(scz_decompress(cpu, c, cn, o, raw, NULL) == SCZ_ERR_CORRUPT, "%s: CPU says CORRUPT", ed[k].what);
+            free(o);
+            free(c);
+        }
+        free(z);
+    }
+    free(data);
 }
 
 /* Payload of chunk 0 starts after header and table. */
@@ -404,9 +648,13 @@ int main(void) {
     test_api_edges();
     test_generated();
     test_large();
+    test_periods();
     if (quick < 2) test_real_data();
+    test_noise();
     test_corrupt();
-    printf("CPU == GPU streams: %ld of %ld byte-identical\n", n_identical, n_streams);
+    test_corrupt_stored();
+    printf("CPU == GPU streams: %ld of %ld byte-identical (CPU streams held %ld stored and %ld coded chunks)\n",
+           n_identical, n_streams, n_stored, n_coded);
     scz_ctx_destroy(cpu);
     scz_ctx_destroy(gpu);
     scz_ctx_destroy(gpu_small);

@@ -474,6 +474,32 @@ static void u32_layout(const uint32_t *v, uint64_t n, const char *what) {
     free(pay);
 }
 
+/* The dictionary limit (FORMAT.md 8.5): k*65536 - 1, k*65536 and
+ * k*65536 + 1 distinct values (k = 1, 2, 3), each value at least once, some
+ * many times, shuffled; through the API at 1 and 2 threads, and the layout
+ * against the format's rule. */
+static void test_dict_boundaries(void) {
+    for (uint64_t k = 1; k <= 3; k++)
+        for (int dd = -1; dd <= 1; dd++) {
+            uint64_t d = k * 65536 + (uint64_t)(int64_t)dd, n = 9 * d;
+            uint32_t *v = malloc(4 * n);
+            for (uint64_t i = 0; i < d; i++) v[i] = (uint32_t)(i * 2654435761u); /* distinct */
+            for (uint64_t i = d; i < n; i++) v[i] = v[rnd() % 300];                /* repeats */
+            for (uint64_t i = n - 1; i > 0; i--) {                                 /* shuffle */
+                uint64_t j = rnd() % (i + 1);
+                uint32_t t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+            }
+            char what[80];
+            snprintf(what, sizeof what, "u32 with %llu distinct values", (unsigned long long)d);
+            uint64_t dims[1] = {n};
+            codec_roundtrip(SCZ_DTYPE_U32, v, 1, dims, 0, what, NULL);
+            u32_layout(v, n, what);
+            free(v);
+        }
+}
+
 static void test_invalid(void) {
     uint64_t n = 20000;
     uint32_t *w = malloc(4 * n);
@@ -498,5 +524,6 @@ int main(void) {
     test_streams();
     test_codec();
     test_invalid();
+    test_dict_boundaries();
     return tu_finish("test_huffman");
 }

@@ -65,11 +65,35 @@ static scz_status cs_write(const scz_params *p, const scz_shape *s, const void *
     scz_cstream *cs;
     scz_status r = scz_cstream_begin(ctx, p, s, range, layout, &cs);
     if (r) return r;
+    /* passes over the array where the bound needs them (REL/PSNR) */
+    const uint8_t *in = src;
+    int passes = 0;
+    while (!r && scz_cstream_pass_needed(cs) && passes < 30) {
+        const void *d;
+        size_t k, used;
+        CHECK(scz_cstream_pull(cs, &d, &k) == SCZ_OK && k == 0, "%s: no bytes before the passes end", what);
+        CHECK(scz_cstream_feed(cs, in, raw, &used) == SCZ_ERR_ARG, "%s: no feeding during the passes", what);
+        for (size_t off = 0; !r && off < raw;) {
+            size_t want = piece(pattern == FEED_WHOLE ? FEED_RANDOM : pattern, raw - off, 5000);
+            r = scz_cstream_pass_feed(cs, in + off, want);
+            off += want;
+        }
+        if (!r) r = scz_cstream_pass_end(cs);
+        passes++;
+    }
+    CHECK(r || !scz_cstream_pass_needed(cs), "%s: the passes end", what);
+    if (!scz_codec_is_lossless(p->codec) && p->eb_mode != SCZ_EB_ABS && raw)
+        CHECK(passes >= (range ? 0 : 1), "%s: %d passes", what, passes);
+    else
+        CHECK(passes == 0, "%s: %d passes where none is needed", what, passes);
+    if (r) {
+        scz_cstream_free(cs);
+        return r;
+    }
     scz_info info;
     CHECK(scz_cstream_info(cs, &info) == SCZ_OK && info.raw_bytes == raw, "%s: cstream info", what);
     uint64_t chunk = info.num_chunks ? info.chunk_slab * (raw / s->dims[s->rank - 1]) : 1;
     uint8_t *cbuf = malloc(chunk ? chunk : 1);
-    const uint8_t *in = src;
     size_t off = 0;
     int stalls = 0;
     for (;;) {
@@ -269,7 +293,9 @@ static void run_case(const tcase *c, const gen_shape_def *sd, uint64_t chunk_byt
             snprintf(w2, sizeof w2, "%s, %s, feed %s", what, layout ? "table last" : "table first",
                      pattern == FEED_WHOLE ? "whole" : pattern == FEED_RANDOM ? "random" : "tiny");
             written w;
-            r = cs_write(&p, &s, src, raw, range, (scz_layout)layout, pattern, &w, w2);
+            /* the range given, or found by a pass */
+            r = cs_write(&p, &s, src, raw, pattern == FEED_RANDOM ? range : NULL, (scz_layout)layout, pattern, &w,
+                         w2);
             CHECK(r == SCZ_OK, "%s: cstream: %s (%s)", w2, st(r), scz_ctx_last_error(ctx));
             if (r) {
                 free(w.z);
@@ -378,6 +404,7 @@ static void test_contract(void) {
     p.chunk_bytes = 4096;
     scz_cstream *cs = NULL;
     scz_status r;
+    uint64_t at0;
 
     CHECK(scz_cstream_begin(NULL, &p, &s, NULL, SCZ_LAYOUT_TABLE_FIRST, &cs) == SCZ_ERR_ARG, "begin without ctx");
     CHECK(scz_cstream_begin(ctx, &p, &s, NULL, (scz_layout)7, &cs) == SCZ_ERR_ARG && cs == NULL &&
@@ -395,9 +422,52 @@ static void test_contract(void) {
     lp.eb_mode = SCZ_EB_REL;
     lp.eb = 1e-3;
     if (scz_codec_available(SCZ_CODEC_LOSSY)) {
+        /* without a range: a pass finds it */
         r = scz_cstream_begin(ctx, &lp, &s, NULL, SCZ_LAYOUT_TABLE_FIRST, &cs);
-        CHECK(r == SCZ_ERR_ARG && strstr(scz_ctx_last_error(ctx), "range"), "REL without a range: %s (%s)", st(r),
-              scz_ctx_last_error(ctx));
+        CHECK(r == SCZ_OK && scz_cstream_pass_needed(cs) == 1, "REL without a range: a pass: %s", st(r));
+        size_t u0;
+        const void *d0;
+        CHECK(scz_cstream_feed(cs, a, raw, &u0) == SCZ_ERR_ARG, "no feeding before the pass");
+        CHECK(scz_cstream_end(cs, &d0, &u0, &at0, NULL) == SCZ_ERR_ARG, "no end before the pass");
+        CHECK(scz_cstream_pass_feed(cs, a, 7) == SCZ_OK && scz_cstream_pass_end(cs) == SCZ_ERR_ARG,
+              "a pass needs the whole array");
+        CHECK(scz_cstream_pass_feed(cs, (uint8_t *)a + 7, raw) == SCZ_ERR_ARG, "a pass past the array");
+        CHECK(scz_cstream_pass_feed(cs, (uint8_t *)a + 7, raw - 7) == SCZ_OK && scz_cstream_pass_end(cs) == SCZ_OK &&
+                  scz_cstream_pass_needed(cs) == 0,
+              "one pass (in pieces that split values) for REL");
+        CHECK(scz_cstream_pass_feed(cs, a, 4) == SCZ_ERR_ARG && scz_cstream_pass_end(cs) == SCZ_ERR_ARG,
+              "no pass once none is needed");
+        scz_info ri2;
+        double rr[2];
+        uint64_t ff;
+        scz_value_range(SCZ_DTYPE_F32, a, raw / 4, &rr[0], &rr[1], &ff);
+        CHECK(scz_cstream_info(cs, &ri2) == SCZ_OK && ri2.eb_abs == 1e-3 * (rr[1] - rr[0]),
+              "REL bound from the pass: %.17g", ri2.eb_abs);
+        scz_cstream_free(cs);
+        CHECK(scz_cstream_pass_needed(NULL) == 0, "pass_needed(NULL)");
+        /* PSNR: the range pass, then at least one error pass */
+        scz_params pp = lp;
+        pp.eb_mode = SCZ_EB_PSNR;
+        pp.eb = 70;
+        int np = 0;
+        CHECK(scz_cstream_begin(ctx, &pp, &s, NULL, SCZ_LAYOUT_TABLE_LAST, &cs) == SCZ_OK, "PSNR begin");
+        while (scz_cstream_pass_needed(cs) && np < 30) {
+            CHECK(scz_cstream_pass_feed(cs, a, raw) == SCZ_OK && scz_cstream_pass_end(cs) == SCZ_OK, "PSNR pass");
+            np++;
+        }
+        scz_info pi;
+        size_t pzn;
+        uint8_t *pz = tu_compress(ctx, &pp, &s, a, &pzn, "PSNR reference");
+        scz_info pzi;
+        CHECK(np >= 2 && scz_cstream_info(cs, &pi) == SCZ_OK && pz && scz_inspect(pz, pzn, &pzi) == SCZ_OK &&
+                  pi.eb_abs == pzi.eb_abs,
+              "PSNR: %d passes, the bound of scz_compress (%.17g, %.17g)", np, pi.eb_abs, pz ? pzi.eb_abs : 0.0);
+        free(pz);
+        scz_cstream_free(cs);
+        scz_params bp = lp;
+        bp.knobs[0] = 1u << 30;
+        CHECK(scz_cstream_begin(ctx, &bp, &s, NULL, SCZ_LAYOUT_TABLE_FIRST, &cs) == SCZ_ERR_ARG,
+              "bad knobs refused at begin, before any pass");
         double rev[2] = {1, 0}, inf[2] = {0, 1.0 / 0.0}, wide[2] = {-1e300, 1e300};
         CHECK(scz_cstream_begin(ctx, &lp, &s, rev, SCZ_LAYOUT_TABLE_FIRST, &cs) == SCZ_ERR_ARG, "range min > max");
         CHECK(scz_cstream_begin(ctx, &lp, &s, inf, SCZ_LAYOUT_TABLE_FIRST, &cs) == SCZ_ERR_ARG, "infinite range");

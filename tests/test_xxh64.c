@@ -89,7 +89,7 @@ int main(void) {
         CHECK(scz_xxh64(buf + 3, n, 7) == XXH64(buf + 3, n, 7), "libxxhash: %zu bytes", n);
     printf("test_xxh64: compared with libxxhash\n");
 #else
-    printf("test_xxh64: libxxhash not installed: comparison with it skipped (reference values checked)\n");
+    printf("test_xxh64: skipped: libxxhash not installed (the comparison with it; reference values checked)\n");
 #endif
     return tu_finish("test_xxh64");
 }

@@ -84,9 +84,11 @@ static void print_help(FILE *f) {
         "  -n THREADS   CPU threads (default: all cores)\n"
         "  --gpu        run on the GPU (same as --backend cuda); codecs without GPU kernels\n"
         "               run on the CPU there. --backend cpu|cuda chooses explicitly.\n"
-        "  --range MIN MAX  value range of the whole array for -M REL/PSNR: saves the first\n"
-        "               pass over the input (without it a file is read twice, and a pipe is\n"
-        "               first copied to a temporary file in $TMPDIR)\n"
+        "  --range MIN MAX  value range of the whole array for -M REL/PSNR: saves the pass\n"
+        "               that finds it. REL and PSNR bounds depend on the whole array, so the\n"
+        "               input is read more than once (REL: twice, PSNR: a few times), and a\n"
+        "               pipe is first copied to a temporary file in $TMPDIR (but for REL with\n"
+        "               --range)\n"
         "\n"
         "Output:\n"
         "  -s           statistics: ratio both ways, bit rate, throughput; with the original\n"
@@ -607,56 +609,23 @@ static scz_codec default_codec(const opts *o) {
 
 static double now_minus(double t0) { return cli_now() - t0; }
 
-/* Value range of the finite values, accumulated piece by piece. */
-typedef struct range_acc {
-    scz_dtype dtype;
-    size_t carry_n;             /* bytes of an element split between pieces */
-    uint8_t carry[8];
-    double lo, hi;
-    uint64_t finite;
+/* A pass over the data fed piece by piece (cli_in_spool's callback). */
+typedef struct pass_sink {
+    scz_cstream *cs;
+    scz_status st;
     cli_progress *pg;
     uint64_t done, total;
-} range_acc;
+    double t; /* seconds in the library */
+} pass_sink;
 
-static void range_piece(range_acc *a, const uint8_t *p, size_t n) {
-    size_t es = scz_dtype_size(a->dtype);
-    a->done += n;
-    if (a->carry_n) { /* complete the split element */
-        size_t k = es - a->carry_n < n ? es - a->carry_n : n;
-        memcpy(a->carry + a->carry_n, p, k);
-        a->carry_n += k;
-        p += k;
-        n -= k;
-        if (a->carry_n < es) return;
-        double x0, x1;
-        uint64_t f;
-        scz_value_range(a->dtype, a->carry, 1, &x0, &x1, &f);
-        if (f) {
-            if (!a->finite || x0 < a->lo) a->lo = x0;
-            if (!a->finite || x1 > a->hi) a->hi = x1;
-            a->finite += f;
-        }
-        a->carry_n = 0;
-    }
-    size_t whole = n / es * es;
-    if (whole) {
-        double x0, x1;
-        uint64_t f;
-        scz_value_range(a->dtype, p, whole / es, &x0, &x1, &f);
-        if (f) {
-            if (!a->finite || x0 < a->lo) a->lo = x0;
-            if (!a->finite || x1 > a->hi) a->hi = x1;
-            a->finite += f;
-        }
-    }
-    if (n - whole) {
-        memcpy(a->carry, p + whole, n - whole);
-        a->carry_n = n - whole;
-    }
-    if (a->pg) cli_progress_step(a->pg, a->done, a->total);
+static void pass_cb(void *user, const void *p, size_t n) {
+    pass_sink *ps = user;
+    double t0 = cli_now();
+    if (!ps->st) ps->st = scz_cstream_pass_feed(ps->cs, p, n);
+    ps->t += cli_now() - t0;
+    ps->done += n;
+    cli_progress_step(ps->pg, ps->done, ps->total);
 }
-
-static void range_cb(void *user, const void *p, size_t n) { range_piece(user, p, n); }
 
 /* Chunk buffers of originals fed to the compressor and not yet decoded
  * back (one on the CPU; a GPU context compresses a few chunks at a time). */
@@ -802,65 +771,60 @@ static int do_compress(const opts *o) {
     cli_progress pg;
     memset(&pg, 0, sizeof pg);
 
-    /* REL and PSNR bounds are relative to the value range of the whole
-     * array: a first pass over the input (a pipe is first copied to a
-     * temporary file), unless --range gives it. */
-    double range[2] = {0, 0};
-    const double *rp = NULL;
-    if (!scz_codec_is_lossless(codec) && (params.eb_mode == SCZ_EB_REL || params.eb_mode == SCZ_EB_PSNR) && need) {
-        if (o->have_range) {
-            rp = o->range;
-        } else {
-            range_acc ra;
-            memset(&ra, 0, sizeof ra);
-            ra.dtype = o->dtype;
-            ra.total = need;
-            cli_progress_attach(&pg, ctx, "value range", need, o->quiet);
-            ra.pg = &pg;
-            if (!in.regular) {
-                rc = cli_in_spool(&in, range_cb, &ra);
-            } else {
-                const size_t B = (size_t)32 << 20;
-                uint8_t *b = malloc(B);
-                if (!b) {
-                    cli_error("out of memory");
-                    rc = CLI_EXIT_LIB;
-                }
-                for (uint64_t left = need; !rc && left;) {
-                    size_t got;
-                    if ((rc = cli_in_read(&in, b, left < B ? (size_t)left : B, &got))) break;
-                    if (got == 0) break;
-                    range_piece(&ra, b, got);
-                    left -= got;
-                }
-                free(b);
-                if (!rc) rc = cli_in_rewind(&in);
-            }
-            cli_progress_done(&pg, ctx);
-            if (rc) goto done;
-            if (in.size != need) {
-                cli_error("input '%s' has %" PRIu64 " bytes, but %s", cli_in_name(o->in), in.size, sizemsg);
-                rc = CLI_EXIT_USAGE;
-                goto done;
-            }
-            range[0] = ra.finite ? ra.lo : 0;
-            range[1] = ra.finite ? ra.hi : 0;
-            rp = range;
-        }
-    }
-
     if (o->z && (rc = cli_out_open(&zout, o->z))) goto done;
     if (o->out && (rc = cli_out_open(&rout, o->out))) goto done;
     /* a seekable stream output gets the table-first layout (the table is
      * written in place at the end); a pipe the table-last one */
     scz_layout layout = o->z && zout.seekable ? SCZ_LAYOUT_TABLE_FIRST : SCZ_LAYOUT_TABLE_LAST;
     double t0 = cli_now();
-    st = scz_cstream_begin(ctx, &params, &shape, rp, layout, &cs);
+    st = scz_cstream_begin(ctx, &params, &shape, o->have_range ? o->range : NULL, layout, &cs);
     r.t_comp = now_minus(t0);
     if (st) {
         lib_error(ctx, st, "cannot compress");
         rc = exit_for_status(st, 1);
         goto done;
+    }
+    /* REL and PSNR bounds depend on the whole array (its value range, and
+     * for PSNR the error of a candidate bound): passes over the input
+     * first. A pipe is copied to a temporary file on the first pass. */
+    for (int pass = 1; scz_cstream_pass_needed(cs); pass++) {
+        char what[64];
+        snprintf(what, sizeof what, "pass %d over the input", pass);
+        pass_sink ps = {cs, SCZ_OK, &pg, 0, need, 0};
+        cli_progress_attach(&pg, ctx, what, need, o->quiet);
+        if (!in.regular) {
+            rc = cli_in_spool(&in, pass_cb, &ps);
+        } else {
+            const size_t B = (size_t)32 << 20;
+            uint8_t *b = malloc(B);
+            if (!b) {
+                cli_error("out of memory");
+                rc = CLI_EXIT_LIB;
+            }
+            for (uint64_t left = need; !rc && left;) {
+                size_t got;
+                if ((rc = cli_in_read(&in, b, left < B ? (size_t)left : B, &got)) || got == 0) break;
+                pass_cb(&ps, b, got);
+                left -= got;
+            }
+            free(b);
+        }
+        cli_progress_done(&pg, ctx);
+        if (rc) goto done;
+        if (in.size != need) {
+            cli_error("input '%s' has %" PRIu64 " bytes, but %s", cli_in_name(o->in), in.size, sizemsg);
+            rc = CLI_EXIT_USAGE;
+            goto done;
+        }
+        t0 = cli_now();
+        if (!ps.st) ps.st = scz_cstream_pass_end(cs);
+        r.t_comp += now_minus(t0) + ps.t;
+        if (ps.st) {
+            lib_error(ctx, ps.st, "cannot compress");
+            rc = exit_for_status(ps.st, 1);
+            goto done;
+        }
+        if ((rc = cli_in_rewind(&in))) goto done;
     }
     scz_cstream_info(cs, &r.info);
     int verify = o->out || o->stats;

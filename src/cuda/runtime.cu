@@ -4,7 +4,9 @@
  * of docs/FORMAT.md section 5 on the GPU, the container around device
  * buffers (sections 2-4: header and chunk table), the device-pointer API
  * of scz.h, and the host-pointer paths that stream chunks through the GPU.
- * Codec kernels live beside their CPU versions (src/ndzip/ndzip.cu).
+ * Nothing here is codec-specific: codec kernels live beside their CPU
+ * versions and are reached through their scz_cuda_codec_ops (cuda_rt.h),
+ * listed in codecs_cuda.cu.
  */
 #include "cuda_rt.h"
 #include "../util/xxh64.h"
@@ -250,7 +252,8 @@ struct HeaderBytes {
 /* Writes header, chunk table and table checksum in front of the payloads
  * and the stream size to *size_out. One thread block. */
 __global__ void k_write_table(HeaderBytes hdr, uint8_t *dst, uint32_t n, const uint64_t *choff,
-                              const uint64_t *chsize, const uint64_t *chck, uint64_t *size_out) {
+                              const uint64_t *chsize, const uint64_t *chck, const uint64_t *chinfo,
+                              uint64_t *size_out) {
     const int t = threadIdx.x;
     uint32_t *d32 = reinterpret_cast<uint32_t *>(dst);
     for (int i = t; i < (int)(SCZ_HEADER_SIZE / 4); i += blockDim.x) d32[i] = hdr.w[i];
@@ -260,7 +263,7 @@ __global__ void k_write_table(HeaderBytes hdr, uint8_t *dst, uint32_t n, const u
         tab[4 * (uint64_t)c] = pay0 + choff[c];
         tab[4 * (uint64_t)c + 1] = chsize[c];
         tab[4 * (uint64_t)c + 2] = chck[c];
-        tab[4 * (uint64_t)c + 3] = 0; /* codec_info 0 (ndzip), reserved 0 */
+        tab[4 * (uint64_t)c + 3] = chinfo[c] & 0xffffffffu; /* codec_info, reserved 0 */
     }
     __syncthreads();
     if (t == 0) {
@@ -271,7 +274,7 @@ __global__ void k_write_table(HeaderBytes hdr, uint8_t *dst, uint32_t n, const u
 
 /* Reads the (host-validated) chunk table of a stream in device memory. */
 __global__ void k_read_table(const uint8_t *src, uint32_t n, uint64_t *choff, uint64_t *chsize, uint64_t *chexp,
-                             unsigned long long *err) {
+                             uint64_t *chinfo, unsigned long long *err) {
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c == 0) *err = SCZ_CUDA_NO_ERROR;
     if (c >= n) return;
@@ -279,6 +282,7 @@ __global__ void k_read_table(const uint8_t *src, uint32_t n, uint64_t *choff, ui
     choff[c] = tab[4 * (uint64_t)c];
     chsize[c] = tab[4 * (uint64_t)c + 1];
     chexp[c] = tab[4 * (uint64_t)c + 2];
+    chinfo[c] = tab[4 * (uint64_t)c + 3] & 0xffffffffu;
 }
 
 __device__ int err_code(unsigned long long e) {
@@ -290,18 +294,18 @@ __global__ void k_write_status(const unsigned long long *err, int *status_out) {
     *status_out = err ? err_code(*err) : SCZ_OK;
 }
 
-scz_status err_status(scz_ctx *ctx, uint64_t e) {
+/* The status and message of an error word read back from the device; the
+ * codec of the stream explains its own codes. */
+scz_status err_status(scz_ctx *ctx, scz_codec codec, uint64_t e) {
     if (e == SCZ_CUDA_NO_ERROR) return SCZ_OK;
-    const unsigned chunk = (unsigned)(e >> 8);
-    switch (e & 0xff) {
-    case SCZ_CUDA_ERR_CHECKSUM:
+    const unsigned chunk = (unsigned)(e >> 8), code = (unsigned)(e & 0xff);
+    if (code == SCZ_CUDA_ERR_CHECKSUM)
         return scz__fail(ctx, SCZ_ERR_CHECKSUM, "chunk %u checksum mismatch: the chunk is corrupt", chunk);
-    case SCZ_CUDA_ERR_LAYOUT:
-        return scz__fail(ctx, SCZ_ERR_CORRUPT, "chunk %u: hypercube offsets are inconsistent with the chunk size",
-                         chunk);
-    default:
-        return scz__fail(ctx, SCZ_ERR_CORRUPT, "chunk %u: a hypercube's length does not match its heads", chunk);
-    }
+    const scz_cuda_codec_ops *g = scz__cuda_codec_ops(codec);
+    const char *text = g && g->error_text ? g->error_text(code) : NULL;
+    if (text) return scz__fail(ctx, SCZ_ERR_CORRUPT, "chunk %u: %s", chunk, text);
+    return scz__fail(ctx, SCZ_ERR_CORRUPT, "chunk %u: the %s payload is inconsistent (code %u)", chunk,
+                     scz_codec_name(codec) ? scz_codec_name(codec) : "?", code);
 }
 
 /* ---------------- batches and scratch ---------------- */
@@ -323,10 +327,10 @@ uint64_t batch_chunk_bound(const scz_codec_ops *ops, const scz_cuda_batch *b) {
 }
 
 /* Scratch of one batch: codec scratch, per-chunk arrays (payload offset,
- * size, checksum, expected checksum: adjacent, so one copy moves them),
- * block hashes, error word. */
+ * size, checksum, codec_info, expected checksum: adjacent, so one copy
+ * moves them), block hashes, error word. */
 struct Layout {
-    size_t codec, choff, chsize, chck, chexp, bh, err, total;
+    size_t codec, choff, chsize, chck, chinfo, chexp, bh, err, total;
     uint64_t nbmax; /* block hashes per chunk (row stride of bh) */
 };
 
@@ -338,8 +342,9 @@ Layout layout(size_t codec_bytes, uint32_t n, uint64_t nbmax) {
     L.choff = o;
     L.chsize = o + 8 * (size_t)n;
     L.chck = o + 16 * (size_t)n;
-    L.chexp = o + 24 * (size_t)n;
-    o += round_up(32 * (size_t)n, 256);
+    L.chinfo = o + 24 * (size_t)n;
+    L.chexp = o + 32 * (size_t)n;
+    o += round_up(40 * (size_t)n, 256);
     L.bh = o;
     o += round_up(8 * (size_t)n * nbmax, 256);
     L.err = o;
@@ -351,9 +356,13 @@ Layout layout(size_t codec_bytes, uint32_t n, uint64_t nbmax) {
 
 template <typename P> P *at(uint8_t *base, size_t off) { return reinterpret_cast<P *>(base + off); }
 
+/* The batch's codec on the GPU. Every path checks scz_cuda_codec_supported
+ * before it builds a batch, so this is never NULL. */
+const scz_cuda_codec_ops *gpu_codec(const scz_cuda_batch *b) { return scz__cuda_codec_ops(b->h->codec); }
+
 cudaError_t codec_encode(const scz_cuda_batch *b, uint32_t ca, uint32_t cb, const void *src, uint8_t *pay,
-                         uint64_t *choff, uint64_t *chsize, void *scr, cudaStream_t s) {
-    return scz__ndzip_cuda_encode(b, ca, cb, src, pay, choff, chsize, scr, s);
+                         uint64_t *choff, uint64_t *chsize, uint64_t *chinfo, void *scr, cudaStream_t s) {
+    return gpu_codec(b)->encode(b, ca, cb, src, pay, choff, chsize, chinfo, scr, s);
 }
 
 /* Encodes a batch and its chunk checksums. With several chunks, chunk
@@ -365,16 +374,16 @@ cudaError_t encode_and_hash(const scz_cuda_batch *b, const void *src, uint8_t *p
                             unsigned blog2, const Ctx *c, cudaStream_t s, cudaStream_t aux, cudaEvent_t *ev) {
     const uint32_t n = b->n, ng = c->hash_ctas == 0 ? 1 : n < (uint32_t)c->groups ? n : (uint32_t)c->groups;
     uint64_t *choff = at<uint64_t>(scr, L.choff), *chsize = at<uint64_t>(scr, L.chsize);
-    uint64_t *chck = at<uint64_t>(scr, L.chck), *bh = at<uint64_t>(scr, L.bh);
+    uint64_t *chck = at<uint64_t>(scr, L.chck), *bh = at<uint64_t>(scr, L.bh), *chinfo = at<uint64_t>(scr, L.chinfo);
     const unsigned alone = 0, beside = (unsigned)(c->sms * c->hash_ctas);
     cudaError_t e;
     if (ng <= 1) {
-        if ((e = codec_encode(b, 0, n, src, pay, choff, chsize, scr + L.codec, s))) return e;
+        if ((e = codec_encode(b, 0, n, src, pay, choff, chsize, chinfo, scr + L.codec, s))) return e;
         return launch_hash(pay, choff, chsize, n, L.nbmax, blog2, bh, chck, NULL, NULL, b->c0, alone, s);
     }
     for (uint32_t k = 0; k < ng; k++) {
         const uint32_t ca = (uint32_t)((uint64_t)k * n / ng), cb = (uint32_t)((uint64_t)(k + 1) * n / ng);
-        if ((e = codec_encode(b, ca, cb, src, pay, choff, chsize, scr + L.codec, s))) return e;
+        if ((e = codec_encode(b, ca, cb, src, pay, choff, chsize, chinfo, scr + L.codec, s))) return e;
         if ((e = cudaEventRecord(ev[k], s)) || (e = cudaStreamWaitEvent(aux, ev[k], 0))) return e;
         e = launch_hash(pay, choff + ca, chsize + ca, cb - ca, L.nbmax, blog2, bh + (uint64_t)ca * L.nbmax, chck + ca,
                         NULL, NULL, b->c0 + ca, k + 1 < ng ? beside : alone, aux);
@@ -384,11 +393,17 @@ cudaError_t encode_and_hash(const scz_cuda_batch *b, const void *src, uint8_t *p
     return cudaStreamWaitEvent(s, ev[ng], 0);
 }
 cudaError_t codec_decode(const scz_cuda_batch *b, const uint8_t *pay, const uint64_t *choff, const uint64_t *chsize,
-                         void *dst, unsigned long long *err, cudaStream_t s) {
-    return scz__ndzip_cuda_decode(b, pay, choff, chsize, dst, err, s);
+                         const uint64_t *chinfo, void *dst, unsigned long long *err, void *scr, cudaStream_t s) {
+    return gpu_codec(b)->decode(b, pay, choff, chsize, chinfo, dst, err, scr, s);
 }
-size_t codec_scratch(const scz_cuda_batch *b) { return scz__ndzip_cuda_scratch(b); }
-scz_status codec_check(scz_ctx *ctx, const scz_cuda_batch *b) { return scz__ndzip_cuda_check(ctx, b); }
+size_t codec_scratch(const scz_cuda_batch *b, int dir) {
+    const scz_cuda_codec_ops *g = gpu_codec(b);
+    return g->scratch ? g->scratch(b, dir) : 0;
+}
+scz_status codec_check(scz_ctx *ctx, const scz_cuda_batch *b) {
+    const scz_cuda_codec_ops *g = gpu_codec(b);
+    return g->check ? g->check(ctx, b) : SCZ_OK;
+}
 
 scz_status ensure_slots(scz_ctx *ctx) {
     Ctx *c = cctx(ctx);
@@ -457,6 +472,17 @@ uint32_t chunks_per_batch(const Ctx *c, const scz_header *h) {
 
 /* ---------------- backend probe and context ---------------- */
 
+/* Loads the kernels of every GPU codec: fails where the device has no image
+ * for them. */
+static cudaError_t probe_codecs(void) {
+    const scz_cuda_codec_ops *g;
+    for (size_t i = 0; (g = scz__cuda_codec_at(i)) != nullptr; i++) {
+        cudaError_t e = g->probe ? g->probe() : cudaSuccess;
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+
 extern "C" scz_status scz_backend_probe(scz_backend backend, char *msg, size_t cap) {
     char buf[512];
     buf[0] = 0;
@@ -477,7 +503,7 @@ extern "C" scz_status scz_backend_probe(scz_backend backend, char *msg, size_t c
         } else if (n == 0) {
             snprintf(buf, sizeof buf, "CUDA backend: no CUDA device present");
             st = SCZ_ERR_BACKEND;
-        } else if ((e = cudaGetDevice(&dev)) != cudaSuccess || (e = scz__ndzip_cuda_probe()) != cudaSuccess) {
+        } else if ((e = cudaGetDevice(&dev)) != cudaSuccess || (e = probe_codecs()) != cudaSuccess) {
             cudaGetLastError();
             cudaDeviceProp prop;
             int ok = cudaGetDeviceProperties(&prop, dev) == cudaSuccess;
@@ -555,15 +581,19 @@ extern "C" void scz__cuda_set_batch_bytes(scz_ctx *ctx, uint64_t bytes) {
     if (ctx && ctx->cuda) cctx(ctx)->batch_bytes = bytes;
 }
 
-extern "C" int scz_cuda_codec_supported(scz_codec c) { return c == SCZ_CODEC_NDZIP; }
+/* GPU kernels of the codec are registered (codecs_cuda.cu), and so is its
+ * CPU side, which plans the stream for both backends. */
+extern "C" int scz_cuda_codec_supported(scz_codec c) { return scz__cuda_codec_ops(c) && scz__codec_ops(c); }
 
 /* ---------------- device-pointer API ---------------- */
 
 namespace {
 
-/* Plans a device compression of all chunks in one batch. */
+/* Plans a device compression of all chunks in one batch: the scratch
+ * layout of the compression (L) and, where dec_total is given, the scratch
+ * a decompression of the stream needs at most. */
 scz_status plan_device(scz_ctx *ctx, const scz_params *params, const scz_shape *shape, scz_header *h,
-                       const scz_codec_ops **ops, scz_cuda_batch *b, Layout *L) {
+                       const scz_codec_ops **ops, scz_cuda_batch *b, Layout *L, size_t *dec_total = nullptr) {
     scz_status st = scz__plan(ctx, params, shape, h, ops);
     if (st) return st;
     if (!scz_cuda_codec_supported(h->codec))
@@ -572,6 +602,7 @@ scz_status plan_device(scz_ctx *ctx, const scz_params *params, const scz_shape *
     if ((*ops)->prepare && (st = (*ops)->prepare(ctx, h, NULL))) return st;
     if (h->num_chunks == 0) {
         *L = layout(0, 0, 0);
+        if (dec_total) *dec_total = L->total;
         return SCZ_OK;
     }
     make_batch(h, 0, h->num_chunks, b);
@@ -579,7 +610,8 @@ scz_status plan_device(scz_ctx *ctx, const scz_params *params, const scz_shape *
     uint64_t bound = batch_chunk_bound(*ops, b);
     if (!bound) return scz__fail(ctx, SCZ_ERR_OVERFLOW, "chunk bound overflows");
     uint64_t nbmax = (bound + (1ull << h->cksum_block_log2) - 1) >> h->cksum_block_log2;
-    *L = layout(codec_scratch(b), h->num_chunks, nbmax);
+    *L = layout(codec_scratch(b, SCZ_CUDA_ENCODE), h->num_chunks, nbmax);
+    if (dec_total) *dec_total = layout(codec_scratch(b, SCZ_CUDA_DECODE), h->num_chunks, nbmax).total;
     return SCZ_OK;
 }
 
@@ -596,8 +628,9 @@ extern "C" size_t scz_cuda_scratch_size(const scz_shape *shape, const scz_params
     const scz_codec_ops *ops;
     scz_cuda_batch b;
     Layout L = {};
-    if (plan_device(NULL, params, shape, &h, &ops, &b, &L)) return 0;
-    return L.total;
+    size_t dec = 0;
+    if (plan_device(NULL, params, shape, &h, &ops, &b, &L, &dec)) return 0;
+    return L.total > dec ? L.total : dec;
 }
 
 extern "C" scz_status scz_cuda_reserve(scz_ctx *ctx, size_t bytes) {
@@ -644,7 +677,7 @@ extern "C" scz_status scz_cuda_compress(scz_ctx *ctx, const scz_params *params, 
            "compression kernels");
     }
     k_write_table<<<1, 256, 0, s>>>(hb, dst, h.num_chunks, at<uint64_t>(scr, L.choff), at<uint64_t>(scr, L.chsize),
-                                    at<uint64_t>(scr, L.chck), size_out);
+                                    at<uint64_t>(scr, L.chck), at<uint64_t>(scr, L.chinfo), size_out);
     CK(cudaGetLastError(), "table kernel");
     return SCZ_OK;
 }
@@ -715,13 +748,14 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
         scz_cuda_batch b;
         make_batch(&h, 0, h.num_chunks, &b);
         if ((st = codec_check(ctx, &b))) return st;
-        Layout L = layout(0, h.num_chunks, nbmax);
+        Layout L = layout(codec_scratch(&b, SCZ_CUDA_DECODE), h.num_chunks, nbmax);
         if ((st = grow_scratch(ctx, L.total))) return st;
         uint8_t *scr = c->scr;
         uint64_t *choff = at<uint64_t>(scr, L.choff), *chsize = at<uint64_t>(scr, L.chsize);
         errp = at<unsigned long long>(scr, L.err);
+        uint64_t *chinfo = at<uint64_t>(scr, L.chinfo);
         k_read_table<<<(h.num_chunks + 127) / 128, 128, 0, s>>>(src, h.num_chunks, choff, chsize,
-                                                                at<uint64_t>(scr, L.chexp), errp);
+                                                                at<uint64_t>(scr, L.chexp), chinfo, errp);
         CK(cudaGetLastError(), "table kernel");
         /* checksums on a second stream beside the decoder (both only read
          * the payloads; the outcome joins in the error word): launched
@@ -736,13 +770,15 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
             CK(cudaEventRecord(c->ev_fork, s), "event");
             CK(cudaStreamWaitEvent(c->aux, c->ev_fork, 0), "event");
         }
-        if (after) CK(codec_decode(&b, src, choff, chsize, d_dst, errp, s), "decompression kernels");
+        if (after) CK(codec_decode(&b, src, choff, chsize, chinfo, d_dst, errp, scr + L.codec, s),
+                      "decompression kernels");
         CK(launch_hash(src, choff, chsize, h.num_chunks, nbmax, h.cksum_block_log2, at<uint64_t>(scr, L.bh), NULL,
                        at<uint64_t>(scr, L.chexp), errp, 0, after || !beside ? 0u : (unsigned)(c->sms * c->hash_ctas),
                        hs),
            "checksum kernels");
         if (beside) CK(cudaEventRecord(c->ev_join, c->aux), "event");
-        if (!after) CK(codec_decode(&b, src, choff, chsize, d_dst, errp, s), "decompression kernels");
+        if (!after) CK(codec_decode(&b, src, choff, chsize, chinfo, d_dst, errp, scr + L.codec, s),
+                       "decompression kernels");
         if (beside) CK(cudaStreamWaitEvent(s, c->ev_join, 0), "event");
     }
     if (status_out) {
@@ -753,7 +789,7 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
     if (!errp) return SCZ_OK;
     CK(cudaMemcpyAsync(c->pin_small, errp, 8, cudaMemcpyDeviceToHost, s), "status copy");
     CK(cudaStreamSynchronize(s), "decompression");
-    return err_status(ctx, c->pin_small[0]);
+    return err_status(ctx, h.codec, c->pin_small[0]);
 }
 
 /* ---------------- host-pointer paths: chunks streamed in batches ---------------- */
@@ -785,10 +821,10 @@ extern "C" scz_status scz__cuda_compress_host(scz_ctx *ctx, const scz_header *h,
         if (!cb || !cb2) return scz__fail(ctx, SCZ_ERR_OVERFLOW, "chunk bound overflows");
         if (cb2 > cb) cb = cb2;
         const uint64_t nbmax = (cb + (1ull << h->cksum_block_log2) - 1) >> h->cksum_block_log2;
-        size_t cs = codec_scratch(&bf), cs2 = codec_scratch(&bl);
+        size_t cs = codec_scratch(&bf, SCZ_CUDA_ENCODE), cs2 = codec_scratch(&bl, SCZ_CUDA_ENCODE);
         Layout L = layout(cs > cs2 ? cs : cs2, cpb, nbmax);
         const uint64_t raw_cap = (uint64_t)cpb * bf.raw_full, out_cap = (uint64_t)cpb * cb;
-        if ((st = grow_slots(ctx, raw_cap, out_cap, raw_cap, out_cap, L.total, 3 * (size_t)cpb + 8))) return st;
+        if ((st = grow_slots(ctx, raw_cap, out_cap, raw_cap, out_cap, L.total, 4 * (size_t)cpb + 8))) return st;
 
         uint64_t bpos[NSLOT] = {0}, btot[NSLOT] = {0}, braw[NSLOT] = {0};
         uint64_t done = 0;
@@ -807,12 +843,12 @@ extern "C" scz_status scz__cuda_compress_host(scz_ctx *ctx, const scz_header *h,
                 braw[it % NSLOT] = raw;
                 scz__par_memcpy(s.pin_in, static_cast<const uint8_t *>(src) + roff, raw, threads);
                 cudaError_t e = cudaMemcpyAsync(s.d_in, s.pin_in, raw, cudaMemcpyHostToDevice, s.st);
-                Layout Lb = layout(codec_scratch(&b), n, nbmax);
+                Layout Lb = layout(codec_scratch(&b, SCZ_CUDA_ENCODE), n, nbmax);
                 uint64_t *choff = at<uint64_t>(s.d_scr, Lb.choff), *chsize = at<uint64_t>(s.d_scr, Lb.chsize);
                 if (!e)
                     e = encode_and_hash(&b, s.d_in, s.d_out, s.d_scr, Lb, h->cksum_block_log2, c, s.st, s.aux,
                                         s.ev_grp);
-                if (!e) e = cudaMemcpyAsync(s.pin_meta, choff, 24 * (size_t)n, cudaMemcpyDeviceToHost, s.st);
+                if (!e) e = cudaMemcpyAsync(s.pin_meta, choff, 32 * (size_t)n, cudaMemcpyDeviceToHost, s.st);
                 if (!e) e = cudaEventRecord(s.ev_k, s.st);
                 if (e) st = cuda_fail(ctx, e, "compression batch");
             }
@@ -825,7 +861,8 @@ extern "C" scz_status scz__cuda_compress_host(scz_ctx *ctx, const scz_header *h,
                     st = cuda_fail(ctx, e, "compression batch");
                     break;
                 }
-                const uint64_t *mo = s.pin_meta, *ms = s.pin_meta + n, *mk = s.pin_meta + 2 * (size_t)n;
+                const uint64_t *mo = s.pin_meta, *ms = s.pin_meta + n, *mk = s.pin_meta + 2 * (size_t)n,
+                               *mi = s.pin_meta + 3 * (size_t)n;
                 const uint64_t tot = mo[n - 1] + ms[n - 1];
                 if (tot > dst_cap - pos) {
                     st = scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination too small for the compressed stream");
@@ -835,7 +872,7 @@ extern "C" scz_status scz__cuda_compress_host(scz_ctx *ctx, const scz_header *h,
                     entries[first + i].offset = pos + mo[i];
                     entries[first + i].size = ms[i];
                     entries[first + i].checksum = mk[i];
-                    entries[first + i].info = 0;
+                    entries[first + i].info = (uint32_t)mi[i];
                 }
                 bpos[bi % NSLOT] = pos;
                 btot[bi % NSLOT] = tot;
@@ -899,12 +936,16 @@ extern "C" scz_status scz__cuda_decompress_host(scz_ctx *ctx, const scz_header *
         if (raw > raw_cap) raw_cap = raw;
     }
     scz_status st;
+    size_t dscr; /* codec scratch of the largest batch and of the final one */
     {
-        scz_cuda_batch bf;
+        scz_cuda_batch bf, bl;
         make_batch(h, first_chunk, cpb, &bf);
-        if ((st = codec_check(ctx, &bf))) return st;
+        make_batch(h, first_chunk + (nbat - 1) * cpb, count - (nbat - 1) * cpb, &bl);
+        if ((st = codec_check(ctx, &bf)) || (st = codec_check(ctx, &bl))) return st;
+        const size_t d1 = codec_scratch(&bf, SCZ_CUDA_DECODE), d2 = codec_scratch(&bl, SCZ_CUDA_DECODE);
+        dscr = d1 > d2 ? d1 : d2;
     }
-    Layout L = layout(0, cpb, nbmax);
+    Layout L = layout(dscr, cpb, nbmax);
     if ((st = grow_slots(ctx, in_cap, raw_cap, in_cap, raw_cap, L.total, 8 + 3 * (size_t)cpb))) return st;
     uint64_t *so = static_cast<uint64_t *>(scz__scratch(ctx, SCZ_SCRATCH_SLOTS - 1, 3 * (size_t)cpb * 8));
     if (!so) return scz__fail(ctx, SCZ_ERR_NOMEM, "cannot allocate staging offsets");
@@ -930,8 +971,9 @@ extern "C" scz_status scz__cuda_decompress_host(scz_ctx *ctx, const scz_header *
             scz_cuda_batch b;
             make_batch(h, f, n, &b);
             /* metadata: payload offsets (relative to the staged payload
-             * area), sizes, expected checksums */
-            uint64_t *mo = reinterpret_cast<uint64_t *>(s.pin_in), *ms = mo + n, *mk = mo + 2 * (size_t)n;
+             * area), sizes, expected checksums, codec_info */
+            uint64_t *mo = reinterpret_cast<uint64_t *>(s.pin_in), *ms = mo + n, *mk = mo + 2 * (size_t)n,
+                     *mi = mo + 3 * (size_t)n;
             const uint64_t mbytes = round_up(32 * (size_t)n, 256);
             uint64_t off = 0;
             uint64_t *src_off = so, *dst_off = so + cpb, *len = so + 2 * (size_t)cpb;
@@ -941,6 +983,7 @@ extern "C" scz_status scz__cuda_decompress_host(scz_ctx *ctx, const scz_header *
                 mo[i] = off;
                 ms[i] = e.size;
                 mk[i] = e.checksum;
+                mi[i] = e.info;
                 src_off[i] = e.offset;
                 dst_off[i] = mbytes + off;
                 len[i] = e.size;
@@ -954,9 +997,10 @@ extern "C" scz_status scz__cuda_decompress_host(scz_ctx *ctx, const scz_header *
             const uint64_t raw = rb * (n - 1) + rl;
             bdst[it % NSLOT] = roff - raw_base;
             braw[it % NSLOT] = raw;
-            Layout Lb = layout(0, n, nbmax);
+            Layout Lb = layout(codec_scratch(&b, SCZ_CUDA_DECODE), n, nbmax);
             unsigned long long *err = at<unsigned long long>(s.d_scr, Lb.err);
-            const uint64_t *dmo = reinterpret_cast<const uint64_t *>(s.d_in), *dms = dmo + n, *dmk = dmo + 2 * (size_t)n;
+            const uint64_t *dmo = reinterpret_cast<const uint64_t *>(s.d_in), *dms = dmo + n, *dmk = dmo + 2 * (size_t)n,
+                           *dmi = dmo + 3 * (size_t)n;
             cudaError_t e = cudaMemcpyAsync(s.d_in, s.pin_in, mbytes + off, cudaMemcpyHostToDevice, s.st);
             if (!e) e = cudaMemsetAsync(err, 0xff, 8, s.st);
             if (!e) e = cudaEventRecord(s.ev_fork, s.st);
@@ -965,7 +1009,8 @@ extern "C" scz_status scz__cuda_decompress_host(scz_ctx *ctx, const scz_header *
                 e = launch_hash(s.d_in + mbytes, dmo, dms, n, nbmax, h->cksum_block_log2, at<uint64_t>(s.d_scr, Lb.bh),
                                 NULL, dmk, err, f, (unsigned)c->sms * (c->hash_ctas ? c->hash_ctas : 8), s.aux);
             if (!e) e = cudaEventRecord(s.ev_join, s.aux);
-            if (!e) e = codec_decode(&b, s.d_in + mbytes, dmo, dms, s.d_out, err, s.st);
+            if (!e)
+                e = codec_decode(&b, s.d_in + mbytes, dmo, dms, dmi, s.d_out, err, s.d_scr + Lb.codec, s.st);
             if (!e) e = cudaStreamWaitEvent(s.st, s.ev_join, 0);
             if (!e) e = cudaMemcpyAsync(s.pin_out, s.d_out, raw, cudaMemcpyDeviceToHost, s.st);
             if (!e) e = cudaMemcpyAsync(s.pin_meta, err, 8, cudaMemcpyDeviceToHost, s.st);
@@ -980,7 +1025,7 @@ extern "C" scz_status scz__cuda_decompress_host(scz_ctx *ctx, const scz_header *
                 st = cuda_fail(ctx, e, "decompression batch");
                 break;
             }
-            if ((st = err_status(ctx, s.pin_meta[0]))) break;
+            if ((st = err_status(ctx, h->codec, s.pin_meta[0]))) break;
             scz__par_memcpy(dst + bdst[bi % NSLOT], s.pin_out, braw[bi % NSLOT], threads);
             done += braw[bi % NSLOT];
             if (ctx->progress && count == h->num_chunks) ctx->progress(ctx->progress_user, done, total_raw);

@@ -4,6 +4,7 @@
  * them and this file compiles to nothing.)
  */
 #include "../internal.h"
+#include "../util/error.h"
 
 #ifndef SCZ_HAVE_CUDA
 #include <stdio.h>

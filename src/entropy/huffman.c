@@ -245,10 +245,13 @@ typedef struct edge_word {
 } edge_word;
 
 /* Encodes syms[a..b) starting at bit `start`. Words entirely inside the
- * range are stored; partial words at either end go to edges[] (<= 2). */
+ * range are stored; partial words at either end go to edges[] (<= 2).
+ * Gaps and segment entries are written for the units [1, n_units) whose
+ * start the range crosses or ends on: a stream ending exactly on a unit
+ * boundary has no unit (and no segment) there. */
 static int encode_range(const scz_huff_enc *book, const void *syms, int width, uint64_t a, uint64_t b,
-                        uint64_t start, uint8_t *words, uint8_t *gap_tmp, uint8_t *segfirst,
-                        edge_word *edges) {
+                        uint64_t start, uint64_t n_units, uint8_t *words, uint8_t *gap_tmp,
+                        uint8_t *segfirst, edge_word *edges) {
     int ne = 0;
     uint64_t acc = 0;
     unsigned nacc = (unsigned)(start & 31);
@@ -275,8 +278,11 @@ static int encode_range(const scz_huff_enc *book, const void *syms, int width, u
             }                                                                         \
             if (pos >= next_b) {                                                      \
                 uint64_t u = next_b / U;                                              \
-                gap_tmp[u] = (uint8_t)(pos - next_b);                                 \
-                if (u % G == 0) scz__st32(segfirst + 4 * (u / G), (uint32_t)(i + 1)); \
+                if (u < n_units) {                                                    \
+                    gap_tmp[u] = (uint8_t)(pos - next_b);                             \
+                    if (u % G == 0)                                                   \
+                        scz__st32(segfirst + 4 * (u / G), (uint32_t)(i + 1));         \
+                }                                                                     \
                 next_b += U;                                                          \
             }                                                                         \
         }                                                                             \
@@ -334,8 +340,8 @@ void scz__hs_write(const scz_hs_info *f, const scz_huff_enc *book, const void *s
     if (f->n_segs) scz__st32(segfirst, 0);
 #pragma omp parallel for schedule(static, 1) num_threads(nranges) if (nranges > 1)
     for (int r = 0; r < nranges; r++)
-        nedge[r] = encode_range(book, syms, width, range_start[r], range_start[r + 1], starts[r], words,
-                                gap_tmp, segfirst, edges[r]);
+        nedge[r] = encode_range(book, syms, width, range_start[r], range_start[r + 1], starts[r],
+                                f->n_units, words, gap_tmp, segfirst, edges[r]);
     for (int r = 0; r < nranges; r++)
         for (int e = 0; e < nedge[r]; e++) scz__st32(words + 4 * edges[r][e].idx, 0);
     for (int r = 0; r < nranges; r++)

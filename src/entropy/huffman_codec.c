@@ -283,7 +283,13 @@ static scz_status hc_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
 }
 
 const scz_codec_ops scz__huffman_ops = {
-    SCZ_CODEC_HUFFMAN, "huffman", 1,
-    1u << SCZ_DTYPE_U8 | 1u << SCZ_DTYPE_U16 | 1u << SCZ_DTYPE_U32,
-    hc_prepare, hc_check, NULL, hc_bound, hc_compress, hc_decompress,
+    .id = SCZ_CODEC_HUFFMAN,
+    .name = "huffman",
+    .lossless = 1,
+    .dtypes = 1u << SCZ_DTYPE_U8 | 1u << SCZ_DTYPE_U16 | 1u << SCZ_DTYPE_U32,
+    .prepare = hc_prepare,
+    .check_header = hc_check,
+    .chunk_bound = hc_bound,
+    .compress_chunk = hc_compress,
+    .decompress_chunk = hc_decompress,
 };

@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include "../util/error.h"
 #include "../util/xxh64.h"
 #ifdef _OPENMP
 #include <omp.h>

@@ -6,12 +6,16 @@
  * and a Huffman or run-length workflow per chunk. Implements
  * docs/FORMAT.md section 7; the entropy coders are in src/entropy.
  */
+#include "../util/ieee.h" /* first: the floating-point contract of the bound */
+
 #include "lossy.h"
+#include "lossy_quant.h"
 
 #include "../entropy/huffman.h"
 #include "../entropy/rle.h"
 #include "../internal.h"
 
+#include <fenv.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -142,7 +146,250 @@ static inline uint16_t lz_code(int64_t delta, int64_t r, uint64_t span, uint64_t
 
 static size_t al64(size_t x) { return (x + 63) & ~(size_t)63; }
 
-static scz_status lz_prepare(scz_ctx *ctx, scz_header *h, const void *src) {
+/* The bound's arithmetic rounds to nearest (FORMAT.md 7.1); a caller that
+ * changed the rounding mode gets an error rather than a silently different
+ * reconstruction. */
+static scz_status lz_check_fenv(scz_ctx *ctx) {
+    if (fegetround() != FE_TONEAREST)
+        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED,
+                         "lossy: the floating-point rounding mode is not round-to-nearest (fesetround)");
+    return SCZ_OK;
+}
+
+/* PSNR rule (FORMAT.md 7.1): the error of every element at a bound is
+ * known before coding (7.3: x' depends on prequantization only; verbatim
+ * values are exact), so the writer measures the squared error of a bound
+ * and tightens it until the target holds. */
+
+/* Sum of (err x scale)^2 over the non-verbatim elements [i0, i1) of one
+ * PSNR block at the bound of qp: LZ_PSNR_LANES lanes by index mod
+ * LZ_PSNR_LANES (i0 is a multiple of it), then a pairwise tree
+ * l[j] += l[j + w], w = LANES/2 .. 1 (a GPU warp's shuffle-down
+ * reduction: one warp per block, coalesced loads). */
+static double psnr_block_sse(scz_dtype t, const void *src, uint64_t i0, uint64_t i1, const lz_qp *qp,
+                             double scale) {
+    const double recip = qp->recip, ebx2 = qp->ebx2, eb = qp->eb;
+    double l[LZ_PSNR_LANES];
+    for (unsigned j = 0; j < LZ_PSNR_LANES; j++) l[j] = 0;
+    if (t == SCZ_DTYPE_F32) {
+        const float *x = src;
+        uint64_t i = i0;
+        for (; i + LZ_PSNR_LANES <= i1; i += LZ_PSNR_LANES)
+            for (unsigned j = 0; j < LZ_PSNR_LANES; j++) {
+                int64_t q;
+                double e;
+                int bad = lz_prequant_f32(x[i + j], recip, ebx2, eb, &q, &e);
+                double v = bad ? 0.0 : e * scale, vv = v * v;
+                SCZ_FP_SEAL(vv);
+                l[j] += vv;
+            }
+        for (unsigned j = 0; i < i1; i++, j++) {
+            int64_t q;
+            double e;
+            int bad = lz_prequant_f32(x[i], recip, ebx2, eb, &q, &e);
+            double v = bad ? 0.0 : e * scale, vv = v * v;
+            SCZ_FP_SEAL(vv);
+            l[j] += vv;
+        }
+    } else {
+        const double *x = src;
+        uint64_t i = i0;
+        for (; i + LZ_PSNR_LANES <= i1; i += LZ_PSNR_LANES)
+            for (unsigned j = 0; j < LZ_PSNR_LANES; j++) {
+                int64_t q;
+                double e;
+                int bad = lz_prequant_f64(x[i + j], recip, ebx2, eb, &q, &e);
+                double v = bad ? 0.0 : e * scale, vv = v * v;
+                SCZ_FP_SEAL(vv);
+                l[j] += vv;
+            }
+        for (unsigned j = 0; i < i1; i++, j++) {
+            int64_t q;
+            double e;
+            int bad = lz_prequant_f64(x[i], recip, ebx2, eb, &q, &e);
+            double v = bad ? 0.0 : e * scale, vv = v * v;
+            SCZ_FP_SEAL(vv);
+            l[j] += vv;
+        }
+    }
+    for (unsigned w = LZ_PSNR_LANES / 2; w; w /= 2)
+        for (unsigned j = 0; j < w; j++) l[j] += l[j + w];
+    return l[0];
+}
+
+/* Scaled sum of squared errors of the whole array at bound eb: block sums
+ * in parallel into bs[], then added in block order (independent of the
+ * thread count). */
+static double psnr_sse(int T, scz_dtype t, const void *src, uint64_t n, double eb, double scale, double *bs) {
+    lz_qp qp;
+    qp.eb = eb;
+    qp.ebx2 = 2.0 * eb;
+    qp.recip = qp.ebx2 > 0 ? 1.0 / qp.ebx2 : INFINITY;
+    qp.radius = 0;
+    const uint64_t nb = (n + LZ_PSNR_BLOCK - 1) / LZ_PSNR_BLOCK;
+#pragma omp parallel for schedule(static) num_threads(T) if (T > 1 && nb > 1)
+    for (uint64_t b = 0; b < nb; b++) {
+        uint64_t i0 = b * LZ_PSNR_BLOCK, i1 = i0 + LZ_PSNR_BLOCK < n ? i0 + LZ_PSNR_BLOCK : n;
+        bs[b] = psnr_block_sse(t, src, i0, i1, &qp, scale);
+    }
+    double s = 0;
+    for (uint64_t b = 0; b < nb; b++) s += bs[b];
+    return s;
+}
+
+/* A bound below the smallest normal number of the element type is 0
+ * (lossless): from the smallest normal up, every value the check and the
+ * decoder compute is normal or exactly 0, so flush-to-zero and
+ * denormals-are-zero modes cannot change them (FORMAT.md 7.1). */
+static double lz_final_eb(scz_dtype t, double eb) {
+    return eb < (t == SCZ_DTYPE_F32 ? (double)FLT_MIN : DBL_MIN) ? 0 : eb;
+}
+
+/* The PSNR rule's state (FORMAT.md 7.1): the candidate bound, the scale
+ * of the errors, and, for the incremental form, the sums of the pass in
+ * progress. One pass = S(eb) over the whole array; psnr_step decides after
+ * each. */
+typedef struct lz_psnr {
+    scz_dtype dtype;
+    uint64_t n;            /* elements of the array */
+    double p;              /* 10^(-dB/20) */
+    double rs, scale;      /* range x 2^k in [1, 2), 2^k */
+    double eb;             /* the candidate, final once done */
+    int step, done;
+    /* incremental passes (scz__lossy_pass_*) */
+    lz_qp qp;
+    double l[LZ_PSNR_LANES];
+    uint64_t pos, fin;     /* elements and finite elements fed in this pass */
+    double s;              /* sum of the completed blocks of this pass */
+} lz_psnr;
+
+/* Starts the rule from eb0 for the finite range [mn, mx]; done at once if
+ * the rule does not apply (7.1 step 1). */
+static void psnr_init(lz_psnr *ps, scz_dtype t, uint64_t n, double mn, double mx, double p, double eb0) {
+    memset(ps, 0, sizeof *ps);
+    ps->dtype = t;
+    ps->n = n;
+    ps->p = p;
+    ps->eb = eb0;
+    ps->done = !(eb0 > 0) || !isfinite(eb0) || !n || !(mx >= mn);
+    if (ps->done) return;
+    /* errors and range scaled by 2^k, range x 2^k in [1, 2): no overflow
+     * or underflow of the squares whatever the magnitude of the data */
+    double range = mx - mn, m;
+    int e, k;
+    if (isfinite(range)) {
+        m = frexp(range, &e);
+        k = 1 - e < 1023 ? 1 - e : 1023;
+        ps->rs = range * ldexp(1.0, k);
+    } else {
+        double hx = 0.5 * mx, hn = 0.5 * mn; /* exact */
+        m = frexp(hx - hn, &e);
+        k = -e;
+        ps->rs = 2.0 * m;
+    }
+    ps->scale = ldexp(1.0, k);
+}
+
+/* One step of the rule after a pass gave the scaled sum s over fin finite
+ * values (7.1 steps 2-4): the bound is accepted, tightened, or given up
+ * (0, lossless). */
+static void psnr_step(lz_psnr *ps, double s, uint64_t fin) {
+    const double tp = ps->rs * ps->p;
+    const double target = tp * tp * (double)fin * (1.0 - LZ_PSNR_MARGIN);
+    if (!fin || !(target < INFINITY) || s <= target) { /* no finite value / any finite error meets it / met */
+        ps->done = 1;
+        return;
+    }
+    if (ps->step == LZ_PSNR_STEPS) {
+        ps->eb = 0;
+        ps->done = 1;
+        return;
+    }
+    double g = LZ_PSNR_SAFETY * sqrt(target / s);
+    if (!(g >= LZ_PSNR_FLOOR)) g = LZ_PSNR_FLOOR;
+    ps->eb *= g;
+    ps->step++;
+    if (!(ps->eb > 0)) ps->done = 1;
+}
+
+/* The rule over an array in memory: passes in parallel (psnr_sse). */
+static scz_status psnr_tighten(scz_ctx *ctx, const scz_header *h, const void *src, double mn, double mx,
+                               uint64_t fin, double p, double *eb) {
+    lz_psnr ps;
+    psnr_init(&ps, h->dtype, h->raw_bytes / scz_dtype_size(h->dtype), mn, mx, p, *eb);
+    if (ps.done || !fin) return SCZ_OK;
+    const uint64_t nb = (ps.n + LZ_PSNR_BLOCK - 1) / LZ_PSNR_BLOCK;
+    double *bs = malloc((size_t)nb * sizeof *bs);
+    if (!bs) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for the PSNR rule");
+    const int T = scz__threads(ctx);
+    while (!ps.done) psnr_step(&ps, psnr_sse(T, h->dtype, src, ps.n, ps.eb, ps.scale, bs), fin);
+    free(bs);
+    *eb = ps.eb;
+    return SCZ_OK;
+}
+
+/* ---- the same rule fed in pieces (incremental compression) ---- */
+
+static void pass_reset(lz_psnr *ps) {
+    ps->qp.eb = ps->eb;
+    ps->qp.ebx2 = 2.0 * ps->eb;
+    ps->qp.recip = ps->qp.ebx2 > 0 ? 1.0 / ps->qp.ebx2 : INFINITY;
+    ps->qp.radius = 0;
+    memset(ps->l, 0, sizeof ps->l);
+    ps->pos = ps->fin = 0;
+    ps->s = 0;
+}
+
+/* Closes the block in progress: the lanes' tree, added to the pass sum. */
+static void pass_close_block(lz_psnr *ps) {
+    for (unsigned w = LZ_PSNR_LANES / 2; w; w /= 2)
+        for (unsigned j = 0; j < w; j++) ps->l[j] += ps->l[j + w];
+    ps->s += ps->l[0];
+    memset(ps->l, 0, sizeof ps->l);
+}
+
+static void lz_pass_feed(void *state, const void *elems, uint64_t count) {
+    lz_psnr *ps = state;
+    const double recip = ps->qp.recip, ebx2 = ps->qp.ebx2, eb = ps->qp.eb, scale = ps->scale;
+    for (uint64_t i = 0; i < count && ps->pos < ps->n; i++) {
+        int64_t q;
+        double e, x;
+        int bad;
+        if (ps->dtype == SCZ_DTYPE_F32) {
+            float f = ((const float *)elems)[i];
+            x = (double)f;
+            bad = lz_prequant_f32(f, recip, ebx2, eb, &q, &e);
+        } else {
+            x = ((const double *)elems)[i];
+            bad = lz_prequant_f64(x, recip, ebx2, eb, &q, &e);
+        }
+        ps->fin += isfinite(x) != 0;
+        double v = bad ? 0.0 : e * scale, vv = v * v;
+        SCZ_FP_SEAL(vv);
+        ps->l[ps->pos % LZ_PSNR_BLOCK % LZ_PSNR_LANES] += vv;
+        if (++ps->pos % LZ_PSNR_BLOCK == 0) pass_close_block(ps);
+    }
+}
+
+static scz_status lz_pass_end(scz_ctx *ctx, void *state, scz_header *h, int *again) {
+    lz_psnr *ps = state;
+    if (ps->pos != ps->n)
+        return scz__fail(ctx, SCZ_ERR_ARG, "lossy: a PSNR pass needs the whole array (%llu of %llu elements fed)",
+                         (unsigned long long)ps->pos, (unsigned long long)ps->n);
+    if (ps->pos % LZ_PSNR_BLOCK) pass_close_block(ps);
+    psnr_step(ps, ps->s, ps->fin);
+    pass_reset(ps);
+    *again = !ps->done;
+    if (ps->done) h->eb_abs = lz_final_eb(h->dtype, ps->eb);
+    return SCZ_OK;
+}
+
+static void lz_pass_free(void *state) { free(state); }
+
+/* prepare() from the data (src) or, for incremental compression, from the
+ * given finite range (src NULL): then a PSNR bound leaves the rule's state
+ * in *pass for passes over the data (lz_pass_*). */
+static scz_status lz_prepare_from(scz_ctx *ctx, scz_header *h, const void *src, const double *given, void **pass) {
     if (h->dtype != SCZ_DTYPE_F32 && h->dtype != SCZ_DTYPE_F64)
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec 'lossy' takes f32 or f64 arrays, not %s",
                          scz_dtype_name(h->dtype));
@@ -160,25 +407,69 @@ static scz_status lz_prepare(scz_ctx *ctx, scz_header *h, const void *src) {
     if (h->eb_mode == SCZ_EB_ABS) {
         abs_eb = eb;
     } else if (h->eb_mode == SCZ_EB_REL || h->eb_mode == SCZ_EB_PSNR) {
-        /* REL: eb x (max - min) of the finite values; PSNR: the bound whose
-         * uniformly distributed error gives the target, range x 10^(-dB/20)
-         * x sqrt(3). A range beyond DBL_MAX is scaled before subtracting. */
+        /* REL: eb x (max - min) of the finite values; PSNR: starts from the
+         * bound whose uniformly distributed error gives the target, range x
+         * 10^(-dB/20) x sqrt(3), then the PSNR rule. A range beyond DBL_MAX
+         * is scaled before subtracting. */
         double mn = 0, mx = 0;
         uint64_t fin = 0;
-        scz_status st = scz__value_range(h->dtype, src, h->raw_bytes / scz_dtype_size(h->dtype), &mn, &mx, &fin,
-                                         scz__threads(ctx));
-        if (st) return scz__fail(ctx, st, "lossy: cannot compute the value range of the input");
-        double f = h->eb_mode == SCZ_EB_REL ? eb : pow(10.0, -eb / 20.0) * sqrt(3.0);
+        scz_status st = SCZ_OK;
+        if (src) {
+            st = scz__value_range(h->dtype, src, h->raw_bytes / scz_dtype_size(h->dtype), &mn, &mx, &fin,
+                                  scz__threads(ctx));
+            if (st) return scz__fail(ctx, st, "lossy: cannot compute the value range of the input");
+        } else {
+            mn = given[0];
+            mx = given[1];
+            if (!(mn <= mx) || !isfinite(mn) || !isfinite(mx))
+                return scz__fail(ctx, SCZ_ERR_ARG, "lossy: the given value range [%g, %g] is not a finite range", mn,
+                                 mx);
+        }
+        double p = pow(10.0, -eb / 20.0);
+        double f = h->eb_mode == SCZ_EB_REL ? eb : p * sqrt(3.0);
         double range = mx - mn;
-        abs_eb = isfinite(range) ? f * range : f * mx - f * mn;
+        if (isfinite(range)) {
+            abs_eb = f * range;
+        } else {
+            double fmx = f * mx, fmn = f * mn;
+            SCZ_FP_SEAL(fmx); /* f*max - f*min, each product rounded (FORMAT.md 7.1) */
+            SCZ_FP_SEAL(fmn);
+            abs_eb = fmx - fmn;
+        }
         if (abs_eb > DBL_MAX) abs_eb = DBL_MAX;
+        if (h->eb_mode == SCZ_EB_PSNR && isfinite(abs_eb)) {
+            if (src) {
+                if ((st = psnr_tighten(ctx, h, src, mn, mx, fin, p, &abs_eb))) return st;
+            } else {
+                lz_psnr *ps = malloc(sizeof *ps);
+                if (!ps) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for the PSNR rule");
+                psnr_init(ps, h->dtype, h->raw_bytes / scz_dtype_size(h->dtype), mn, mx, p, abs_eb);
+                if (!ps->done) { /* the bound comes from the passes (lz_pass_end) */
+                    pass_reset(ps);
+                    *pass = ps;
+                    h->eb_abs = abs_eb;
+                    return SCZ_OK;
+                }
+                abs_eb = ps->eb;
+                free(ps);
+            }
+        }
     } else {
         return scz__fail(ctx, SCZ_ERR_ARG, "lossy: unknown error-bound mode");
     }
     if (!isfinite(abs_eb) || abs_eb < 0)
         return scz__fail(ctx, SCZ_ERR_ARG, "lossy: the derived absolute bound %g is not usable", abs_eb);
-    h->eb_abs = abs_eb;
+    h->eb_abs = lz_final_eb(h->dtype, abs_eb);
     return SCZ_OK;
+}
+
+static scz_status lz_prepare(scz_ctx *ctx, scz_header *h, const void *src) {
+    return lz_prepare_from(ctx, h, src, NULL, NULL);
+}
+
+static scz_status lz_prepare_range(scz_ctx *ctx, scz_header *h, const double range[2], void **pass) {
+    *pass = NULL;
+    return lz_prepare_from(ctx, h, NULL, range, pass);
 }
 
 static scz_status lz_check(scz_ctx *ctx, const scz_header *h) {
@@ -260,6 +551,7 @@ static scz_status lz_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk
     const unsigned es = cg->esize;
     if (n > UINT32_MAX - 1)
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "lossy: chunks of more than 2^32-2 elements");
+    if (lz_check_fenv(ctx)) return SCZ_ERR_UNSUPPORTED;
     lz_geo g;
     geo_extents(cg, &g);
     unsigned lb[3] = {lz_block_log2[g.rank][0], lz_block_log2[g.rank][1], lz_block_log2[g.rank][2]};
@@ -445,6 +737,7 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
                                 uint64_t size, uint32_t info, void *dst) {
     const uint64_t n = cg->count;
     const unsigned es = cg->esize;
+    if (lz_check_fenv(ctx)) return SCZ_ERR_UNSUPPORTED;
     if (size < LZ_HDR) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk shorter than its header");
     unsigned wf = src[0];
     if (wf != info || wf > LZ_WF_RLE)
@@ -593,6 +886,18 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
 }
 
 const scz_codec_ops scz__lossy_ops = {
-    SCZ_CODEC_LOSSY, "lossy", 0, 1u << SCZ_DTYPE_F32 | 1u << SCZ_DTYPE_F64,
-    lz_prepare, lz_check, lz_slab_align, lz_bound, lz_compress, lz_decompress,
+    .id = SCZ_CODEC_LOSSY,
+    .name = "lossy",
+    .lossless = 0,
+    .dtypes = 1u << SCZ_DTYPE_F32 | 1u << SCZ_DTYPE_F64,
+    .prepare = lz_prepare,
+    .check_header = lz_check,
+    .slab_align = lz_slab_align,
+    .chunk_bound = lz_bound,
+    .compress_chunk = lz_compress,
+    .decompress_chunk = lz_decompress,
+    .prepare_range = lz_prepare_range,
+    .pass_feed = lz_pass_feed,
+    .pass_end = lz_pass_end,
+    .pass_free = lz_pass_free,
 };

@@ -6,6 +6,8 @@
 #define LZ_CAT2(a, b) a##b
 #define LZ_CAT(a, b) LZ_CAT2(a, b)
 #define LZ_FN(name) LZ_CAT(name, LZ_SFX)
+/* lz_prequant_f32 / _f64 and lz_recon_f32 / _f64 (lossy_quant.h) */
+
 
 /* Compresses blocks [ts->b0, ts->b1): codes, outliers, verbatim positions,
  * histogram of the codes. */
@@ -32,18 +34,8 @@ static void LZ_FN(compress_range)(const lz_geo *g, const LZ_T *src, const lz_qp 
                 int64_t *qr = q + (z * ey + y) * ex;
                 uint8_t *vr = vf + (z * ey + y) * ex;
                 for (uint64_t x = 0; x < ex; x++) {
-                    double xd = (double)row[x];
-                    double t = xd * recip;
-                    double tr = t + LZ_MAGIC;
-                    double qd = tr - LZ_MAGIC;
-                    uint64_t tb, mb;
-                    memcpy(&tb, &tr, 8);
-                    const double mg = LZ_MAGIC;
-                    memcpy(&mb, &mg, 8);
-                    LZ_T rec = (LZ_T)(qd * ebx2);
-                    double err = fabs(xd - (double)rec);
-                    int bad = !(fabs(t) < LZ_QLIM) | !(err <= eb);
-                    qr[x] = (int64_t)(tb - mb);
+                    double err;
+                    int bad = LZ_FN(lz_prequant)(row[x], recip, ebx2, eb, &qr[x], &err);
                     vr[x] = (uint8_t)bad;
                     nv += (uint64_t)bad;
                 }
@@ -185,7 +177,7 @@ static int LZ_FN(decompress_range)(const lz_geo *g, LZ_T *dst, const lz_qp *qp, 
                     double qd;
                     memcpy(&qd, &u, 8);
                     qd -= LZ_MAGIC;
-                    row[x] = (LZ_T)(qd * ebx2);
+                    row[x] = LZ_FN(lz_recon)(qd, ebx2);
                 }
             }
         if (special) {

@@ -1,8 +1,9 @@
 /*
  * ndzip.c -- CPU (OpenMP) implementation of the ndzip lossless codec for
  * float32/float64: integer Lorenzo transform in 4096-element hypercubes and
- * vertical bit packing. Implements docs/FORMAT.md section 6; the CUDA
- * implementation beside it writes the same bytes.
+ * vertical bit packing, and the stored form for chunks the coding would
+ * not shrink. Implements docs/FORMAT.md section 6; the CUDA implementation
+ * beside it writes the same bytes.
  */
 #include "ndzip.h"
 
@@ -133,7 +134,7 @@ static scz_status ndz_compress_chunk(scz_ctx *ctx, const scz_header *h, const sc
                                      const void *src, uint8_t *dst, uint64_t cap, uint64_t *out_size,
                                      uint32_t *info) {
     (void)h;
-    *info = 0;
+    *info = NDZIP_INFO_CODED;
     ndz_geo z;
     if (geo_init(g, &z)) return scz__fail(ctx, SCZ_ERR_INTERNAL, "empty chunk");
     const uint64_t H = z.n_hc, maxhc = max_hc_bytes(g->esize);
@@ -165,10 +166,20 @@ static scz_status ndz_compress_chunk(scz_ctx *ctx, const scz_header *h, const sc
             len[hh] = (uint32_t)n;
         }
     }
-    /* Compaction: end-offset table, then hypercubes back to back. */
+    /* Compaction: end-offset table, then hypercubes back to back; or the
+     * raw bytes when the coded form would not be smaller (6.7). */
     uint64_t total = 0;
     for (uint64_t i = 0; i < H; i++) total += len[i];
     uint64_t need = 4 * H + total;
+    const uint64_t raw = g->count * g->esize;
+    if (need >= raw) {
+        if (raw > cap)
+            return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination too small for the compressed stream");
+        memcpy(dst, src, (size_t)raw);
+        *out_size = raw;
+        *info = NDZIP_INFO_STORED;
+        return SCZ_OK;
+    }
     if (need > cap)
         return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination too small for the compressed stream");
     uint64_t end = 0;
@@ -189,9 +200,18 @@ static scz_status ndz_compress_chunk(scz_ctx *ctx, const scz_header *h, const sc
 static scz_status ndz_decompress_chunk(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *g,
                                        const uint8_t *src, uint64_t size, uint32_t info, void *dst) {
     (void)h;
-    if (info != 0) return scz__fail(ctx, SCZ_ERR_CORRUPT, "ndzip chunk with codec_info %u", info);
+    if (info != NDZIP_INFO_CODED && info != NDZIP_INFO_STORED)
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "ndzip chunk with codec_info %u", info);
     ndz_geo z;
     if (geo_init(g, &z)) return scz__fail(ctx, SCZ_ERR_INTERNAL, "empty chunk");
+    if (info == NDZIP_INFO_STORED) { /* 6.7: exactly the raw bytes */
+        const uint64_t raw = g->count * g->esize;
+        if (size != raw)
+            return scz__fail(ctx, SCZ_ERR_CORRUPT, "stored ndzip chunk is %llu bytes, the chunk holds %llu raw bytes",
+                             (unsigned long long)size, (unsigned long long)raw);
+        memcpy(dst, src, (size_t)raw);
+        return SCZ_OK;
+    }
     const uint64_t H = z.n_hc;
     if (size / 4 < H) return scz__fail(ctx, SCZ_ERR_CORRUPT, "ndzip chunk shorter than its offset table");
     const uint64_t data_size = size - 4 * H;

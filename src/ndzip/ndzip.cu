@@ -15,12 +15,17 @@
  * Compression is one pass: each block encodes its hypercube into shared
  * memory, publishes its size and finds its output offset by decoupled
  * look-back over the blocks before it (all hypercubes of all chunks of a
- * batch, in stream order), then stores the hypercube at its final place. A
- * small kernel then writes each chunk's table of hypercube end offsets.
+ * batch, in stream order), then stores the hypercube at its final place. The
+ * last hypercube of a chunk publishes the chunk's final end instead, raw
+ * size for a chunk that is stored (FORMAT.md 6.7), so that the chunks after
+ * it start where the stream has them; hypercubes that would reach past the
+ * raw size are not stored at all. A small kernel then writes each chunk's
+ * table of hypercube end offsets, or copies a stored chunk's raw bytes.
  * Decompression is one kernel: block h reads its offsets, stages the
  * hypercube in shared memory with asynchronous copies, unpacks, undoes the
  * transform with prefix sums (in registers, warp shuffles and a little
- * shared memory) and stores.
+ * shared memory) and stores; for a stored chunk it copies its share of the
+ * raw bytes.
  */
 #include "../cuda/cuda_rt.h"
 
@@ -29,6 +34,9 @@ extern "C" {
 }
 
 namespace {
+
+/* ndzip's codes in the device error word (cuda_rt.h; error_text below). */
+enum { NDZIP_ERR_LAYOUT = SCZ_CUDA_ERR_CODEC, NDZIP_ERR_HYPERCUBE, NDZIP_ERR_FORM };
 
 constexpr int NT = 128;     /* threads per hypercube */
 constexpr int SROW = 33;    /* padded row of the exchange buffer */
@@ -46,12 +54,14 @@ struct Params {
     const uint8_t *src;           /* encode: raw batch; decode: payload base */
     uint8_t *dst;                 /* encode: payload area; decode: raw batch */
     const uint64_t *choff, *chsize; /* decode: payload offset / size per chunk */
+    const uint64_t *chinfo;       /* decode: codec_info per chunk (6.7) */
     unsigned long long *state;    /* encode: look-back state per hypercube */
     unsigned long long *counter;  /* encode: block ticket */
     unsigned long long *err;      /* decode: error word */
     uint64_t raw_full;
     uint64_t total_hc;
     uint32_t nchunks, c0;
+    uint32_t esize;
     Geo full, last;
 };
 
@@ -86,6 +96,7 @@ static int make_params(const scz_cuda_batch *b, Params *p) {
     if (geo_from_chunk(&b->full, &p->full) || geo_from_chunk(&b->last, &p->last)) return -1;
     p->nchunks = b->n;
     p->c0 = b->c0;
+    p->esize = b->full.esize;
     p->raw_full = b->raw_full;
     p->total_hc = (uint64_t)(b->n - 1) * p->full.H + p->last.H;
     return 0;
@@ -150,6 +161,50 @@ __device__ __forceinline__ void cp_async16(void *sdst, const void *gsrc) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sa), "l"(gsrc) : "memory");
 }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
+/* Copies n bytes (a multiple of 4; both pointers 4-byte aligned) with the
+ * NTH threads whose index is `tid`: 16-byte vectors when source and
+ * destination are equally aligned, else words; 8 loads in flight per
+ * thread. Stored chunks (6.7). */
+template <int NTH>
+__device__ __forceinline__ void coop_copy(uint8_t *__restrict__ d, const uint8_t *__restrict__ s, uint64_t n,
+                                          uint32_t tid) {
+    if (((reinterpret_cast<uintptr_t>(d) ^ reinterpret_cast<uintptr_t>(s)) & 15) == 0) {
+        uint64_t head = (16 - (reinterpret_cast<uintptr_t>(d) & 15)) & 15;
+        if (head > n) head = n;
+        if (4 * tid < head) reinterpret_cast<uint32_t *>(d)[tid] = reinterpret_cast<const uint32_t *>(s)[tid];
+        d += head;
+        s += head;
+        n -= head;
+        const uint64_t nv = n >> 4;
+        const uint4 *sv = reinterpret_cast<const uint4 *>(s);
+        uint4 *dv = reinterpret_cast<uint4 *>(d);
+        uint64_t i = tid;
+        for (; i + 7 * NTH < nv; i += 8 * NTH) {
+            uint4 r[8];
+#pragma unroll
+            for (int k = 0; k < 8; k++) r[k] = __ldcs(sv + i + k * NTH);
+#pragma unroll
+            for (int k = 0; k < 8; k++) dv[i + k * NTH] = r[k];
+        }
+        for (; i < nv; i += NTH) dv[i] = __ldcs(sv + i);
+        const uint64_t t = 4 * nv + tid; /* tail words */
+        if (4 * t < n) reinterpret_cast<uint32_t *>(d)[t] = reinterpret_cast<const uint32_t *>(s)[t];
+    } else {
+        const uint64_t nw = n >> 2;
+        const uint32_t *sw = reinterpret_cast<const uint32_t *>(s);
+        uint32_t *dw = reinterpret_cast<uint32_t *>(d);
+        uint64_t i = tid;
+        for (; i + 7 * NTH < nw; i += 8 * NTH) {
+            uint32_t r[8];
+#pragma unroll
+            for (int k = 0; k < 8; k++) r[k] = __ldcs(sw + i + k * NTH);
+#pragma unroll
+            for (int k = 0; k < 8; k++) dw[i + k * NTH] = r[k];
+        }
+        for (; i < nw; i += NTH) dw[i] = __ldcs(sw + i);
+    }
+}
 
 /* Hypercube coordinates of element l (axis 0 fastest). */
 template <int R> struct Side { static constexpr uint32_t S = R == 1 ? 4096 : R == 2 ? 64 : 16; };
@@ -273,17 +328,24 @@ __device__ __forceinline__ const Geo &locate(const Params &p, uint64_t g, uint32
 /* Decoupled look-back (one warp): publishes this block's aggregate, sums
  * the aggregates of the blocks before it until one with an inclusive prefix,
  * publishes its own inclusive prefix and returns the exclusive one. State
- * words: flag in the top two bits (1 aggregate, 2 inclusive), value below. */
+ * words: flag in the top two bits (1 aggregate, 2 inclusive), value below.
+ * Values are payload offsets: the inclusive prefix of a chunk's last
+ * hypercube is the end of the chunk's final payload (coded or stored, 6.7),
+ * that of any other hypercube the chunk's start plus the hypercube data up
+ * to its end (the chunk's offset table not counted). The last hypercube of
+ * a chunk publishes nothing here (publish = false): it publishes the
+ * chunk's end once it knows the form (encode_hc), and never an aggregate,
+ * so every look-back stops at the chunk's start at the latest. */
 constexpr unsigned long long FLAG_A = 1ull << 62, FLAG_P = 2ull << 62, VAL = FLAG_A - 1;
 
-__device__ uint64_t lookback(unsigned long long *state, uint64_t g, uint64_t agg) {
+__device__ uint64_t lookback(unsigned long long *state, uint64_t g, uint64_t agg, bool publish) {
     const int lane = threadIdx.x & 31;
     volatile unsigned long long *vs = state;
     if (g == 0) {
-        if (lane == 0) vs[0] = FLAG_P | agg;
+        if (publish && lane == 0) vs[0] = FLAG_P | agg;
         return 0;
     }
-    if (lane == 0) vs[g] = FLAG_A | agg;
+    if (publish && lane == 0) vs[g] = FLAG_A | agg;
     uint64_t excl = 0;
     int64_t base = (int64_t)g - 1;
     for (;;) {
@@ -306,15 +368,44 @@ __device__ uint64_t lookback(unsigned long long *state, uint64_t g, uint64_t agg
         if (pm) break;
         base -= 32;
     }
-    if (lane == 0) vs[g] = FLAG_P | (excl + agg);
+    if (publish && lane == 0) vs[g] = FLAG_P | (excl + agg);
     return excl;
+}
+
+/* Payload offset of the chunk whose first hypercube is g0: the end of the
+ * previous chunk, published by its last hypercube (inclusive only). */
+__device__ __forceinline__ uint64_t chunk_start(const unsigned long long *state, uint64_t g0) {
+    if (g0 == 0) return 0;
+    volatile const unsigned long long *vs = state;
+    unsigned long long s;
+    do {
+        s = vs[g0 - 1];
+    } while ((s >> 62) != 2);
+    return s & VAL;
 }
 
 /* ---- encoding ---- */
 
+/* For hypercube g (index h of a chunk of Hc) whose data could reach the
+ * chunk's raw size, or that is the chunk's last: whether to store its
+ * `bytes` at exclusive prefix e (1), or not (0: the chunk is stored, 6.7);
+ * the last hypercube publishes the chunk's end (lookback). Out of line: the
+ * encoder proper keeps its registers. */
+__device__ __noinline__ int place_near_raw(unsigned long long *state, uint64_t g, uint32_t h, uint32_t Hc, uint64_t e,
+                                           uint64_t bytes, uint64_t raw, bool last) {
+    const uint64_t start = chunk_start(state, g - h);
+    const uint64_t end = 4ull * Hc + (e - start) + bytes; /* coded size so far */
+    const int write = end < raw;
+    if (last) {
+        volatile unsigned long long *vs = state;
+        vs[g] = FLAG_P | (start + (write ? end : raw));
+    }
+    return write;
+}
+
 template <typename T, int R>
 __device__ __forceinline__ void encode_hc(const Params &p, const Geo &geo, uint64_t g, uint32_t c, uint32_t h,
-                                          T *S, uint32_t *red, unsigned long long *s_excl) {
+                                          T *S, uint32_t *red, unsigned long long *s_excl, int *s_write) {
     constexpr int W = Wd<T>::W, G = Wd<T>::G;
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
     const uint32_t b0 = h % geo.nb0, hb = h / geo.nb0, b1 = hb % geo.nb1, b2 = hb / geo.nb1;
@@ -400,14 +491,29 @@ __device__ __forceinline__ void encode_hc(const Params &p, const Geo &geo, uint6
     }
 
     /* Output offset: chunk c's payload is its end-offset table (4 H_c bytes)
-     * then its data; tables of chunks 0..c come before this hypercube. */
+     * then its data. The chunk is stored (6.7) if 4 H_c plus its data reach
+     * its raw size R: a hypercube whose end would reach R is not written (the
+     * chunk is stored, and the bytes could reach into the next chunk's
+     * payload); one that ends below R is written inside the chunk's payload
+     * and overwritten by the raw bytes (k_finish) if the chunk ends up
+     * stored. While even the largest hypercubes could not reach R, the
+     * chunk's start is not needed. */
+    const uint32_t Hc = c + 1 == p.nchunks ? p.last.H : p.full.H;
+    const bool last = h + 1 == Hc;
     if (warp == 0) {
-        uint64_t e = lookback(p.state, g, bytes);
-        if (lane == 0) *s_excl = e;
+        const uint64_t e = lookback(p.state, g, bytes, !last);
+        if (lane == 0) {
+            const uint64_t raw = geo.e0 * geo.e1 * geo.e2 * sizeof(T);
+            const uint64_t maxhc = (uint64_t)(G + NDZIP_HC_ELEMS) * sizeof(T);
+            *s_write = last || 4ull * Hc + (uint64_t)(h + 1) * maxhc >= raw
+                           ? place_near_raw(p.state, g, h, Hc, e, bytes, raw, last)
+                           : 1;
+            *s_excl = e;
+        }
     }
     __syncthreads();
-    const uint32_t Hc = c + 1 == p.nchunks ? p.last.H : p.full.H;
-    const uint64_t pos = 4 * ((uint64_t)c * p.full.H + Hc) + *s_excl;
+    if (!*s_write) return; /* block-uniform */
+    const uint64_t pos = 4ull * Hc + *s_excl;
 
     /* Stage the encoded hypercube in S, shifted so that 16-byte aligned
      * global words are 16-byte aligned in shared memory. */
@@ -469,33 +575,56 @@ __global__ void __launch_bounds__(NT, sizeof(T) == 4 ? 8 : 5) k_encode(Params p)
     __shared__ __align__(16) T S[NT * SROW + 16 / sizeof(T)];
     __shared__ uint32_t red[NT / 32];
     __shared__ unsigned long long s_g, s_excl;
+    __shared__ int s_write;
     if (threadIdx.x == 0) s_g = atomicAdd(p.counter, 1ull);
     __syncthreads();
     const uint64_t g = s_g;
     uint32_t c, h;
     const Geo &geo = locate(p, g, c, h);
     switch (geo.rank) {
-    case 1: encode_hc<T, 1>(p, geo, g, c, h, S, red, &s_excl); break;
-    case 2: encode_hc<T, 2>(p, geo, g, c, h, S, red, &s_excl); break;
-    default: encode_hc<T, 3>(p, geo, g, c, h, S, red, &s_excl); break;
+    case 1: encode_hc<T, 1>(p, geo, g, c, h, S, red, &s_excl, &s_write); break;
+    case 2: encode_hc<T, 2>(p, geo, g, c, h, S, red, &s_excl, &s_write); break;
+    default: encode_hc<T, 3>(p, geo, g, c, h, S, red, &s_excl, &s_write); break;
     }
 }
 
-/* Writes every chunk's end-offset table from the inclusive prefixes the
- * look-back left, and each chunk's payload offset and size. */
-__global__ void k_finish(Params p, uint64_t g_begin, uint64_t g_end, uint64_t *choff, uint64_t *chsize) {
+/* From the inclusive prefixes the look-back left: every coded chunk's
+ * end-offset table, every chunk's payload offset, size and codec_info, and
+ * the raw bytes of stored chunks (6.7). One thread per hypercube; the warp
+ * copies the raw share of each of its hypercubes in a stored chunk (4096
+ * elements from the share's start, the last share shorter). */
+__global__ void k_finish(Params p, uint64_t g_begin, uint64_t g_end, uint64_t *choff, uint64_t *chsize,
+                         uint64_t *chinfo) {
     const uint64_t g = g_begin + (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (g >= g_end) return;
-    uint32_t c, h;
-    const Geo &geo = locate(p, g, c, h);
-    const uint64_t g0 = (uint64_t)c * p.full.H;
-    const uint64_t base = g0 ? (p.state[g0 - 1] & VAL) : 0;
-    const uint64_t end = (p.state[g] & VAL) - base;
-    const uint64_t pl = 4 * g0 + base;
-    reinterpret_cast<uint32_t *>(p.dst + pl)[h] = (uint32_t)end;
-    if (h + 1 == geo.H) {
-        choff[c] = pl;
-        chsize[c] = 4ull * geo.H + end;
+    uint32_t c = 0, h = 0;
+    uint64_t start = 0, share = 0, n = 0;
+    bool stored = false;
+    if (g < g_end) {
+        const Geo &geo = locate(p, g, c, h);
+        const uint64_t g0 = g - h;
+        start = g0 ? (p.state[g0 - 1] & VAL) : 0;
+        const uint64_t size = (p.state[g0 + geo.H - 1] & VAL) - start;
+        const uint64_t raw = geo.e0 * geo.e1 * geo.e2 * p.esize;
+        stored = size == raw; /* coded payloads are smaller than raw */
+        if (!stored) {
+            const uint64_t end = h + 1 == geo.H ? size - 4ull * geo.H : (p.state[g] & VAL) - start;
+            reinterpret_cast<uint32_t *>(p.dst + start)[h] = (uint32_t)end;
+        }
+        if (h + 1 == geo.H) {
+            choff[c] = start;
+            chsize[c] = size;
+            chinfo[c] = stored ? NDZIP_INFO_STORED : NDZIP_INFO_CODED;
+        }
+        share = (uint64_t)h * NDZIP_HC_ELEMS * p.esize;
+        n = share < raw ? (raw - share < (uint64_t)NDZIP_HC_ELEMS * p.esize ? raw - share : NDZIP_HC_ELEMS * p.esize) : 0;
+    }
+    unsigned m = __ballot_sync(FULL, stored && n);
+    while (m) {
+        const int j = __ffs(m) - 1;
+        m &= m - 1;
+        const uint32_t cj = __shfl_sync(FULL, c, j);
+        const uint64_t sj = __shfl_sync(FULL, start, j), oj = __shfl_sync(FULL, share, j), nj = __shfl_sync(FULL, n, j);
+        coop_copy<32>(p.dst + sj + oj, p.src + (uint64_t)cj * p.raw_full + oj, nj, threadIdx.x & 31);
     }
 }
 
@@ -522,17 +651,15 @@ __device__ __forceinline__ void cross_warp_add(T (&v)[32], T *Z) {
 }
 
 template <typename T, int R>
-__device__ __forceinline__ void decode_hc(const Params &p, const Geo &geo, uint32_t c, uint32_t h, uint32_t *Sw,
-                                          T *Z, uint32_t *red) {
+__device__ __forceinline__ void decode_hc(const Params &p, const Geo &geo, uint32_t c, uint32_t h, uint64_t poff,
+                                          uint64_t psize, uint32_t *Sw, T *Z, uint32_t *red) {
     constexpr int W = Wd<T>::W, G = Wd<T>::G;
     const int t = threadIdx.x, lane = t & 31;
     const uint32_t cg = p.c0 + c;
-    const uint64_t psize = p.chsize[c];
-    const uint64_t poff = p.choff[c];
     const uint32_t Hc = geo.H;
     /* Validate before reading (6.6); every condition is block-uniform. */
     if (((poff | psize) & 3) || psize / 4 < Hc) {
-        if (h == 0 && t == 0) scz_cuda_report(p.err, cg, SCZ_CUDA_ERR_LAYOUT);
+        if (h == 0 && t == 0) scz_cuda_report(p.err, cg, NDZIP_ERR_LAYOUT);
         return;
     }
     const uint8_t *P = p.src + poff;
@@ -540,12 +667,12 @@ __device__ __forceinline__ void decode_hc(const Params &p, const Geo &geo, uint3
     const uint64_t dsize = psize - 4ull * Hc;
     const uint64_t start = h ? E[h - 1] : 0, end = E[h];
     if (start > end || end > dsize || (h + 1 == Hc && end != dsize)) {
-        if (t == 0) scz_cuda_report(p.err, cg, SCZ_CUDA_ERR_LAYOUT);
+        if (t == 0) scz_cuda_report(p.err, cg, NDZIP_ERR_LAYOUT);
         return;
     }
     const uint64_t len = end - start;
     if (len < (uint64_t)G * sizeof(T) || len > (uint64_t)(G + NDZIP_HC_ELEMS) * sizeof(T) || (len % sizeof(T))) {
-        if (t == 0) scz_cuda_report(p.err, cg, SCZ_CUDA_ERR_HYPERCUBE);
+        if (t == 0) scz_cuda_report(p.err, cg, NDZIP_ERR_HYPERCUBE);
         return;
     }
 
@@ -581,7 +708,7 @@ __device__ __forceinline__ void decode_hc(const Params &p, const Geo &geo, uint3
     uint32_t off = block_excl_scan(n, red, &total);
     if (W == 64) off = __shfl_sync(FULL, off, lane & ~1);
     if ((uint64_t)(G + total) * sizeof(T) != len) {
-        if (t == 0) scz_cuda_report(p.err, cg, SCZ_CUDA_ERR_HYPERCUBE);
+        if (t == 0) scz_cuda_report(p.err, cg, NDZIP_ERR_HYPERCUBE);
         return;
     }
 
@@ -696,6 +823,23 @@ __device__ __forceinline__ void decode_hc(const Params &p, const Geo &geo, uint3
     coop_store<T, R>(dst, geo, b0, b1, b2, SV);
 }
 
+/* A chunk that is not coded (6.7): a stored chunk is checked (exactly its
+ * raw size) and block h copies the raw share of hypercube h (4096 elements
+ * from the share's start, the last share shorter); any other codec_info is
+ * an error. Out of line, with plain arguments: the decoder proper keeps its
+ * registers. */
+__device__ __noinline__ void decode_stored(uint8_t *dst, const uint8_t *pay, uint64_t poff, uint64_t psize,
+                                           uint64_t raw, uint64_t info, uint32_t h, uint32_t esize,
+                                           unsigned long long *err, uint32_t cg) {
+    if (info != NDZIP_INFO_STORED || psize != raw || (poff & 3)) {
+        if (h == 0 && threadIdx.x == 0) scz_cuda_report(err, cg, NDZIP_ERR_FORM);
+        return;
+    }
+    const uint64_t piece = (uint64_t)NDZIP_HC_ELEMS * esize, share = h * piece;
+    if (share >= raw) return;
+    coop_copy<NT>(dst + share, pay + poff + share, raw - share < piece ? raw - share : piece, threadIdx.x);
+}
+
 template <typename T>
 __global__ void __launch_bounds__(NT, sizeof(T) == 4 ? 8 : 5) k_decode(Params p) {
     /* staging of one encoded hypercube (at most (G + 4096) words of T) */
@@ -709,18 +853,24 @@ __global__ void __launch_bounds__(NT, sizeof(T) == 4 ? 8 : 5) k_decode(Params p)
     if (g >= p.total_hc) return;
     uint32_t c, h;
     const Geo &geo = locate(p, g, c, h);
+    const uint64_t info = p.chinfo[c], poff = p.choff[c], psize = p.chsize[c]; /* loads in flight together */
+    if (info != NDZIP_INFO_CODED) { /* block-uniform */
+        decode_stored(p.dst + (uint64_t)c * p.raw_full, p.src, poff, psize, geo.e0 * geo.e1 * geo.e2 * sizeof(T), info,
+                      h, sizeof(T), p.err, p.c0 + c);
+        return;
+    }
     switch (geo.rank) {
-    case 1: decode_hc<T, 1>(p, geo, c, h, Sw, Z, red); break;
-    case 2: decode_hc<T, 2>(p, geo, c, h, Sw, Z, red); break;
-    default: decode_hc<T, 3>(p, geo, c, h, Sw, Z, red); break;
+    case 1: decode_hc<T, 1>(p, geo, c, h, poff, psize, Sw, Z, red); break;
+    case 2: decode_hc<T, 2>(p, geo, c, h, poff, psize, Sw, Z, red); break;
+    default: decode_hc<T, 3>(p, geo, c, h, poff, psize, Sw, Z, red); break;
     }
 }
 
 } // namespace
 
-/* ---- interface to the runtime (cuda_rt.h) ---- */
+/* ---- interface to the runtime (scz_cuda_codec_ops, cuda_rt.h) ---- */
 
-scz_status scz__ndzip_cuda_check(scz_ctx *ctx, const scz_cuda_batch *b) {
+static scz_status scz__ndzip_cuda_check(scz_ctx *ctx, const scz_cuda_batch *b) {
     Params p;
     if (b->n == 0 || make_params(b, &p))
         return scz__fail(ctx, SCZ_ERR_INTERNAL, "ndzip (CUDA): bad batch geometry");
@@ -733,14 +883,17 @@ scz_status scz__ndzip_cuda_check(scz_ctx *ctx, const scz_cuda_batch *b) {
     return SCZ_OK;
 }
 
-size_t scz__ndzip_cuda_scratch(const scz_cuda_batch *b) {
+/* Encoding: the look-back state of every hypercube and the ticket counter.
+ * Decoding needs none. */
+static size_t scz__ndzip_cuda_scratch(const scz_cuda_batch *b, int dir) {
     Params p;
-    if (b->n == 0 || make_params(b, &p)) return 0;
+    if (dir != SCZ_CUDA_ENCODE || b->n == 0 || make_params(b, &p)) return 0;
     return (size_t)((p.total_hc * 8 + 255) / 256 * 256) + 256;
 }
 
-cudaError_t scz__ndzip_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_t cb, const void *d_src,
-                                   uint8_t *d_pay, uint64_t *choff, uint64_t *chsize, void *scratch, cudaStream_t s) {
+static cudaError_t scz__ndzip_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_t cb, const void *d_src,
+                                          uint8_t *d_pay, uint64_t *choff, uint64_t *chsize, uint64_t *chinfo,
+                                          void *scratch, cudaStream_t s) {
     Params p;
     if (make_params(b, &p) || ca >= cb || cb > b->n) return cudaErrorInvalidValue;
     p.src = static_cast<const uint8_t *>(d_src);
@@ -761,18 +914,21 @@ cudaError_t scz__ndzip_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
     if (b->full.esize == 4) k_encode<uint32_t><<<(unsigned)count, NT, 0, s>>>(p);
     else k_encode<uint64_t><<<(unsigned)count, NT, 0, s>>>(p);
     if ((e = cudaGetLastError())) return e;
-    k_finish<<<(unsigned)((count + 255) / 256), 256, 0, s>>>(p, g_begin, g_end, choff, chsize);
+    k_finish<<<(unsigned)((count + 63) / 64), 64, 0, s>>>(p, g_begin, g_end, choff, chsize, chinfo);
     return cudaGetLastError();
 }
 
-cudaError_t scz__ndzip_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay, const uint64_t *choff,
-                                   const uint64_t *chsize, void *d_dst, unsigned long long *err, cudaStream_t s) {
+static cudaError_t scz__ndzip_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay, const uint64_t *choff,
+                                          const uint64_t *chsize, const uint64_t *chinfo, void *d_dst,
+                                          unsigned long long *err, void *scratch, cudaStream_t s) {
+    (void)scratch;
     Params p;
     if (make_params(b, &p)) return cudaErrorInvalidValue;
     p.src = d_pay;
     p.dst = static_cast<uint8_t *>(d_dst);
     p.choff = choff;
     p.chsize = chsize;
+    p.chinfo = chinfo;
     p.err = err;
     dim3 grid((unsigned)(p.total_hc < (1ull << 31) ? p.total_hc : (1ull << 31)),
               (unsigned)((p.total_hc + (1ull << 31) - 1) >> 31));
@@ -781,9 +937,29 @@ cudaError_t scz__ndzip_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     return cudaGetLastError();
 }
 
-cudaError_t scz__ndzip_cuda_probe(void) {
+static cudaError_t scz__ndzip_cuda_probe(void) {
     cudaFuncAttributes a;
     cudaError_t e = cudaFuncGetAttributes(&a, k_encode<uint32_t>);
     if (!e) e = cudaFuncGetAttributes(&a, k_decode<uint64_t>);
     return e;
 }
+
+static const char *scz__ndzip_cuda_error_text(unsigned code) {
+    switch (code) {
+    case NDZIP_ERR_FORM: return "unknown codec_info, or a stored chunk whose size is not its raw size";
+    case NDZIP_ERR_LAYOUT: return "hypercube offsets are inconsistent with the chunk size";
+    case NDZIP_ERR_HYPERCUBE: return "a hypercube's length does not match its heads";
+    }
+    return NULL;
+}
+
+/* Listed in src/cuda/codecs_cuda.cu. */
+extern const scz_cuda_codec_ops scz__ndzip_cuda_ops = {
+    SCZ_CODEC_NDZIP,
+    scz__ndzip_cuda_check,
+    scz__ndzip_cuda_scratch,
+    scz__ndzip_cuda_encode,
+    scz__ndzip_cuda_decode,
+    scz__ndzip_cuda_probe,
+    scz__ndzip_cuda_error_text,
+};

@@ -18,6 +18,11 @@ static const uint32_t ndzip_hc_side[4] = {0, 4096, 64, 16};
 #define NDZIP_GROUPS_F32 (NDZIP_HC_ELEMS / 32u)
 #define NDZIP_GROUPS_F64 (NDZIP_HC_ELEMS / 64u)
 
+/* codec_info of a chunk (FORMAT.md 6.7): coded (6.6), or stored raw when
+ * the coded payload would be at least as large as the chunk's raw bytes. */
+#define NDZIP_INFO_CODED 0u
+#define NDZIP_INFO_STORED 1u
+
 /* Coding geometry of a chunk (FORMAT.md 6.1), shared by the CPU and CUDA
  * implementations: drop unit dims, then merge a thin axis (extent below
  * half the hypercube side of the current rank) with its neighbour, so that

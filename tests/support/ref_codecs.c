@@ -1,0 +1,274 @@
+/*
+ * ref_codecs.c -- naive encoders written from docs/FORMAT.md alone (sections
+ * 7 and 8), without the library's code: the codecs' payloads must be
+ * byte-identical to them. Slow and simple on purpose.
+ */
+#include "ref_codecs.h"
+
+#include "internal.h"
+#include "lossy/lossy.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double elem(scz_dtype t, const void *p, uint64_t i) {
+    return t == SCZ_DTYPE_F32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
+}
+
+typedef struct rleaf {
+    uint64_t c;
+    uint32_t s;
+} rleaf;
+static int rleaf_up(const void *a, const void *b) {
+    const rleaf *x = a, *y = b;
+    return x->c != y->c ? (x->c < y->c ? -1 : 1) : (x->s < y->s ? -1 : x->s > y->s);
+}
+static int rleaf_down(const void *a, const void *b) {
+    const rleaf *x = a, *y = b;
+    return x->c != y->c ? (x->c > y->c ? -1 : 1) : (x->s < y->s ? -1 : x->s > y->s);
+}
+
+void bb_put(bytebuf *b, const void *src, size_t n) {
+    if (b->n + n > b->cap) {
+        b->cap = 2 * (b->n + n) + 64;
+        b->p = realloc(b->p, b->cap);
+    }
+    memcpy(b->p + b->n, src, n);
+    b->n += n;
+}
+void bb_u8(bytebuf *b, unsigned v) { uint8_t x = (uint8_t)v; bb_put(b, &x, 1); }
+void bb_u32(bytebuf *b, uint64_t v) { for (int i = 0; i < 4; i++) bb_u8(b, (unsigned)(v >> (8 * i)) & 255); }
+void bb_u64(bytebuf *b, uint64_t v) { for (int i = 0; i < 8; i++) bb_u8(b, (unsigned)(v >> (8 * i)) & 255); }
+void bb_varint(bytebuf *b, uint64_t v) {
+    do {
+        bb_u8(b, (unsigned)(v & 127) | (v >= 128 ? 128 : 0));
+        v >>= 7;
+    } while (v);
+}
+
+/* 8.1-8.4: a Huffman stream of syms[0..count) over K symbols. */
+void ref_hs(bytebuf *o, const uint16_t *syms, uint64_t count, uint32_t K) {
+    uint64_t *c = calloc(K, sizeof *c);
+    for (uint64_t i = 0; i < count; i++) c[syms[i]]++;
+    uint8_t *len = calloc(K, 1);
+    rleaf *lv = malloc(K * sizeof *lv);
+    uint32_t m = 0;
+    for (uint32_t s = 0; s < K; s++)
+        if (c[s]) lv[m++] = (rleaf){c[s], s};
+    if (m == 1) len[lv[0].s] = 1;
+    if (m >= 2) {
+        /* two queues; node depth by walking parents */
+        qsort(lv, m, sizeof *lv, rleaf_up);
+        uint64_t *w = malloc((2 * m) * sizeof *w);
+        int64_t *par = malloc((2 * m) * sizeof *par);
+        for (uint32_t i = 0; i < m; i++) w[i] = lv[i].c;
+        uint32_t li = 0, ii = m, next = m;
+        for (uint32_t k = 0; k + 1 < m; k++) {
+            uint32_t a[2];
+            for (int h = 0; h < 2; h++) {
+                if (li < m && (ii == next || w[li] <= w[ii])) a[h] = li++;
+                else a[h] = ii++;
+            }
+            w[next] = w[a[0]] + w[a[1]];
+            par[a[0]] = par[a[1]] = next;
+            next++;
+        }
+        uint32_t B[200] = {0}, maxd = 0;
+        for (uint32_t i = 0; i < m; i++) {
+            uint32_t d = 0;
+            for (uint32_t nd = i; nd != next - 1; nd = (uint32_t)par[nd]) d++;
+            B[d]++;
+            if (d > maxd) maxd = d;
+        }
+        for (uint32_t l = maxd; l > 16; l--)
+            while (B[l] > 0) {
+                uint32_t j = l - 2;
+                while (B[j] == 0) j--;
+                B[l] -= 2;
+                B[l - 1] += 1;
+                B[j + 1] += 2;
+                B[j] -= 1;
+            }
+        qsort(lv, m, sizeof *lv, rleaf_down);
+        uint32_t at = 0;
+        for (uint32_t l = 1; l <= 16; l++)
+            for (uint32_t k = 0; k < B[l]; k++) len[lv[at++].s] = (uint8_t)l;
+        free(w);
+        free(par);
+    }
+    uint32_t bl[18] = {0}, nx[18] = {0}, *code = calloc(K, 4);
+    for (uint32_t s = 0; s < K; s++)
+        if (len[s]) bl[len[s]]++;
+    for (uint32_t l = 2; l <= 16; l++) nx[l] = (nx[l - 1] + bl[l - 1]) << 1;
+    for (uint32_t s = 0; s < K; s++)
+        if (len[s]) code[s] = nx[len[s]]++;
+    uint64_t bits = 0;
+    for (uint64_t i = 0; i < count; i++) bits += len[syms[i]];
+    bytebuf cb = {0};
+    for (uint32_t s = 0; s < K && count;) {
+        uint32_t r = 1;
+        while (s + r < K && len[s + r] == len[s]) r++;
+        if (r <= 7) bb_u8(&cb, (r - 1) << 5 | len[s]);
+        else {
+            bb_u8(&cb, 7u << 5 | len[s]);
+            bb_varint(&cb, r - 8);
+        }
+        s += r;
+    }
+    bb_u32(o, K);
+    bb_u32(o, count);
+    bb_u64(o, bits);
+    bb_u32(o, cb.n);
+    if (cb.n) bb_put(o, cb.p, cb.n);
+    free(cb.p);
+    if (count) {
+        uint64_t nu = (bits + 1023) / 1024, ns = (nu + 31) / 32, nw = (bits + 31) / 32;
+        uint64_t *start = malloc((count + 1) * 8);
+        uint32_t *words = calloc(nw + 1, 4);
+        uint64_t pos = 0;
+        for (uint64_t i = 0; i < count; i++) {
+            start[i] = pos;
+            for (int b = len[syms[i]] - 1; b >= 0; b--, pos++)
+                if ((code[syms[i]] >> b) & 1) words[pos / 32] |= 1u << (31 - pos % 32);
+        }
+        start[count] = bits;
+        uint8_t *gaps = calloc(nu + 2, 1);
+        uint32_t *seg = calloc(ns + 1, 4);
+        uint64_t k = 0;
+        for (uint64_t u = 0; u < nu; u++) {
+            while (k < count && start[k] < u * 1024) k++;
+            uint64_t g = (k < count ? start[k] : bits) - u * 1024;
+            gaps[u / 2] |= (uint8_t)(g << (4 * (u & 1)));
+            if (u % 32 == 0) seg[u / 32] = (uint32_t)k;
+        }
+        bb_put(o, gaps, (nu + 1) / 2);
+        for (uint64_t j = 0; j < ns; j++) bb_u32(o, seg[j]);
+        for (uint64_t j = 0; j < nw; j++) bb_u32(o, words[j]);
+        free(start);
+        free(words);
+        free(gaps);
+        free(seg);
+    }
+    free(c);
+    free(len);
+    free(lv);
+    free(code);
+}
+
+/* Section 7: the payload of one chunk (3D dims nx, ny, nz as the chunk geometry). */
+bytebuf ref_lossy(scz_dtype t, const void *data, const uint64_t dims[3], double eb, uint32_t r, uint32_t wfreq) {
+    uint64_t e[3] = {1, 1, 1}, n = dims[0] * dims[1] * dims[2];
+    unsigned rank = 0;
+    for (int d = 0; d < 3; d++)
+        if (dims[d] != 1) e[rank++] = dims[d];
+    if (!rank) rank = 1;
+    unsigned lb[3] = {0, 0, 0};
+    for (unsigned d = 0; d < rank; d++) lb[d] = lz_block_log2[rank][d];
+    uint64_t s[3], nb[3];
+    for (int d = 0; d < 3; d++) {
+        s[d] = (uint64_t)1 << lb[d];
+        nb[d] = (e[d] + s[d] - 1) / s[d];
+    }
+    size_t es = scz_dtype_size(t);
+    double h = 2 * eb, inv = h > 0 ? 1 / h : INFINITY, M = 6755399441055744.0;
+    uint64_t *Q = calloc(n, 8);
+    uint16_t *codes = malloc(2 * n);
+    bytebuf outl = {0}, verb = {0};
+    uint64_t n_out = 0, n_verb = 0, ci = 0, prev_out = 0, last_bits = 0;
+    int have_last = 0;
+    for (uint64_t bz = 0; bz < nb[2]; bz++)
+        for (uint64_t by = 0; by < nb[1]; by++)
+            for (uint64_t bx = 0; bx < nb[0]; bx++)
+                for (uint64_t z = bz * s[2]; z < (bz + 1) * s[2] && z < e[2]; z++)
+                    for (uint64_t y = by * s[1]; y < (by + 1) * s[1] && y < e[1]; y++)
+                        for (uint64_t x = bx * s[0]; x < (bx + 1) * s[0] && x < e[0]; x++, ci++) {
+                            uint64_t i = (z * e[1] + y) * e[0] + x;
+                            double xv = elem(t, data, i);
+                            double tt = xv * inv, tr = tt + M, qd = tr - M;
+                            uint64_t btr, bm;
+                            memcpy(&btr, &tr, 8);
+                            memcpy(&bm, &M, 8);
+                            double xr = t == SCZ_DTYPE_F32 ? (double)(float)(qd * h) : qd * h;
+                            int verbatim = !(fabs(tt) < 1125899906842624.0) || !(fabs(xv - xr) <= eb);
+                            /* Lorenzo over the block, zero outside it */
+#define QN(dx, dy, dz) ((x >= bx * s[0] + dx && y >= by * s[1] + dy && z >= bz * s[2] + dz) ? Q[((z - dz) * e[1] + (y - dy)) * e[0] + (x - dx)] : 0)
+                            uint64_t P = QN(1, 0, 0) + QN(0, 1, 0) + QN(0, 0, 1) - QN(1, 1, 0) - QN(1, 0, 1) - QN(0, 1, 1) + QN(1, 1, 1);
+#undef QN
+                            uint16_t code;
+                            if (verbatim) {
+                                Q[i] = P;
+                                uint64_t bits = 0;
+                                memcpy(&bits, (const uint8_t *)data + i * es, es);
+                                if (have_last && bits == last_bits) code = (uint16_t)(2 * r + 1);
+                                else {
+                                    code = (uint16_t)(2 * r);
+                                    bb_put(&verb, (const uint8_t *)data + i * es, es);
+                                    n_verb++;
+                                }
+                                have_last = 1;
+                                last_bits = bits;
+                            } else {
+                                Q[i] = btr - bm;
+                                int64_t d = (int64_t)(Q[i] - P);
+                                if (d > -(int64_t)r && d < (int64_t)r) code = (uint16_t)(d + r);
+                                else {
+                                    code = 0;
+                                    bb_varint(&outl, ci - prev_out);
+                                    bb_varint(&outl, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+                                    prev_out = ci + 1;
+                                    n_out++;
+                                }
+                            }
+                            codes[ci] = code;
+                        }
+    uint32_t K = 2 * r + 2;
+    bytebuf hs = {0}, rl = {0};
+    ref_hs(&hs, codes, n, K);
+    uint64_t total_bits = scz__ld64(hs.p + 8), runs = 1;
+    for (uint64_t i = 1; i < n; i++) runs += codes[i] != codes[i - 1];
+    unsigned wf = wfreq == 2 ? 2 : 1;
+    if (wfreq == 2 || (wfreq == 0 && (100 * total_bits <= 109 * n ||
+                                      (double)runs * fmax(3.5, (double)total_bits / (double)n + 1.5) < (double)total_bits))) {
+        uint16_t *rv = malloc(2 * n), *rlen = malloc(2 * n);
+        uint64_t nr = 0;
+        for (uint64_t i = 0; i < n;) {
+            uint64_t j = i;
+            while (j < n && codes[j] == codes[i] && j - i < 65536) j++;
+            rv[nr] = codes[i];
+            rlen[nr++] = (uint16_t)(j - i - 1);
+            i = j;
+        }
+        bb_u32(&rl, nr);
+        ref_hs(&rl, rv, nr, K);
+        ref_hs(&rl, rlen, nr, 65536);
+        if (wfreq == 2 || rl.n < hs.n) wf = 2;
+        free(rv);
+        free(rlen);
+    }
+    bytebuf o = {0};
+    bytebuf *cs = wf == 1 ? &hs : &rl;
+    if (24 + cs->n + outl.n + verb.n >= 24 + n * es) {
+        for (int k = 0; k < 24; k++) bb_u8(&o, 0);
+        bb_put(&o, data, n * es);
+    } else {
+        bb_u8(&o, wf);
+        bb_u8(&o, rank);
+        for (int d = 0; d < 3; d++) bb_u8(&o, lb[d]);
+        for (int k = 0; k < 3; k++) bb_u8(&o, 0);
+        bb_u32(&o, n_out);
+        bb_u32(&o, n_verb);
+        bb_u64(&o, outl.n);
+        bb_put(&o, cs->p, cs->n);
+        if (outl.n) bb_put(&o, outl.p, outl.n);
+        if (verb.n) bb_put(&o, verb.p, verb.n);
+    }
+    free(Q);
+    free(codes);
+    free(outl.p);
+    free(verb.p);
+    free(hs.p);
+    free(rl.p);
+    return o;
+}
+
