@@ -229,6 +229,143 @@ SCZ_API scz_status scz_decompress_chunk(scz_ctx *ctx, const void *src, size_t sr
                                 uint32_t index, void *dst, size_t dst_cap);
 
 /* ------------------------------------------------------------------ */
+/* Incremental compression and decompression (arrays larger than memory) */
+/* ------------------------------------------------------------------ */
+/* The array goes through in pieces, chunk by chunk, in both directions, so
+ * that memory stays at a few chunk buffers (chunks are params->chunk_bytes
+ * raw, 32 MiB by default) plus 32 bytes per chunk for the chunk table,
+ * whatever the size of the array. Streams are those of scz_compress, in
+ * one of two layouts (docs/FORMAT.md section 9):
+ *
+ *  SCZ_LAYOUT_TABLE_FIRST  header, chunk table, payloads: the bytes
+ *      scz_compress writes. The table is known only at the end, so the
+ *      output must be seekable: the first bytes pulled are a zero-filled
+ *      placeholder for header and table, overwritten at the end.
+ *  SCZ_LAYOUT_TABLE_LAST   header, then each payload behind a 32-byte frame
+ *      (size, checksum), then the table and a footer: written front to
+ *      back, for pipes and sockets.
+ *
+ * scz_decompress, scz_inspect, scz_inspect_chunk, scz_decompress_chunk and
+ * the incremental decoder read both layouts (scz_cuda_decompress, whose
+ * input is in device memory, reads table-first streams only).
+ *
+ * A stream object uses its context for the work and for error messages
+ * (scz_ctx_last_error): the context must outlive it, and serves one call at
+ * a time, but several stream objects (a compressor and a decoder, say) may
+ * share it. On a SCZ_BACKEND_CUDA context, codecs with GPU kernels run on
+ * the GPU, a few chunks at a time. The progress callback of the context is
+ * called after each chunk. After an error (other than a misuse reported as
+ * SCZ_ERR_ARG or SCZ_ERR_DST_TOO_SMALL) every later call on the object
+ * returns the same status. */
+typedef enum scz_layout {
+    SCZ_LAYOUT_TABLE_FIRST = 0,
+    SCZ_LAYOUT_TABLE_LAST = 1
+} scz_layout;
+
+typedef struct scz_cstream scz_cstream;
+
+/* Starts compressing an array of this shape with these parameters (the
+ * checks of scz_compress apply). The lossy codec's REL and PSNR bounds
+ * depend on the whole array (FORMAT.md 7.1): its value range, and for PSNR
+ * the error a candidate bound gives. The stream then first asks for passes
+ * over the array (scz_cstream_pass_needed below), and the bound it derives
+ * is the one scz_compress derives, so the stream is the same.
+ * value_range (may be NULL): {min, max} of the finite values of the whole
+ * array ({0, 0} if it has none; scz_value_range over pieces combined by min
+ * and max gives it; float32 arrays: taken to the nearest float32 values)
+ * spares the pass that would find it. Ignored for other codecs and bounds. */
+SCZ_API scz_status scz_cstream_begin(scz_ctx *ctx, const scz_params *params, const scz_shape *shape,
+                                     const double *value_range, scz_layout layout, scz_cstream **out);
+
+/* 1 while the bound needs another pass over the whole array before the
+ * first chunk: feed the array, in order and in any pieces, to
+ * scz_cstream_pass_feed, then call scz_cstream_pass_end, and ask again
+ * (REL without a value range: one pass; PSNR: one more, and a few where
+ * the rule tightens the bound). 0 once compression can start. A source
+ * that cannot be read twice (a pipe) must be kept (a temporary file) or
+ * given an ABS bound. */
+SCZ_API int scz_cstream_pass_needed(const scz_cstream *cs);
+SCZ_API scz_status scz_cstream_pass_feed(scz_cstream *cs, const void *src, size_t n);
+SCZ_API scz_status scz_cstream_pass_end(scz_cstream *cs);
+
+/* Takes up to n bytes of the raw array, in order, any amount per call;
+ * *used receives how many were taken. When the bytes complete a chunk it is
+ * compressed in this call, and no more bytes are taken (*used < n, possibly
+ * 0) until its compressed bytes have been collected with scz_cstream_pull.
+ * Chunks given whole in one call are compressed from src without a copy
+ * (on a CUDA context: the few chunks of a GPU batch). More bytes than the
+ * array holds: SCZ_ERR_ARG. */
+SCZ_API scz_status scz_cstream_feed(scz_cstream *cs, const void *src, size_t n, size_t *used);
+
+/* The next compressed bytes to append to the output: *data points to *n
+ * bytes inside cs, valid until the next feed or end; *n = 0 when none are
+ * waiting. The first bytes (header or placeholder) are waiting once no
+ * pass is needed. */
+SCZ_API scz_status scz_cstream_pull(scz_cstream *cs, const void **data, size_t *n);
+
+/* Round-trip check without a second pass: decodes, back from its
+ * compressed bytes and after verifying their checksum as a decoder does,
+ * the next chunk that has been compressed and not yet decoded, into dst
+ * (capacity at least the chunk's raw size); *n = its raw bytes, 0 when
+ * no chunk is waiting. A chunk can be decoded until the next feed
+ * compresses more; chunks not decoded by then are skipped. Optional. */
+SCZ_API scz_status scz_cstream_decode(scz_cstream *cs, void *dst, size_t cap, size_t *n);
+
+/* Once the whole array has been fed and every compressed byte pulled: the
+ * last bytes, *data[0..*n), to be written at stream offset *offset: 0 for
+ * SCZ_LAYOUT_TABLE_FIRST (header and table, over the placeholder), the end
+ * of the pulled bytes for SCZ_LAYOUT_TABLE_LAST (table and footer).
+ * *stream_size (may be NULL) receives the size of the whole stream. */
+SCZ_API scz_status scz_cstream_end(scz_cstream *cs, const void **data, size_t *n, uint64_t *offset,
+                                   uint64_t *stream_size);
+
+/* Header fields of the stream being written (as scz_inspect gives them;
+ * stream_bytes counts the bytes produced so far). */
+SCZ_API scz_status scz_cstream_info(const scz_cstream *cs, scz_info *info);
+/* As scz_inspect_chunk, for a chunk already compressed (else SCZ_ERR_ARG). */
+SCZ_API scz_status scz_cstream_inspect_chunk(const scz_cstream *cs, uint32_t index, scz_chunk_info *info);
+
+SCZ_API void scz_cstream_free(scz_cstream *cs);
+
+typedef struct scz_dstream scz_dstream;
+
+/* Starts decoding a stream of either layout, fed in order from its first
+ * byte (a file or a pipe alike). */
+SCZ_API scz_status scz_dstream_begin(scz_ctx *ctx, scz_dstream **out);
+
+/* Takes up to n bytes of the stream, any amount per call; *used receives
+ * how many were taken. Header, table and frames are validated as they
+ * arrive. No more bytes are taken while a chunk is complete and waiting for
+ * scz_dstream_pull, nor after the end of the stream: *used = 0 with no
+ * chunk waiting means the stream has ended before src[0..n) (trailing
+ * bytes are the caller's to reject). */
+SCZ_API scz_status scz_dstream_feed(scz_dstream *ds, const void *src, size_t n, size_t *used);
+
+/* Available once the 128 header bytes have been fed (SCZ_ERR_ARG before):
+ * shape, codec, bound and chunking, as scz_inspect gives them (stream_bytes
+ * 0 until it is known). The largest chunk holds chunk_slab slices of the
+ * slowest dimension: chunk_slab * raw_bytes / dims[rank - 1] bytes. */
+SCZ_API scz_status scz_dstream_info(const scz_dstream *ds, scz_info *info);
+
+/* As scz_inspect_chunk, for a chunk whose table entry (table first) or
+ * frame (table last) has been fed: every chunk pulled so far, and the one
+ * waiting (else SCZ_ERR_ARG). */
+SCZ_API scz_status scz_dstream_inspect_chunk(const scz_dstream *ds, uint32_t index, scz_chunk_info *info);
+
+/* Decodes the waiting chunk, if one is complete, into dst (capacity at
+ * least its raw size); *n = its raw bytes, 0 when no chunk is waiting
+ * (feed more). Chunks come in order; the payload's checksum is verified
+ * before decoding, so dst only ever receives verified data. */
+SCZ_API scz_status scz_dstream_pull(scz_dstream *ds, void *dst, size_t cap, size_t *n);
+
+/* SCZ_OK when the whole stream has been fed and validated (with the table
+ * and footer of the table-last layout) and every chunk pulled; otherwise
+ * the error, SCZ_ERR_TRUNCATED for a stream that stops early. */
+SCZ_API scz_status scz_dstream_end(scz_dstream *ds);
+
+SCZ_API void scz_dstream_free(scz_dstream *ds);
+
+/* ------------------------------------------------------------------ */
 /* Error statistics (computed in double precision)                     */
 /* ------------------------------------------------------------------ */
 typedef struct scz_stats {

@@ -5,6 +5,7 @@
 #include "cuda/backend.h"
 #include "format/container.h"
 #include "internal.h"
+#include "stream.h"
 #include "util/error.h"
 
 #include <ctype.h>
@@ -321,13 +322,16 @@ scz_status scz_compress(scz_ctx *ctx, const scz_params *params, const scz_shape 
 
 /* ---------------- decompress / inspect ---------------- */
 
-/* Reads and validates header and table; checks the codec can decode. */
+/* Reads and validates header and table in either layout (FORMAT.md 4, 9);
+ * *table points at the chunk table's entries; checks the codec can decode. */
 static scz_status open_stream(scz_ctx *ctx, const void *src, size_t n, scz_header *h, uint64_t *end,
-                              const scz_codec_ops **ops) {
+                              const uint8_t **table, const scz_codec_ops **ops) {
     if (!src) return scz__fail(ctx, SCZ_ERR_ARG, "src must not be NULL");
     scz_status st = scz__header_read(ctx, src, n, h);
     if (st) return st;
-    if ((st = scz__table_check(ctx, h, src, n, end))) return st;
+    uint64_t toff;
+    if ((st = scz__layout_check(ctx, h, src, n, &toff, end))) return st;
+    *table = (const uint8_t *)src + toff;
     if (ops) {
         *ops = scz__codec_ops(h->codec);
         if (!*ops)
@@ -339,15 +343,32 @@ static scz_status open_stream(scz_ctx *ctx, const void *src, size_t n, scz_heade
 }
 
 static scz_status decode_chunk(scz_ctx *ctx, const scz_header *h, const scz_codec_ops *ops,
-                               const uint8_t *s, uint32_t i, uint8_t *dst, int threads) {
+                               const uint8_t *s, const uint8_t *table, uint32_t i, uint8_t *dst, int threads) {
     scz_chunk_entry e;
     scz_chunk_geom g;
-    scz__table_entry(s + SCZ_HEADER_SIZE, i, &e);
+    scz__table_entry(table, i, &e);
     scz__chunk_geom(h, i, &g, NULL, NULL);
     if (scz__checksum(s + e.offset, e.size, h->cksum_block_log2, threads) != e.checksum)
         return scz__fail(ctx, SCZ_ERR_CHECKSUM, "chunk %u checksum mismatch: the chunk is corrupt", i);
     return ops->decompress_chunk(ctx, h, &g, s + e.offset, e.size, e.info, dst);
 }
+
+#ifdef SCZ_HAVE_CUDA
+/* Chunk i of a table-last stream through the GPU, alone: the payload is
+ * copied behind the prefix the GPU path needs (stream.h). */
+static scz_status gpu_chunk_copy(scz_ctx *ctx, const scz_header *h, const uint8_t *s, const uint8_t *table,
+                                 uint32_t i, uint8_t *dst) {
+    scz_chunk_entry e;
+    scz__table_entry(table, i, &e);
+    uint8_t *buf = malloc((size_t)e.size + SCZ_GPU_CHUNK_PREFIX);
+    if (!buf) return scz__fail(ctx, SCZ_ERR_NOMEM, "cannot allocate %llu bytes for chunk %u",
+                               (unsigned long long)e.size, i);
+    memcpy(buf + SCZ_GPU_CHUNK_PREFIX, s + e.offset, (size_t)e.size);
+    scz_status st = scz__stream_gpu_chunk(ctx, h, i, &e, buf, dst);
+    free(buf);
+    return st;
+}
+#endif
 
 scz_status scz_decompress(scz_ctx *ctx, const void *src, size_t src_size, void *dst, size_t dst_cap,
                           scz_shape *shape) {
@@ -355,8 +376,9 @@ scz_status scz_decompress(scz_ctx *ctx, const void *src, size_t src_size, void *
     ctx->msg[0] = 0;
     scz_header h;
     uint64_t end;
+    const uint8_t *table = NULL;
     const scz_codec_ops *ops;
-    scz_status st = open_stream(ctx, src, src_size, &h, &end, &ops);
+    scz_status st = open_stream(ctx, src, src_size, &h, &end, &table, &ops);
     if (st) return st;
     if (end != src_size)
         return scz__fail(ctx, SCZ_ERR_CORRUPT, "%llu unexpected bytes after the end of the stream",
@@ -368,14 +390,25 @@ scz_status scz_decompress(scz_ctx *ctx, const void *src, size_t src_size, void *
     uint64_t done = 0;
 #ifdef SCZ_HAVE_CUDA
     if (ctx->cuda && scz_cuda_codec_supported(h.codec)) { /* chunks streamed through the GPU */
-        if ((st = scz__cuda_decompress_host(ctx, &h, src, 0, h.num_chunks, dst))) return st;
+        if (!(h.flags & SCZ_FLAG_TABLE_LAST)) {
+            if ((st = scz__cuda_decompress_host(ctx, &h, src, 0, h.num_chunks, dst))) return st;
+        } else {
+            for (uint32_t i = 0; i < h.num_chunks; i++) {
+                uint64_t roff, rbytes;
+                scz_chunk_geom g;
+                scz__chunk_geom(&h, i, &g, &roff, &rbytes);
+                if ((st = gpu_chunk_copy(ctx, &h, src, table, i, (uint8_t *)dst + roff))) return st;
+                done += rbytes;
+                if (ctx->progress) ctx->progress(ctx->progress_user, done, h.raw_bytes);
+            }
+        }
     } else
 #endif
     for (uint32_t i = 0; i < h.num_chunks; i++) {
         uint64_t roff, rbytes;
         scz_chunk_geom g;
         scz__chunk_geom(&h, i, &g, &roff, &rbytes);
-        if ((st = decode_chunk(ctx, &h, ops, src, i, (uint8_t *)dst + roff, threads))) return st;
+        if ((st = decode_chunk(ctx, &h, ops, src, table, i, (uint8_t *)dst + roff, threads))) return st;
         done += rbytes;
         if (ctx->progress) ctx->progress(ctx->progress_user, done, h.raw_bytes);
     }
@@ -391,8 +424,15 @@ scz_status scz_inspect(const void *src, size_t src_size, scz_info *info) {
     if (!info) return SCZ_ERR_ARG;
     scz_header h;
     uint64_t end;
-    scz_status st = open_stream(NULL, src, src_size, &h, &end, NULL);
+    const uint8_t *table = NULL;
+    scz_status st = open_stream(NULL, src, src_size, &h, &end, &table, NULL);
     if (st) return st;
+    scz__info_from_header(&h, end, info);
+    return SCZ_OK;
+}
+
+void scz__info_from_header(const scz_header *hp, uint64_t end, scz_info *info) {
+    const scz_header h = *hp;
     memset(info, 0, sizeof *info);
     info->format_version = h.version;
     info->shape.dtype = h.dtype;
@@ -407,19 +447,19 @@ scz_status scz_inspect(const void *src, size_t src_size, scz_info *info) {
     info->stream_bytes = end;
     info->num_chunks = h.num_chunks;
     info->chunk_slab = h.chunk_slab;
-    return SCZ_OK;
 }
 
 scz_status scz_inspect_chunk(const void *src, size_t src_size, uint32_t index, scz_chunk_info *ci) {
     if (!ci) return SCZ_ERR_ARG;
     scz_header h;
     uint64_t end;
-    scz_status st = open_stream(NULL, src, src_size, &h, &end, NULL);
+    const uint8_t *table = NULL;
+    scz_status st = open_stream(NULL, src, src_size, &h, &end, &table, NULL);
     if (st) return st;
     if (index >= h.num_chunks) return SCZ_ERR_ARG;
     scz_chunk_entry e;
     scz_chunk_geom g;
-    scz__table_entry((const uint8_t *)src + SCZ_HEADER_SIZE, index, &e);
+    scz__table_entry(table, index, &e);
     scz__chunk_geom(&h, index, &g, &ci->raw_offset, &ci->raw_bytes);
     ci->offset = e.offset;
     ci->size = e.size;
@@ -434,8 +474,9 @@ scz_status scz_decompress_chunk(scz_ctx *ctx, const void *src, size_t src_size, 
     ctx->msg[0] = 0;
     scz_header h;
     uint64_t end, roff, rbytes;
+    const uint8_t *table = NULL;
     const scz_codec_ops *ops;
-    scz_status st = open_stream(ctx, src, src_size, &h, &end, &ops);
+    scz_status st = open_stream(ctx, src, src_size, &h, &end, &table, &ops);
     if (st) return st;
     if (index >= h.num_chunks)
         return scz__fail(ctx, SCZ_ERR_ARG, "chunk %u does not exist (%u chunks)", index, h.num_chunks);
@@ -446,7 +487,8 @@ scz_status scz_decompress_chunk(scz_ctx *ctx, const void *src, size_t src_size, 
                          dst_cap, (unsigned long long)rbytes);
 #ifdef SCZ_HAVE_CUDA
     if (ctx->cuda && scz_cuda_codec_supported(h.codec))
-        return scz__cuda_decompress_host(ctx, &h, src, index, 1, dst);
+        return (h.flags & SCZ_FLAG_TABLE_LAST) ? gpu_chunk_copy(ctx, &h, src, table, index, dst)
+                                               : scz__cuda_decompress_host(ctx, &h, src, index, 1, dst);
 #endif
-    return decode_chunk(ctx, &h, ops, src, index, dst, scz__threads(ctx));
+    return decode_chunk(ctx, &h, ops, src, table, index, dst, scz__threads(ctx));
 }

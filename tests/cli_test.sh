@@ -1,7 +1,9 @@
 #!/bin/sh
 # cli_test.sh -- tests of the `scz` command-line tool.
 # Usage: sh tests/cli_test.sh PATH/TO/scz
-# Round trips (files, one call, stdin/stdout, empty arrays), `info`, `demo`,
+# Round trips (files, one call, stdin/stdout, empty arrays), the large-file
+# paths (pipes both ways, both stream layouts, temporary outputs renamed into
+# place, REL/PSNR from pipes, the GPU option), `info`, `demo`,
 # statistics, and for each kind of bad argument or bad stream the documented
 # exit code (1 usage, 2 I/O, 3 library/codec, 4 verification) and a message
 # on stderr. Prints "N passed, N failed"; exit 0 only if nothing failed.
@@ -259,6 +261,113 @@ expect "raw data as a stream" 3 "$SCZ" -z "$T/rand.f32" -o "$T/x.out"
 cat "$T/rand.scz" "$T/rand.scz" >"$T/twice.scz"
 expect "trailing bytes after a stream" 3 "$SCZ" -z "$T/twice.scz" -o "$T/x.out"
 expect "info on trailing bytes" 3 "$SCZ" info "$T/twice.scz"
+
+# ---------------------------------------------------------------- large-file paths: pipes, layouts, temp files
+# Streams pass chunk by chunk; a pipe gets the table-last layout, a file the
+# table-first one (the bytes scz_compress writes); outputs are renamed into
+# place only when complete.
+run sh -c "'$SCZ' -i '$T/rand.f32' -z - -f -3 16 12 32 -C 4K | cat > '$T/tl.scz'"
+if [ "$RC" -eq 0 ]; then ok; else bad "compress to a pipe: exit $RC"; fi
+expect "info on a table-last stream" 0 "$SCZ" info "$T/tl.scz"
+grep_in "info names the table-last layout" "$T/out" "table last"
+run sh -c "'$SCZ' info - < '$T/tl.scz'"
+if [ "$RC" -eq 0 ] && grep -q "table last" "$T/out"; then ok; else bad "info of a table-last stream on stdin: exit $RC"; fi
+expect "file stream is table first" 0 "$SCZ" info "$T/rand.scz"
+grep_in "info names the table-first layout" "$T/out" "table first"
+expect "decompress a table-last file" 0 "$SCZ" -z "$T/tl.scz" -o "$T/tl.out"
+same "table-last round trip" "$T/rand.f32" "$T/tl.out"
+run sh -c "cat '$T/rand.f32' | '$SCZ' -i - -z - -f -3 16 12 32 -C 4K | '$SCZ' -z - -o - | cat > '$T/pp.out'"
+if [ "$RC" -eq 0 ]; then ok; else bad "pipe to pipe to pipe: exit $RC"; fi
+same "pipes both ways" "$T/rand.f32" "$T/pp.out"
+run sh -c "cat '$T/tl.scz' | '$SCZ' -z - -i '$T/rand.f32' -s"
+if [ "$RC" -eq 0 ] && grep -q "bit-exact          yes" "$T/out"; then ok; else bad "compare a piped table-last stream: exit $RC"; fi
+run sh -c "cat '$T/rand.f32' | '$SCZ' -z '$T/tl.scz' -i - -s"
+if [ "$RC" -eq 0 ] && grep -q "bit-exact          yes" "$T/out"; then ok; else bad "compare with a piped original: exit $RC"; fi
+expect "many chunks, round trip with stats" 0 "$SCZ" -i "$T/rand.f64" -z "$T/mc.scz" -o "$T/mc.out" -d -2 50 100 -C 4K -s
+same "many chunks round trip" "$T/rand.f64" "$T/mc.out"
+grep_in "many chunks: bit-exact" "$T/out" "bit-exact          yes"
+cat "$T/tl.scz" "$T/tl.scz" >"$T/tl2.scz"
+run sh -c "cat '$T/tl2.scz' | '$SCZ' -z - -o '$T/x.out'"
+if [ "$RC" -eq 3 ] && grep -q "unexpected bytes" "$T/err"; then ok; else bad "trailing bytes through a pipe: exit $RC"; fi
+absent "trailing bytes through a pipe write no output" "$T/x.out"
+tsize=$(wc -c <"$T/tl.scz")
+head -c $((tsize - 3)) "$T/tl.scz" >"$T/tltrunc.scz"
+run sh -c "cat '$T/tltrunc.scz' | '$SCZ' -z - -o '$T/x.out'"
+if [ "$RC" -eq 3 ] && grep -q "truncated" "$T/err"; then ok; else bad "truncated table-last stream through a pipe: exit $RC"; fi
+absent "truncated pipe writes no output" "$T/x.out"
+
+# a failure leaves an existing output untouched, and no temporary file
+printf 'precious' >"$T/keep.out"
+expect "corrupt stream over an existing output" 3 "$SCZ" -z "$T/bad_payload.scz" -o "$T/keep.out"
+if [ "$(cat "$T/keep.out")" = precious ]; then ok; else bad "a failed decompression changed the existing output"; fi
+printf 'precious' >"$T/keep.scz"
+run sh -c "head -c 24000 '$T/rand.f32' | '$SCZ' -i - -z '$T/keep.scz' -f -3 16 12 32"
+if [ "$RC" -eq 1 ] && grep -q "24000" "$T/err"; then ok; else bad "short pipe input: exit $RC"; fi
+if [ "$(cat "$T/keep.scz")" = precious ]; then ok; else bad "a failed compression changed the existing stream"; fi
+run sh -c "cat '$T/rand.f32' '$T/rand.f32' | '$SCZ' -i - -z '$T/long.scz' -f -3 16 12 32"
+if [ "$RC" -eq 1 ]; then ok; else bad "long pipe input: exit $RC"; fi
+absent "long pipe input writes no stream" "$T/long.scz"
+if ls -A "$T" | grep -q 'tmp-'; then bad "temporary files left behind: $(ls -A "$T" | grep 'tmp-')"; else ok; fi
+expect "new file mode follows the umask" 0 sh -c "umask 022; '$SCZ' -i '$T/rand.f32' -z '$T/mode.scz' -f -1 6144"
+mode=$(ls -l "$T/mode.scz" | cut -c1-10)
+if [ "$mode" = "-rw-r--r--" ]; then ok; else bad "output mode $mode, expected -rw-r--r--"; fi
+
+# a signal during compression removes the temporary file
+if command -v mkfifo >/dev/null 2>&1; then
+    mkfifo "$T/fifo"
+    "$SCZ" -i "$T/fifo" -z "$T/sig.scz" -f -1 1000000 2>/dev/null &
+    pid=$!
+    exec 3>"$T/fifo"
+    head -c 4000 /dev/urandom >&3
+    n=0
+    while [ "$n" -lt 50 ] && ! ls -A "$T" | grep -q 'sig.scz.tmp-'; do sleep 0.1; n=$((n + 1)); done
+    if ls -A "$T" | grep -q 'sig.scz.tmp-'; then ok; else bad "no temporary file while compressing"; fi
+    kill -TERM "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    exec 3>&-
+    if ls -A "$T" | grep -q 'sig.scz'; then bad "a killed compression left $(ls -A "$T" | grep sig.scz)"; else ok; fi
+fi
+
+# REL/PSNR need the whole array's range: a file is read twice, a pipe is
+# spooled, --range gives it; all three write the same stream
+if has_codec lossy && [ "$HAVE_PY" = 1 ]; then
+    expect "REL from a file" 0 "$SCZ" -i "$T/smooth.f32" -z "$T/rel1.scz" -f -3 40 30 20 -M REL 1e-3 -C 8K
+    run sh -c "cat '$T/smooth.f32' | '$SCZ' -i - -z '$T/rel2.scz' -f -3 40 30 20 -M REL 1e-3 -C 8K"
+    if [ "$RC" -eq 0 ]; then ok; else bad "REL from a pipe: exit $RC"; fi
+    same "REL: a pipe (spooled) gives the file's stream" "$T/rel1.scz" "$T/rel2.scz"
+    range=$("$SCZ" -i "$T/smooth.f32" -o /dev/null -f -3 40 30 20 -s | sed -n 's/.*value range        \[\(.*\), \(.*\)\],.*/\1 \2/p')
+    run sh -c "cat '$T/smooth.f32' | '$SCZ' -i - -z '$T/rel4.scz' -f -3 40 30 20 -M REL 1e-3 -C 8K --range $range"
+    if [ "$RC" -eq 0 ]; then ok; else bad "REL from a pipe with --range: exit $RC"; fi
+    same "REL: --range with the printed range gives the file's stream" "$T/rel1.scz" "$T/rel4.scz"
+    # shellcheck disable=SC2086
+    run sh -c "cat '$T/smooth.f32' | '$SCZ' -i - -z - -f -3 40 30 20 -M REL 1e-3 -C 8K --range $range | '$SCZ' -z - -o '$T/rel3.out' -i '$T/smooth.f32' -s"
+    if [ "$RC" -eq 0 ] && grep -q "bound check        ok" "$T/out"; then ok; else bad "REL with --range through pipes: exit $RC"; fi
+    expect "PSNR round trip in one call" 0 "$SCZ" -i "$T/smooth.f32" -o "$T/psnr.out" -f -3 40 30 20 -M PSNR 50 -C 8K -s
+    grep_in "PSNR: bound verified" "$T/out" "bound check        ok"
+    expect "PSNR from a file (passes)" 0 "$SCZ" -i "$T/smooth.f32" -z "$T/psnr1.scz" -f -3 40 30 20 -M PSNR 80 -C 8K
+    run sh -c "cat '$T/smooth.f32' | '$SCZ' -i - -z '$T/psnr2.scz' -f -3 40 30 20 -M PSNR 80 -C 8K --range $range"
+    if [ "$RC" -eq 0 ]; then ok; else bad "PSNR from a pipe: exit $RC"; fi
+    same "PSNR: a pipe (spooled, passes) gives the file's stream" "$T/psnr1.scz" "$T/psnr2.scz"
+    expect "PSNR stream against its original" 0 "$SCZ" -z "$T/psnr1.scz" -i "$T/smooth.f32" -s
+    grep_in "PSNR: target met" "$T/out" "bound check        ok"
+    expect "bad --range" 1 "$SCZ" -i "$T/smooth.f32" -z "$T/x.scz" -f -3 40 30 20 -M REL 1e-3 --range 1 0
+fi
+
+# the GPU backend: used when present, a clear error otherwise
+run "$SCZ" -i "$T/rand.f32" -z "$T/gpu.scz" -f -3 16 12 32 -C 4K --gpu
+if [ "$RC" -eq 0 ]; then
+    ok
+    same "GPU stream equals the CPU stream" "$T/gpu.scz" "$(
+        "$SCZ" -i "$T/rand.f32" -z "$T/cpu4k.scz" -f -3 16 12 32 -C 4K
+        echo "$T/cpu4k.scz"
+    )"
+    run sh -c "'$SCZ' -z '$T/tl.scz' -o - --gpu | cmp - '$T/rand.f32'"
+    if [ "$RC" -eq 0 ]; then ok; else bad "GPU decode of a table-last stream: exit $RC"; fi
+elif [ "$RC" -eq 3 ] && grep -q "GPU" "$T/err"; then
+    ok
+else
+    bad "--gpu: exit $RC"
+fi
 
 # Huffman streams whose bit count is an exact multiple of a segment (32768
 # bits): u8 arrays of k*32768 (+-1) elements holding two values (1-bit

@@ -13,8 +13,12 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* ------------------------------------------------------------------ */
 /* Usage                                                              */
@@ -78,6 +82,13 @@ static void print_help(FILE *f) {
         "  -C BYTES     raw bytes per chunk (suffix K, M, G: binary units; default 32M)\n"
         "  --chunk-mb N raw MiB per chunk\n"
         "  -n THREADS   CPU threads (default: all cores)\n"
+        "  --gpu        run on the GPU (same as --backend cuda); codecs without GPU kernels\n"
+        "               run on the CPU there. --backend cpu|cuda chooses explicitly.\n"
+        "  --range MIN MAX  value range of the whole array for -M REL/PSNR: saves the pass\n"
+        "               that finds it. REL and PSNR bounds depend on the whole array, so the\n"
+        "               input is read more than once (REL: twice, PSNR: a few times), and a\n"
+        "               pipe is first copied to a temporary file in $TMPDIR (but for REL with\n"
+        "               --range)\n"
         "\n"
         "Output:\n"
         "  -s           statistics: ratio both ways, bit rate, throughput; with the original\n"
@@ -92,6 +103,12 @@ static void print_help(FILE *f) {
         "bit rate = compressed bits per value; MB/s = 1e6 raw bytes per second, wall clock;\n"
         "PSNR = 20 log10(range) - 10 log10(MSE), range = max - min of the original.\n"
         "Progress is shown on stderr for large arrays when stderr is a terminal.\n"
+        "\n"
+        "Large files and pipes: arrays and streams pass chunk by chunk, so memory stays at a\n"
+        "few chunks (-C, 32 MiB by default) whatever the file size. A named output is written\n"
+        "to a temporary file beside it and renamed into place only when complete: a failure\n"
+        "leaves no partial file and an existing file untouched. A stream written to a pipe\n"
+        "carries its chunk table at its end (table-last layout); every reader accepts both.\n"
         "\n"
         "Exit codes:\n"
         "  0  success\n"
@@ -110,6 +127,7 @@ static void print_help(FILE *f) {
         "  scz -i temp.f32 -z t.scz -f -3 500 500 100 -c lossy -M REL 1e-4 -s\n"
         "  scz -z temp.scz -i temp.f32 -s                         check a stream against data\n"
         "  cat a.f64 | scz -i - -z - -d -2 1024 1024 > a.scz      stdin to stdout\n"
+        "  scz -i big.f32 -z big.scz -f -3 2048 2048 1600 --gpu   a 26 GB file through the GPU\n"
         "  scz info temp.scz\n"
         "  scz demo\n",
         f);
@@ -199,6 +217,9 @@ typedef struct opts {
     uint64_t chunk_bytes;
     int threads;
     int stats, quiet;
+    scz_backend backend;
+    int have_range;
+    double range[2];
 } opts;
 
 /* Parses the options of the compress/decompress modes. Returns -1 to go
@@ -305,6 +326,21 @@ static int parse_opts(int argc, char **argv, opts *o) {
             if (!parse_u64(argv[++i], &t) || t > INT_MAX)
                 return usage_error("bad thread count '%s'", argv[i]);
             o->threads = (int)t;
+        } else if (!strcmp(a, "--gpu")) {
+            o->backend = SCZ_BACKEND_CUDA;
+        } else if (!strcmp(a, "--backend")) {
+            NEED(1);
+            const char *b = argv[++i];
+            if (!strcmp(b, "cpu")) o->backend = SCZ_BACKEND_CPU;
+            else if (!strcmp(b, "cuda") || !strcmp(b, "gpu")) o->backend = SCZ_BACKEND_CUDA;
+            else return usage_error("unknown backend '%s' (cpu, cuda)", b);
+        } else if (!strcmp(a, "--range")) {
+            NEED(2);
+            const char *lo = argv[++i], *hi = argv[++i];
+            if (!parse_double(lo, &o->range[0]) || !parse_double(hi, &o->range[1]) || !isfinite(o->range[0]) ||
+                !isfinite(o->range[1]) || o->range[0] > o->range[1])
+                return usage_error("bad value range '%s %s': expected MIN MAX, finite, MIN <= MAX", lo, hi);
+            o->have_range = 1;
         } else if (!strcmp(a, "-s")) {
             o->stats = 1;
         } else if (!strcmp(a, "-q")) {
@@ -345,8 +381,13 @@ static void fmt_dims(char *buf, size_t cap, const scz_shape *s, int slowest_firs
     }
 }
 
-static scz_status open_ctx(scz_ctx **ctx, int threads) {
-    scz_status st = scz_ctx_create(ctx, SCZ_BACKEND_CPU);
+static scz_status open_ctx(scz_ctx **ctx, int threads, scz_backend backend) {
+    char why[256];
+    if (backend != SCZ_BACKEND_CPU && scz_backend_probe(backend, why, sizeof why) != SCZ_OK) {
+        cli_error("the GPU backend cannot be used: %s", why);
+        return SCZ_ERR_BACKEND;
+    }
+    scz_status st = scz_ctx_create(ctx, backend);
     if (st) {
         cli_error("cannot create a context: %s", scz_status_string(st));
         return st;
@@ -384,38 +425,90 @@ static void codec_label(char *buf, size_t cap, scz_codec c) {
 /* Statistics and verification                                        */
 /* ------------------------------------------------------------------ */
 
+/* Error statistics gathered chunk by chunk (scz_stats of each chunk,
+ * merged; the same definitions as scz_stats_compute over the whole array). */
+typedef struct stats_acc {
+    int exact;                 /* every byte equal so far */
+    uint64_t count, nonfinite, mismatch, finite;
+    double min, max, max_abs, sse, sae;
+} stats_acc;
+
+static int acc_add(stats_acc *a, scz_dtype t, const void *orig, const void *dec, size_t bytes) {
+    size_t es = scz_dtype_size(t);
+    uint64_t n = bytes / es;
+    if (memcmp(orig, dec, bytes) != 0) a->exact = 0;
+    if (!n) return 0;
+    scz_stats s;
+    if (scz_stats_compute(t, orig, dec, n, &s) != SCZ_OK) return -1;
+    uint64_t fin = n - s.nonfinite;
+    if (fin) {
+        if (!a->finite || s.min < a->min) a->min = s.min;
+        if (!a->finite || s.max > a->max) a->max = s.max;
+    }
+    if (s.max_abs_err > a->max_abs || isnan(s.max_abs_err)) a->max_abs = s.max_abs_err;
+    a->sse += s.rmse * s.rmse * (double)fin;
+    a->sae += s.mean_abs_err * (double)fin;
+    a->count += n;
+    a->nonfinite += s.nonfinite;
+    a->mismatch += s.nonfinite_mismatch;
+    a->finite += fin;
+    return 0;
+}
+
+static void acc_result(const stats_acc *a, scz_stats *o) {
+    memset(o, 0, sizeof *o);
+    o->count = a->count;
+    o->nonfinite = a->nonfinite;
+    o->nonfinite_mismatch = a->mismatch;
+    o->min = a->finite ? a->min : 0;
+    o->max = a->finite ? a->max : 0;
+    o->range = o->max - o->min;
+    o->max_abs_err = a->max_abs;
+    o->mean_abs_err = a->finite ? a->sae / (double)a->finite : 0;
+    double mse = a->finite ? a->sse / (double)a->finite : 0;
+    o->rmse = sqrt(mse);
+    o->max_rel_err = o->range > 0 ? o->max_abs_err / o->range : (o->max_abs_err > 0 ? INFINITY : 0);
+    o->nrmse = o->range > 0 ? o->rmse / o->range : (o->rmse > 0 ? INFINITY : 0);
+    if (mse == 0) o->psnr = INFINITY;
+    else if (o->range == 0) o->psnr = -INFINITY;
+    else o->psnr = 20.0 * log10(o->range) - 10.0 * log10(mse);
+}
+
 typedef struct result {
     scz_info info;          /* of the stream */
-    const uint8_t *stream;  /* the stream bytes */
-    size_t stream_size;
-    const uint8_t *orig;    /* original raw data, or NULL */
-    const uint8_t *dec;     /* decoded raw data, or NULL */
+    uint64_t stream_size;
+    int have_orig;          /* decoded data compared with the original */
+    stats_acc acc;
+    uint64_t wf_count[4];   /* lossy chunks per workflow: stored, Huffman, run-length, other */
+    uint32_t wf_first[16];  /* workflows of the first 16 chunks */
+    uint32_t chunks_seen;
     double t_comp, t_dec;   /* seconds, < 0 if not measured */
 } result;
 
+static void note_chunk(result *r, const scz_chunk_info *ci) {
+    uint32_t w = ci->codec_info;
+    r->wf_count[w <= 2 ? w : 3]++;
+    if (r->chunks_seen < 16) r->wf_first[r->chunks_seen] = w;
+    r->chunks_seen++;
+}
+
 static void print_chunk_workflows(FILE *so, const result *r) {
-    if (r->info.params.codec != SCZ_CODEC_LOSSY || r->info.num_chunks == 0) return;
-    /* Count chunks per workflow value; list them compactly. */
-    uint64_t counts[4] = {0, 0, 0, 0}; /* stored, Huffman, run-length, other */
+    if (r->info.params.codec != SCZ_CODEC_LOSSY || r->info.num_chunks == 0 || r->chunks_seen == 0) return;
     fprintf(so, "  chunk workflow     ");
-    for (uint32_t i = 0; i < r->info.num_chunks; i++) {
-        scz_chunk_info ci;
-        if (scz_inspect_chunk(r->stream, r->stream_size, i, &ci)) continue;
-        if (ci.codec_info <= 2) counts[ci.codec_info]++;
-        else counts[3]++;
-        if (r->info.num_chunks <= 16) {
-            const char *w = cli_workflow_name(r->info.params.codec, ci.codec_info);
-            fprintf(so, "%s%u", i ? ", " : "", ci.codec_info);
+    if (r->chunks_seen <= 16) {
+        for (uint32_t i = 0; i < r->chunks_seen; i++) {
+            const char *w = cli_workflow_name(r->info.params.codec, r->wf_first[i]);
+            fprintf(so, "%s%u", i ? ", " : "", r->wf_first[i]);
             if (w) fprintf(so, " (%s)", w);
         }
-    }
-    if (r->info.num_chunks > 16)
+    } else {
         fprintf(so, "%" PRIu64 " stored (0), %" PRIu64 " Huffman (1), %" PRIu64 " run-length (2), %" PRIu64 " other",
-                counts[0], counts[1], counts[2], counts[3]);
+                r->wf_count[0], r->wf_count[1], r->wf_count[2], r->wf_count[3]);
+    }
     fprintf(so, "   [per chunk; codec_info: 0 = stored, 1 = Huffman, 2 = run-length]\n");
 }
 
-/* Verifies decoded data against the original when both are at hand, and
+/* Verifies decoded data against the original when both were at hand, and
  * prints the statistics if asked. Returns an exit code. */
 static int report(FILE *so, const result *r, int stats) {
     const scz_info *in = &r->info;
@@ -423,16 +516,13 @@ static int report(FILE *so, const result *r, int stats) {
     int lossless = scz_codec_is_lossless(codec);
     uint64_t count = scz_shape_count(&in->shape);
     if (in->raw_bytes == 0) count = 0;
-    int have_orig = r->orig && r->dec;
+    int have_orig = r->have_orig;
     scz_stats st;
     memset(&st, 0, sizeof st);
     int exact = 0, ok = 1;
     if (have_orig) {
-        exact = in->raw_bytes == 0 || memcmp(r->orig, r->dec, (size_t)in->raw_bytes) == 0;
-        if (count && scz_stats_compute(in->shape.dtype, r->orig, r->dec, count, &st) != SCZ_OK) {
-            cli_error("cannot compute the error statistics");
-            return CLI_EXIT_LIB;
-        }
+        exact = r->acc.exact;
+        acc_result(&r->acc, &st);
         if (lossless) ok = exact;
         else ok = st.max_abs_err <= in->eb_abs && st.nonfinite_mismatch == 0;
     }
@@ -448,7 +538,7 @@ static int report(FILE *so, const result *r, int stats) {
                 scz_dtype_name(in->shape.dtype) ? scz_dtype_name(in->shape.dtype) : "?", d1);
         fprintf(so, "  values             %" PRIu64 "\n", count);
         fprintf(so, "  original bytes     %" PRIu64 "\n", in->raw_bytes);
-        fprintf(so, "  compressed bytes   %zu\n", r->stream_size);
+        fprintf(so, "  compressed bytes   %" PRIu64 "\n", r->stream_size);
         if (in->raw_bytes && r->stream_size) {
             fprintf(so, "  ratio              %.4f (original/compressed)\n",
                     (double)in->raw_bytes / (double)r->stream_size);
@@ -502,32 +592,11 @@ static int report(FILE *so, const result *r, int stats) {
 /* ------------------------------------------------------------------ */
 /* Compress (and optionally decompress) / decompress (and compare)    */
 /* ------------------------------------------------------------------ */
+/* Arrays and streams pass chunk by chunk (scz_cstream / scz_dstream), so
+ * memory stays at a few chunks whatever the size of the files; outputs go
+ * to temporary files renamed into place on success (cli_out). */
 
 static int is_dash(const char *p) { return p && p[0] == '-' && p[1] == 0; }
-
-/* Decodes r->stream into a new buffer (*dec), timing it. */
-static int decode_stream(scz_ctx *ctx, result *r, uint8_t **dec, const char *name, int quiet) {
-    size_t cap = (size_t)r->info.raw_bytes;
-    *dec = malloc(cap ? cap : 1);
-    if (!*dec) {
-        cli_error("out of memory: the decoded array needs %" PRIu64 " bytes", r->info.raw_bytes);
-        return CLI_EXIT_LIB;
-    }
-    cli_progress pg;
-    cli_progress_attach(&pg, ctx, "decompressing", r->info.raw_bytes, quiet);
-    double t0 = cli_now();
-    scz_status st = scz_decompress(ctx, r->stream, r->stream_size, *dec, cap, NULL);
-    r->t_dec = cli_now() - t0;
-    cli_progress_done(&pg, ctx);
-    if (st) {
-        char what[1200];
-        snprintf(what, sizeof what, "cannot decompress '%s'", name);
-        lib_error(ctx, st, what);
-        return CLI_EXIT_LIB;
-    }
-    r->dec = *dec;
-    return CLI_EXIT_OK;
-}
 
 static scz_codec default_codec(const opts *o) {
     if (o->have_eb) return SCZ_CODEC_LOSSY;
@@ -536,6 +605,70 @@ static scz_codec default_codec(const opts *o) {
     if (scz_codec_available(SCZ_CODEC_LZSS)) return SCZ_CODEC_LZSS;
     if (scz_codec_available(SCZ_CODEC_HUFFMAN)) return SCZ_CODEC_HUFFMAN;
     return SCZ_CODEC_LZSS;
+}
+
+static double now_minus(double t0) { return cli_now() - t0; }
+
+/* A pass over the data fed piece by piece (cli_in_spool's callback). */
+typedef struct pass_sink {
+    scz_cstream *cs;
+    scz_status st;
+    cli_progress *pg;
+    uint64_t done, total;
+    double t; /* seconds in the library */
+} pass_sink;
+
+static void pass_cb(void *user, const void *p, size_t n) {
+    pass_sink *ps = user;
+    double t0 = cli_now();
+    if (!ps->st) ps->st = scz_cstream_pass_feed(ps->cs, p, n);
+    ps->t += cli_now() - t0;
+    ps->done += n;
+    cli_progress_step(ps->pg, ps->done, ps->total);
+}
+
+/* Chunk buffers of originals fed to the compressor and not yet decoded
+ * back (one on the CPU; a GPU context compresses a few chunks at a time). */
+typedef struct orig_queue {
+    uint8_t **buf;
+    size_t *len;
+    size_t cap_bytes;
+    uint32_t n, head, count;
+} orig_queue;
+
+static uint8_t *queue_slot(orig_queue *q) { /* a free buffer at the tail, growing the ring */
+    if (q->count == q->n) {
+        uint32_t nn = q->n ? 2 * q->n : 2;
+        uint8_t **b = malloc(nn * sizeof *b);
+        size_t *l = malloc(nn * sizeof *l);
+        if (!b || !l) {
+            free(b);
+            free(l);
+            return NULL;
+        }
+        for (uint32_t i = 0; i < nn; i++) b[i] = NULL;
+        for (uint32_t i = 0; i < q->count; i++) {
+            b[i] = q->buf[(q->head + i) % q->n];
+            l[i] = q->len[(q->head + i) % q->n];
+        }
+        for (uint32_t i = 0; i < q->n; i++) /* free slots keep their buffers */
+            if (i >= q->count) b[i] = q->buf[(q->head + i) % q->n];
+        free(q->buf);
+        free(q->len);
+        q->buf = b;
+        q->len = l;
+        q->head = 0;
+        q->n = nn;
+    }
+    uint32_t t = (q->head + q->count) % q->n;
+    if (!q->buf[t]) q->buf[t] = malloc(q->cap_bytes ? q->cap_bytes : 1);
+    return q->buf[t];
+}
+
+static void queue_free(orig_queue *q) {
+    for (uint32_t i = 0; i < q->n; i++) free(q->buf[i]);
+    free(q->buf);
+    free(q->len);
 }
 
 static int do_compress(const opts *o) {
@@ -601,87 +734,243 @@ static int do_compress(const opts *o) {
     if (!scz_codec_is_lossless(codec) && !o->have_eb)
         return usage_error("codec '%s' needs an error bound: -M ABS|REL|PSNR BOUND", scz_codec_name(codec));
 
-    uint8_t *raw = NULL, *stream = NULL, *dec = NULL;
-    size_t raw_size = 0;
-    scz_ctx *ctx = NULL;
-    int rc = cli_read_all(o->in, &raw, &raw_size);
-    if (rc) return rc;
-    if ((uint64_t)raw_size != need) {
+    char sizemsg[600];
+    {
         char buf[200];
         fmt_dims(buf, sizeof buf, &shape, 0);
-        cli_error("input '%s' has %zu bytes, but %s %s (fastest first) needs %" PRIu64 " values x %zu bytes = %" PRIu64
-                  " bytes",
-                  cli_in_name(o->in), raw_size, scz_dtype_name(o->dtype), buf, count, es, need);
-        free(raw);
+        snprintf(sizemsg, sizeof sizemsg, "%s %s (fastest first) needs %" PRIu64 " values x %zu bytes = %" PRIu64 " bytes",
+                 scz_dtype_name(o->dtype), buf, count, es, need);
+    }
+    cli_in in;
+    int rc = cli_in_open(&in, o->in);
+    if (rc) return rc;
+    if (in.regular && in.size != need) {
+        cli_error("input '%s' has %" PRIu64 " bytes, but %s", cli_in_name(o->in), in.size, sizemsg);
+        cli_in_close(&in);
         return CLI_EXIT_USAGE;
     }
-    if (open_ctx(&ctx, o->threads)) {
-        free(raw);
+    scz_ctx *ctx = NULL;
+    if (open_ctx(&ctx, o->threads, o->backend)) {
+        cli_in_close(&in);
         return CLI_EXIT_LIB;
     }
 
+    cli_out zout, rout;
+    memset(&zout, 0, sizeof zout);
+    memset(&rout, 0, sizeof rout);
+    zout.fd = rout.fd = -1;
+    scz_cstream *cs = NULL;
+    uint8_t *rbuf = NULL, *dbuf = NULL;
+    orig_queue q;
+    memset(&q, 0, sizeof q);
     result r;
     memset(&r, 0, sizeof r);
     r.t_comp = r.t_dec = -1;
-    size_t cap = scz_compress_bound(&shape, &params);
+    r.acc.exact = 1;
     scz_status st;
-    if (cap == 0) {
-        /* Invalid parameters: compressing into nothing yields the library's reason. */
-        uint8_t dummy;
-        size_t n;
-        st = scz_compress(ctx, &params, &shape, raw, &dummy, 0, &n);
-        if (st == SCZ_OK || st == SCZ_ERR_DST_TOO_SMALL) {
-            cli_error("cannot compute the compressed size bound of this array (size overflow)");
-            rc = CLI_EXIT_LIB;
-        } else {
-            lib_error(ctx, st, "cannot compress");
-            rc = exit_for_status(st, 1);
-        }
-        goto done;
-    }
-    stream = malloc(cap);
-    if (!stream) {
-        cli_error("out of memory: the compressed stream may need %zu bytes", cap);
-        rc = CLI_EXIT_LIB;
-        goto done;
-    }
     cli_progress pg;
-    cli_progress_attach(&pg, ctx, "compressing", need, o->quiet);
+    memset(&pg, 0, sizeof pg);
+
+    if (o->z && (rc = cli_out_open(&zout, o->z))) goto done;
+    if (o->out && (rc = cli_out_open(&rout, o->out))) goto done;
+    /* a seekable stream output gets the table-first layout (the table is
+     * written in place at the end); a pipe the table-last one */
+    scz_layout layout = o->z && zout.seekable ? SCZ_LAYOUT_TABLE_FIRST : SCZ_LAYOUT_TABLE_LAST;
     double t0 = cli_now();
-    st = scz_compress(ctx, &params, &shape, raw, stream, cap, &r.stream_size);
-    r.t_comp = cli_now() - t0;
-    cli_progress_done(&pg, ctx);
+    st = scz_cstream_begin(ctx, &params, &shape, o->have_range ? o->range : NULL, layout, &cs);
+    r.t_comp = now_minus(t0);
     if (st) {
         lib_error(ctx, st, "cannot compress");
         rc = exit_for_status(st, 1);
         goto done;
     }
-    r.stream = stream;
-    r.orig = raw;
-    if ((st = scz_inspect(stream, r.stream_size, &r.info))) {
-        lib_error(NULL, st, "the stream just written does not inspect");
+    /* REL and PSNR bounds depend on the whole array (its value range, and
+     * for PSNR the error of a candidate bound): passes over the input
+     * first. A pipe is copied to a temporary file on the first pass. */
+    for (int pass = 1; scz_cstream_pass_needed(cs); pass++) {
+        char what[64];
+        snprintf(what, sizeof what, "pass %d over the input", pass);
+        pass_sink ps = {cs, SCZ_OK, &pg, 0, need, 0};
+        cli_progress_attach(&pg, ctx, what, need, o->quiet);
+        if (!in.regular) {
+            rc = cli_in_spool(&in, pass_cb, &ps);
+        } else {
+            const size_t B = (size_t)32 << 20;
+            uint8_t *b = malloc(B);
+            if (!b) {
+                cli_error("out of memory");
+                rc = CLI_EXIT_LIB;
+            }
+            for (uint64_t left = need; !rc && left;) {
+                size_t got;
+                if ((rc = cli_in_read(&in, b, left < B ? (size_t)left : B, &got)) || got == 0) break;
+                pass_cb(&ps, b, got);
+                left -= got;
+            }
+            free(b);
+        }
+        cli_progress_done(&pg, ctx);
+        if (rc) goto done;
+        if (in.size != need) {
+            cli_error("input '%s' has %" PRIu64 " bytes, but %s", cli_in_name(o->in), in.size, sizemsg);
+            rc = CLI_EXIT_USAGE;
+            goto done;
+        }
+        t0 = cli_now();
+        if (!ps.st) ps.st = scz_cstream_pass_end(cs);
+        r.t_comp += now_minus(t0) + ps.t;
+        if (ps.st) {
+            lib_error(ctx, ps.st, "cannot compress");
+            rc = exit_for_status(ps.st, 1);
+            goto done;
+        }
+        if ((rc = cli_in_rewind(&in))) goto done;
+    }
+    scz_cstream_info(cs, &r.info);
+    int verify = o->out || o->stats;
+    uint64_t slow = shape.dims[shape.rank - 1];
+    size_t chunk = r.info.num_chunks ? (size_t)(r.info.chunk_slab * (need / slow)) : 1;
+    q.cap_bytes = chunk;
+    if (!verify && !(rbuf = malloc(chunk))) {
+        cli_error("out of memory: a chunk needs %zu bytes", chunk);
         rc = CLI_EXIT_LIB;
         goto done;
     }
-    if (o->z && (rc = cli_write_all(o->z, stream, r.stream_size))) goto done;
-    if (o->out || o->stats) {
-        if ((rc = decode_stream(ctx, &r, &dec, "the new stream", o->quiet))) goto done;
+    if (verify && !(dbuf = malloc(chunk))) {
+        cli_error("out of memory: a chunk needs %zu bytes", chunk);
+        rc = CLI_EXIT_LIB;
+        goto done;
     }
+    r.have_orig = verify;
+    cli_progress_attach(&pg, ctx, "compressing", need, o->quiet);
+    uint64_t fed = 0;
+    for (;;) {
+        const void *d;
+        size_t k;
+        while ((st = scz_cstream_pull(cs, &d, &k)) == SCZ_OK && k)
+            if (o->z && (rc = cli_out_write(&zout, d, k))) goto done;
+        scz_chunk_info ci;
+        while (scz_cstream_inspect_chunk(cs, r.chunks_seen, &ci) == SCZ_OK) note_chunk(&r, &ci);
+        if (verify) { /* round trip: decode each chunk back, compare with its original */
+            for (;;) {
+                t0 = cli_now();
+                st = scz_cstream_decode(cs, dbuf, chunk, &k);
+                r.t_dec = (r.t_dec < 0 ? 0 : r.t_dec) + now_minus(t0);
+                if (st || !k) break;
+                if (!q.count || q.len[q.head] != k) {
+                    cli_error("internal error: a decoded chunk without its original");
+                    rc = CLI_EXIT_LIB;
+                    goto done;
+                }
+                if (acc_add(&r.acc, o->dtype, q.buf[q.head], dbuf, k)) {
+                    cli_error("cannot compute the error statistics");
+                    rc = CLI_EXIT_LIB;
+                    goto done;
+                }
+                q.head = (q.head + 1) % q.n;
+                q.count--;
+                if (o->out && (rc = cli_out_write(&rout, dbuf, k))) goto done;
+            }
+        }
+        if (st) {
+            lib_error(ctx, st, "cannot compress");
+            rc = exit_for_status(st, 1);
+            goto done;
+        }
+        if (fed == need) break;
+        size_t want = need - fed < chunk ? (size_t)(need - fed) : chunk, got;
+        uint8_t *b = verify ? queue_slot(&q) : rbuf;
+        if (!b) {
+            cli_error("out of memory: a chunk needs %zu bytes", chunk);
+            rc = CLI_EXIT_LIB;
+            goto done;
+        }
+        if ((rc = cli_in_read(&in, b, want, &got))) goto done;
+        if (got < want) {
+            cli_error("input '%s' has %" PRIu64 " bytes, but %s", cli_in_name(o->in), in.done, sizemsg);
+            rc = CLI_EXIT_USAGE;
+            goto done;
+        }
+        if (verify) {
+            q.len[(q.head + q.count) % q.n] = got;
+            q.count++;
+        }
+        for (size_t off = 0; off < got;) { /* whole chunks: taken at once, no copy */
+            size_t used;
+            t0 = cli_now();
+            st = scz_cstream_feed(cs, b + off, got - off, &used);
+            r.t_comp += now_minus(t0);
+            if (st) break;
+            off += used;
+            if (off < got) { /* bytes waiting: write them out */
+                while ((st = scz_cstream_pull(cs, &d, &k)) == SCZ_OK && k)
+                    if (o->z && (rc = cli_out_write(&zout, d, k))) goto done;
+                if (st) break;
+            }
+        }
+        if (st) {
+            lib_error(ctx, st, "cannot compress");
+            rc = exit_for_status(st, 1);
+            goto done;
+        }
+        fed += got;
+    }
+    if (!in.regular) { /* a pipe must end here */
+        uint8_t extra;
+        size_t got;
+        if ((rc = cli_in_read(&in, &extra, 1, &got))) goto done;
+        if (got) {
+            cli_error("input '%s' has more than %" PRIu64 " bytes: %s", cli_in_name(o->in), need, sizemsg);
+            rc = CLI_EXIT_USAGE;
+            goto done;
+        }
+    }
+    {
+        const void *d;
+        size_t k;
+        uint64_t at;
+        t0 = cli_now();
+        st = scz_cstream_end(cs, &d, &k, &at, &r.stream_size);
+        r.t_comp += now_minus(t0);
+        if (st) {
+            lib_error(ctx, st, "cannot compress");
+            rc = CLI_EXIT_LIB;
+            goto done;
+        }
+        if (o->z) {
+            if (layout == SCZ_LAYOUT_TABLE_FIRST) rc = cli_out_pwrite(&zout, d, k, at);
+            else rc = cli_out_write(&zout, d, k);
+            if (rc) goto done;
+        }
+    }
+    cli_progress_done(&pg, ctx);
+    scz_cstream_info(cs, &r.info);
+    r.info.stream_bytes = r.stream_size;
+    if (!verify) r.t_dec = -1;
     {
         int data_on_stdout = is_dash(o->z) || is_dash(o->out);
         rc = report(data_on_stdout ? stderr : stdout, &r, o->stats);
     }
-    /* The decoded array is written even when it fails verification, so
-     * that it can be inspected; the exit code says it failed. */
+    /* The stream and the decoded array are kept even when verification
+     * fails, so that they can be inspected; the exit code says it failed. */
+    if (o->z) {
+        int wrc = cli_out_commit(&zout);
+        if (wrc && !rc) rc = wrc;
+    }
     if (o->out) {
-        int wrc = cli_write_all(o->out, dec, (size_t)r.info.raw_bytes);
+        int wrc = cli_out_commit(&rout);
         if (wrc && !rc) rc = wrc;
     }
 done:
+    cli_progress_done(&pg, ctx);
+    cli_out_abort(&zout);
+    cli_out_abort(&rout);
+    scz_cstream_free(cs);
     scz_ctx_destroy(ctx);
-    free(raw);
-    free(stream);
-    free(dec);
+    cli_in_close(&in);
+    queue_free(&q);
+    free(rbuf);
+    free(dbuf);
     return rc;
 }
 
@@ -710,66 +999,189 @@ static int check_given_shape(const opts *o, const scz_info *pinfo) {
     return 0;
 }
 
+static int orig_size_error(const opts *o, const scz_info *info, uint64_t have, int more) {
+    char buf[200];
+    fmt_dims(buf, sizeof buf, &info->shape, 0);
+    cli_error("original '%s' has %s%" PRIu64 " bytes, but the stream holds %s %s (fastest first) = %" PRIu64 " bytes",
+              cli_in_name(o->in), more ? "more than " : "", have, scz_dtype_name(info->shape.dtype), buf,
+              info->raw_bytes);
+    return CLI_EXIT_USAGE;
+}
+
 static int do_decompress(const opts *o) {
     /* In compare mode -i is the original; type and dims come from the stream. */
     if (!o->out && !o->stats && !o->in)
         return usage_error("nothing to do: give -o RAW (decompress) or -s (statistics)");
     if (is_dash(o->z) && is_dash(o->in))
         return usage_error("-z and -i cannot both read from stdin");
-    if (o->codec_arg || o->have_eb || o->chunk_bytes)
+    if (o->codec_arg || o->have_eb || o->chunk_bytes || o->have_range)
         if (!o->quiet)
-            cli_warn("-c, -M and -C apply when compressing; the stream's own settings are used");
+            cli_warn("-c, -M, -C and --range apply when compressing; the stream's own settings are used");
 
-    uint8_t *stream = NULL, *dec = NULL, *orig = NULL;
-    size_t stream_size = 0, orig_size = 0;
-    scz_ctx *ctx = NULL;
-    int rc = cli_read_all(o->z, &stream, &stream_size);
+    const char *zname = cli_in_name(o->z);
+    cli_in zin, oin;
+    memset(&oin, 0, sizeof oin);
+    oin.fd = -1;
+    int rc = cli_in_open(&zin, o->z);
     if (rc) return rc;
-    if (open_ctx(&ctx, o->threads)) {
-        free(stream);
+    scz_ctx *ctx = NULL;
+    if (open_ctx(&ctx, o->threads, o->backend)) {
+        cli_in_close(&zin);
         return CLI_EXIT_LIB;
     }
+    cli_out rout;
+    memset(&rout, 0, sizeof rout);
+    rout.fd = -1;
+    scz_dstream *ds = NULL;
+    const size_t B = (size_t)4 << 20;
+    uint8_t *zbuf = malloc(B), *chunk = NULL, *obuf = NULL;
+    size_t chunk_cap = 0;
     result r;
     memset(&r, 0, sizeof r);
-    r.t_comp = r.t_dec = -1;
-    r.stream = stream;
-    r.stream_size = stream_size;
-    scz_status st = scz_inspect(stream, stream_size, &r.info);
-    if (st) {
-        stream_error(ctx, st, stream, stream_size, cli_in_name(o->z));
+    r.t_comp = -1;
+    r.t_dec = 0;
+    r.acc.exact = 1;
+    cli_progress pg;
+    memset(&pg, 0, sizeof pg);
+    scz_status st = scz_dstream_begin(ctx, &ds);
+    if (st || !zbuf) {
+        cli_error("out of memory");
         rc = CLI_EXIT_LIB;
         goto done;
     }
-    if (!o->in && (rc = check_given_shape(o, &r.info))) goto done;
-    if (o->in) {
-        if ((rc = cli_read_all(o->in, &orig, &orig_size))) goto done;
-        if ((uint64_t)orig_size != r.info.raw_bytes) {
-            char buf[200];
-            fmt_dims(buf, sizeof buf, &r.info.shape, 0);
-            cli_error("original '%s' has %zu bytes, but the stream holds %s %s (fastest first) = %" PRIu64 " bytes",
-                      cli_in_name(o->in), orig_size, scz_dtype_name(r.info.shape.dtype), buf, r.info.raw_bytes);
-            rc = CLI_EXIT_USAGE;
-            goto done;
+    if (o->in && (rc = cli_in_open(&oin, o->in))) goto done;
+    if (o->out && (rc = cli_out_open(&rout, o->out))) goto done;
+
+    int have_info = 0, ended = 0;
+    uint64_t raw_done = 0, zread = 0;
+    while (!ended) {
+        size_t got;
+        if ((rc = cli_in_read(&zin, zbuf, B, &got))) goto done;
+        zread += got;
+        if (got == 0) break;
+        for (size_t off = 0; off < got;) {
+            size_t used, k;
+            double t0 = cli_now();
+            st = scz_dstream_feed(ds, zbuf + off, got - off, &used);
+            r.t_dec += now_minus(t0);
+            if (st) {
+                char what[1200];
+                snprintf(what, sizeof what, "'%s' is not a valid scz stream", zname);
+                lib_error(ctx, st, what);
+                rc = CLI_EXIT_LIB;
+                goto done;
+            }
+            off += used;
+            if (!have_info && scz_dstream_info(ds, &r.info) == SCZ_OK) {
+                have_info = 1;
+                if (!o->in && (rc = check_given_shape(o, &r.info))) goto done;
+                if (o->in && oin.regular && oin.size != r.info.raw_bytes) {
+                    rc = orig_size_error(o, &r.info, oin.size, 0);
+                    goto done;
+                }
+                uint64_t slow = r.info.shape.dims[r.info.shape.rank - 1];
+                chunk_cap = r.info.raw_bytes ? (size_t)(r.info.chunk_slab * (r.info.raw_bytes / slow)) : 1;
+                chunk = malloc(chunk_cap);
+                if (o->in) obuf = malloc(chunk_cap);
+                if (!chunk || (o->in && !obuf)) {
+                    cli_error("out of memory: a chunk needs %zu bytes", chunk_cap);
+                    rc = CLI_EXIT_LIB;
+                    goto done;
+                }
+                cli_progress_attach(&pg, ctx, "decompressing", r.info.raw_bytes, o->quiet);
+            }
+            int pulled = 0;
+            for (;;) {
+                if (!chunk) break;
+                t0 = cli_now();
+                st = scz_dstream_pull(ds, chunk, chunk_cap, &k);
+                r.t_dec += now_minus(t0);
+                if (st) {
+                    char what[1200];
+                    snprintf(what, sizeof what, "cannot decompress '%s'", zname);
+                    lib_error(ctx, st, what);
+                    rc = CLI_EXIT_LIB;
+                    goto done;
+                }
+                if (!k) break;
+                pulled = 1;
+                scz_chunk_info ci;
+                if (scz_dstream_inspect_chunk(ds, r.chunks_seen, &ci) == SCZ_OK) note_chunk(&r, &ci);
+                if (o->out && (rc = cli_out_write(&rout, chunk, k))) goto done;
+                if (o->in) {
+                    size_t og;
+                    if ((rc = cli_in_read(&oin, obuf, k, &og))) goto done;
+                    if (og < k) {
+                        rc = orig_size_error(o, &r.info, oin.done, 0);
+                        goto done;
+                    }
+                    if (acc_add(&r.acc, r.info.shape.dtype, obuf, chunk, k)) {
+                        cli_error("cannot compute the error statistics");
+                        rc = CLI_EXIT_LIB;
+                        goto done;
+                    }
+                }
+                raw_done += k;
+            }
+            if (used == 0 && !pulled) { /* the stream has ended before these bytes */
+                uint64_t extra = got - off;
+                if (zin.regular) extra = zin.size - (zread - extra);
+                cli_error("'%s' is not a valid scz stream: %" PRIu64 " unexpected bytes after the end of the stream",
+                          zname, extra);
+                rc = CLI_EXIT_LIB;
+                goto done;
+            }
         }
-        r.orig = orig;
     }
-    if ((rc = decode_stream(ctx, &r, &dec, cli_in_name(o->z), o->quiet))) goto done;
+    st = scz_dstream_end(ds);
+    if (st) {
+        char what[1200];
+        snprintf(what, sizeof what, "'%s' is not a valid scz stream", zname);
+        lib_error(ctx, st, what);
+        rc = CLI_EXIT_LIB;
+        goto done;
+    }
+    scz_dstream_info(ds, &r.info);
+    cli_progress_done(&pg, ctx);
+    r.stream_size = r.info.stream_bytes;
+    if (o->in) {
+        r.have_orig = 1;
+        if (!oin.regular) {
+            uint8_t extra;
+            size_t og;
+            if ((rc = cli_in_read(&oin, &extra, 1, &og))) goto done;
+            if (og) {
+                rc = orig_size_error(o, &r.info, r.info.raw_bytes, 1);
+                goto done;
+            }
+        }
+    }
     rc = report(is_dash(o->out) ? stderr : stdout, &r, o->stats);
     if (o->out) {
-        int wrc = cli_write_all(o->out, dec, (size_t)r.info.raw_bytes);
+        int wrc = cli_out_commit(&rout);
         if (wrc && !rc) rc = wrc;
     }
 done:
+    cli_progress_done(&pg, ctx);
+    cli_out_abort(&rout);
+    scz_dstream_free(ds);
     scz_ctx_destroy(ctx);
-    free(stream);
-    free(orig);
-    free(dec);
+    cli_in_close(&zin);
+    if (o->in) cli_in_close(&oin);
+    free(zbuf);
+    free(chunk);
+    free(obuf);
     return rc;
 }
 
 /* ------------------------------------------------------------------ */
 /* scz info                                                           */
 /* ------------------------------------------------------------------ */
+
+static void release(uint8_t *s, size_t mapped) {
+    if (mapped) munmap(s, mapped);
+    else free(s);
+}
 
 static int cmd_info(int argc, char **argv) {
     const char *path = NULL;
@@ -783,10 +1195,25 @@ static int cmd_info(int argc, char **argv) {
         path = argv[i];
     }
     if (!path) return usage_error("usage: scz info STREAM");
-    uint8_t *s;
-    size_t n;
-    int rc = cli_read_all(path, &s, &n);
-    if (rc) return rc;
+    /* A file is mapped, not read: only the header and the table (and, in
+     * the table-last layout, the frames) are touched, whatever its size. */
+    uint8_t *s = NULL;
+    size_t n = 0, mapped = 0;
+    int rc = CLI_EXIT_OK;
+    {
+        int fd = is_dash(path) ? -1 : open(path, O_RDONLY);
+        struct stat sb;
+        if (fd >= 0 && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
+            (uint64_t)sb.st_size <= (uint64_t)SIZE_MAX) {
+            void *m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+            if (m != MAP_FAILED) {
+                s = m;
+                n = mapped = (size_t)sb.st_size;
+            }
+        }
+        if (fd >= 0) close(fd);
+    }
+    if (!mapped && (rc = cli_read_all(path, &s, &n))) return rc;
     scz_info in;
     scz_status st = scz_inspect(s, n, &in);
     if (st) {
@@ -794,13 +1221,13 @@ static int cmd_info(int argc, char **argv) {
         scz_ctx_create(&ctx, SCZ_BACKEND_CPU);
         stream_error(ctx, st, s, n, cli_in_name(path));
         scz_ctx_destroy(ctx);
-        free(s);
+        release(s, mapped);
         return CLI_EXIT_LIB;
     }
     if (in.stream_bytes != (uint64_t)n) {
         cli_error("'%s' is not a valid scz stream: %" PRIu64 " unexpected bytes after the end of the stream",
                   cli_in_name(path), (uint64_t)n - in.stream_bytes);
-        free(s);
+        release(s, mapped);
         return CLI_EXIT_LIB;
     }
     char cname[32], d1[200], d2[200];
@@ -812,6 +1239,7 @@ static int cmd_info(int argc, char **argv) {
     const char *dn = scz_dtype_name(in.shape.dtype);
     printf("stream             %s\n", cli_in_name(path));
     printf("format version     %u\n", in.format_version);
+    printf("layout             %s\n", (s[15] & 1) ? "table last (FORMAT.md 9: written to a pipe)" : "table first");
     printf("codec              %s (%s)\n", cname, lossless ? "lossless" : "lossy");
     printf("dtype              %s (%zu bytes per value)\n", dn ? dn : "?", scz_dtype_size(in.shape.dtype));
     printf("rank               %u\n", in.shape.rank);
@@ -848,7 +1276,7 @@ static int cmd_info(int argc, char **argv) {
             scz_chunk_info ci;
             if ((st = scz_inspect_chunk(s, n, i, &ci))) {
                 cli_error("chunk %u: %s", i, scz_status_string(st));
-                free(s);
+                release(s, mapped);
                 return CLI_EXIT_LIB;
             }
             const char *w = cli_workflow_name(in.params.codec, ci.codec_info);
@@ -861,7 +1289,7 @@ static int cmd_info(int argc, char **argv) {
         }
         if (in.params.codec == SCZ_CODEC_LOSSY) printf("codec_info (lossy workflow): 1 = Huffman, 2 = run-length\n");
     }
-    free(s);
+    release(s, mapped);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         cli_error("cannot write to stdout");
         return CLI_EXIT_IO;

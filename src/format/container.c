@@ -1,7 +1,8 @@
 /*
  * container.c -- header, chunk table, chunk geometry and blocked checksum.
  * Implements docs/FORMAT.md sections 2 (header), 3 (chunking),
- * 4 (chunk table) and 5 (checksums).
+ * 4 (chunk table), 5 (checksums) and 9 (the table-last layout: frames,
+ * trailing table, footer).
  */
 #include "container.h"
 
@@ -14,6 +15,7 @@
 #endif
 
 const uint8_t scz__magic[SCZ_MAGIC_SIZE] = {0x89, 'S', 'C', 'Z', 0x0D, 0x0A, 0x1A, 0x0A};
+const uint8_t scz__footer_magic[8] = {0x89, 'S', 'C', 'Z', 'E', 'N', 'D', 0x0A};
 
 /* Header field offsets (FORMAT.md section 2). */
 enum {
@@ -87,7 +89,7 @@ scz_status scz__header_read(scz_ctx *ctx, const uint8_t *s, size_t n, scz_header
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "unknown dtype id %u", s[H_DTYPE]);
     if (h->rank < 1 || h->rank > SCZ_MAX_RANK)
         return scz__fail(ctx, SCZ_ERR_CORRUPT, "rank %u out of range 1..%d", h->rank, SCZ_MAX_RANK);
-    if (h->flags != 0)
+    if (h->flags & ~SCZ_FLAG_TABLE_LAST)
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "unknown header flags 0x%02x", h->flags);
     uint64_t count = 1;
     int empty = 0;
@@ -172,6 +174,11 @@ void scz__table_entry(const uint8_t *t, uint32_t i, scz_chunk_entry *e) {
 
 scz_status scz__table_check(scz_ctx *ctx, const scz_header *h, const uint8_t *s, size_t n,
                             uint64_t *end) {
+    if (h->flags & SCZ_FLAG_TABLE_LAST)
+        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED,
+                         "stream in the table-last layout (written to a pipe): this reader needs the chunk table "
+                         "after the header (decode it with scz_decompress or scz_dstream, or rewrite it with "
+                         "the scz tool to a file)");
     uint64_t tsize = scz__table_size(h->num_chunks);
     uint64_t pos = SCZ_HEADER_SIZE + tsize;
     if (n < pos)
@@ -196,6 +203,101 @@ scz_status scz__table_check(scz_ctx *ctx, const scz_header *h, const uint8_t *s,
         return scz__fail(ctx, SCZ_ERR_TRUNCATED, "stream truncated: %zu bytes of %llu", n,
                          (unsigned long long)pos);
     *end = pos;
+    return SCZ_OK;
+}
+
+/* ---- table-last layout (FORMAT.md section 9) ---- */
+
+enum { F_SIZE = 0, F_CKSUM = 8, F_INFO = 16, F_INDEX = 20, F_FCKSUM = 24 };
+
+void scz__frame_write(const scz_chunk_entry *e, uint32_t index, uint8_t *o) {
+    scz__st64(o + F_SIZE, e->size);
+    scz__st64(o + F_CKSUM, e->checksum);
+    scz__st32(o + F_INFO, e->info);
+    scz__st32(o + F_INDEX, index);
+    scz__st64(o + F_FCKSUM, scz_xxh64(o, F_FCKSUM, 0));
+}
+
+scz_status scz__frame_read(scz_ctx *ctx, const uint8_t *p, uint32_t index, scz_chunk_entry *e) {
+    if (scz__ld64(p + F_FCKSUM) != scz_xxh64(p, F_FCKSUM, 0))
+        return scz__fail(ctx, SCZ_ERR_CHECKSUM, "chunk %u: frame checksum mismatch: the frame is corrupt", index);
+    if (scz__ld32(p + F_INDEX) != index)
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "frame of chunk %u says chunk %u: chunks are out of order", index,
+                         scz__ld32(p + F_INDEX));
+    e->size = scz__ld64(p + F_SIZE);
+    e->checksum = scz__ld64(p + F_CKSUM);
+    e->info = scz__ld32(p + F_INFO);
+    return SCZ_OK;
+}
+
+void scz__footer_write(uint64_t table_off, uint8_t *o) {
+    scz__st64(o, table_off);
+    memcpy(o + 8, scz__footer_magic, 8);
+}
+
+scz_status scz__footer_check(scz_ctx *ctx, const uint8_t *p, uint64_t table_off) {
+    if (memcmp(p + 8, scz__footer_magic, 8) != 0)
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "no end marker after the chunk table: the footer is corrupt");
+    if (scz__ld64(p) != table_off)
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "footer gives the table offset %llu, the table starts at %llu",
+                         (unsigned long long)scz__ld64(p), (unsigned long long)table_off);
+    return SCZ_OK;
+}
+
+/* Walks the frames from the header on; *pos receives the offset after the
+ * last payload (the start of the table). */
+static scz_status walk_frames(scz_ctx *ctx, const scz_header *h, const uint8_t *s, size_t n, uint64_t *pos_out) {
+    uint64_t pos = SCZ_HEADER_SIZE;
+    for (uint32_t i = 0; i < h->num_chunks; i++) {
+        scz_chunk_entry e = {0, 0, 0, 0};
+        if (n - pos < SCZ_FRAME_SIZE)
+            return scz__fail(ctx, SCZ_ERR_TRUNCATED, "stream truncated in the frame of chunk %u (%zu bytes)", i, n);
+        scz_status st = scz__frame_read(ctx, s + pos, i, &e);
+        if (st) return st;
+        pos += SCZ_FRAME_SIZE;
+        if (e.size > n - pos)
+            return scz__fail(ctx, SCZ_ERR_TRUNCATED, "stream truncated inside chunk %u (%zu bytes, the payload ends at %llu)",
+                             i, n, (unsigned long long)(pos + e.size));
+        pos += e.size;
+    }
+    *pos_out = pos;
+    return SCZ_OK;
+}
+
+scz_status scz__layout_check(scz_ctx *ctx, const scz_header *h, const uint8_t *s, size_t n, uint64_t *table_off,
+                             uint64_t *end) {
+    if (!(h->flags & SCZ_FLAG_TABLE_LAST)) {
+        *table_off = SCZ_HEADER_SIZE;
+        return scz__table_check(ctx, h, s, n, end);
+    }
+    uint64_t pos = 0, tsize = scz__table_size(h->num_chunks);
+    scz_status st = walk_frames(ctx, h, s, n, &pos);
+    if (st) return st;
+    if (n - pos < tsize)
+        return scz__fail(ctx, SCZ_ERR_TRUNCATED, "stream truncated inside the chunk table at its end (%zu of %llu bytes)",
+                         n, (unsigned long long)(pos + tsize));
+    const uint8_t *t = s + pos;
+    uint64_t tb = tsize - 8;
+    if (scz__ld64(t + tb) != scz_xxh64(t, tb, 0))
+        return scz__fail(ctx, SCZ_ERR_CHECKSUM, "chunk table checksum mismatch: the table is corrupt");
+    /* the table repeats the frames */
+    uint64_t p = SCZ_HEADER_SIZE;
+    for (uint32_t i = 0; i < h->num_chunks; i++) {
+        scz_chunk_entry f = {0, 0, 0, 0}, e;
+        scz__frame_read(NULL, s + p, i, &f); /* verified by walk_frames */
+        p += SCZ_FRAME_SIZE;
+        scz__table_entry(t, i, &e);
+        if (e.offset != p || e.size != f.size || e.checksum != f.checksum || e.info != f.info ||
+            scz__ld32(t + (uint64_t)i * SCZ_CHUNK_ENTRY_SIZE + 28) != 0)
+            return scz__fail(ctx, SCZ_ERR_CORRUPT, "chunk %u: the table entry does not match the chunk's frame", i);
+        p += f.size;
+    }
+    if (n - pos - tsize < SCZ_FOOTER_SIZE)
+        return scz__fail(ctx, SCZ_ERR_TRUNCATED, "stream truncated inside the footer (%zu of %llu bytes)", n,
+                         (unsigned long long)(pos + tsize + SCZ_FOOTER_SIZE));
+    if ((st = scz__footer_check(ctx, t + tsize, pos))) return st;
+    *table_off = pos;
+    *end = pos + tsize + SCZ_FOOTER_SIZE;
     return SCZ_OK;
 }
 

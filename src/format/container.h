@@ -14,6 +14,13 @@ extern const uint8_t scz__magic[SCZ_MAGIC_SIZE];
 #define SCZ_CHUNK_ENTRY_SIZE 32u
 #define SCZ_CKSUM_BLOCK_LOG2 12u /* 4 KiB checksum blocks */
 
+/* Header flags (FORMAT.md section 2). TABLE_LAST: the layout of section 9,
+ * framed payloads with the chunk table and a footer at the end. */
+#define SCZ_FLAG_TABLE_LAST 0x01u
+#define SCZ_FRAME_SIZE 32u   /* chunk frame before each payload (section 9.1) */
+#define SCZ_FOOTER_SIZE 16u  /* after the table (section 9.2) */
+extern const uint8_t scz__footer_magic[8];
+
 typedef struct scz_chunk_entry {
     uint64_t offset;   /* absolute offset of the payload in the stream */
     uint64_t size;
@@ -39,9 +46,27 @@ void scz__table_entry(const uint8_t *table, uint32_t i, scz_chunk_entry *e);
 
 /* Validates the table of a stream whose header is hdr: its checksum, that
  * payloads follow each other from the end of the table, and that the stream
- * holds them all. On success *end is the total stream size. */
+ * holds them all. On success *end is the total stream size. A table-last
+ * stream (section 9) is refused with SCZ_ERR_UNSUPPORTED: this is the
+ * check of readers that need the table after the header. */
 scz_status scz__table_check(scz_ctx *ctx, const scz_header *hdr, const uint8_t *src,
                             size_t n, uint64_t *end);
+
+/* Either layout: the checks of scz__table_check for a table-first stream,
+ * or for a table-last one (section 9) every frame, the table (which must
+ * repeat the frames) and the footer. *table_off is where the table starts
+ * (entries as in section 4), *end the total stream size. */
+scz_status scz__layout_check(scz_ctx *ctx, const scz_header *hdr, const uint8_t *src, size_t n,
+                             uint64_t *table_off, uint64_t *end);
+
+/* Chunk frame (section 9.1): written from entry e of chunk `index`; read
+ * back with its checksum and index verified (e->offset is left alone). */
+void scz__frame_write(const scz_chunk_entry *e, uint32_t index, uint8_t *out);
+scz_status scz__frame_read(scz_ctx *ctx, const uint8_t *p, uint32_t index, scz_chunk_entry *e);
+
+/* Footer (section 9.2) of a table starting at table_off. */
+void scz__footer_write(uint64_t table_off, uint8_t *out);
+scz_status scz__footer_check(scz_ctx *ctx, const uint8_t *p, uint64_t table_off);
 
 /* Number of elements of the slowest dimension and bytes of one slice of it. */
 uint64_t scz__slow_extent(const scz_header *hdr);
