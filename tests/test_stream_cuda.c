@@ -151,6 +151,7 @@ static void run_case(const char *name, scz_codec codec, scz_eb_mode mode, double
                 for (uint32_t c = 0; c < info.num_chunks && !refused; c++) {
                     while (off < zg.n && scz_dstream_feed(ds, zg.p + off, zg.n - off, &used) == SCZ_OK && used)
                         off += used;
+                    if (c == i) memset(cb, 0x5A, chunk); /* earlier chunks were pulled into cb */
                     r = scz_dstream_pull(ds, cb, chunk, &k);
                     if (c == i) {
                         refused = r == SCZ_ERR_CHECKSUM;
