@@ -442,31 +442,6 @@ static void corrupt_stream(const uint8_t *z, size_t n, const scz_shape *s, int m
     free(oc);
 }
 
-/* A copy of z in which chunk i's payload has new_size bytes (the first
- * ones kept, then 0x5A), later payloads moved, codec_info set, checksums
- * recomputed. */
-static uint8_t *edit_chunk(const uint8_t *z, size_t n, uint32_t i, uint64_t new_size, uint32_t info, size_t *n_out) {
-    scz_chunk_entry e;
-    scz__table_entry(z + SCZ_HEADER_SIZE, i, &e);
-    const size_t m = n - (size_t)e.size + (size_t)new_size;
-    uint8_t *c = malloc(m);
-    memcpy(c, z, (size_t)e.offset);
-    const uint64_t keep = e.size < new_size ? e.size : new_size;
-    memcpy(c + e.offset, z + e.offset, (size_t)keep);
-    memset(c + e.offset + keep, 0x5A, (size_t)(new_size - keep));
-    memcpy(c + e.offset + new_size, z + e.offset + e.size, n - (size_t)(e.offset + e.size));
-    const uint32_t nc = scz__ld32(z + 64);
-    uint8_t *ce = c + SCZ_HEADER_SIZE + (size_t)SCZ_CHUNK_ENTRY_SIZE * i;
-    scz__st64(ce + 8, new_size);
-    scz__st32(ce + 24, info);
-    for (uint32_t j = i + 1; j < nc; j++) {
-        uint8_t *ej = c + SCZ_HEADER_SIZE + (size_t)SCZ_CHUNK_ENTRY_SIZE * j;
-        scz__st64(ej, scz__ld64(ej) - e.size + new_size);
-    }
-    tu_reseal_chunk(c, i);
-    *n_out = m;
-    return c;
-}
 
 /* Layout of chunk 0's coded payload (FORMAT.md 8.1, 8.5). */
 typedef struct hs_at {
@@ -524,15 +499,15 @@ static void test_corrupt(void) {
     /* sizes */
     const int64_t dsz[] = {-1, -4, -(int64_t)A.size + 8, 1, 4};
     for (size_t k = 0; k < sizeof dsz / sizeof dsz[0]; k++) {
-        c = edit_chunk(z, zn, 0, (uint64_t)((int64_t)A.size + dsz[k]), 1, &cn);
+        c = tu_edit_chunk(z, zn, 0, (uint64_t)((int64_t)A.size + dsz[k]), 1, &cn);
         snprintf(what, sizeof what, "payload %+lld bytes", (long long)dsz[k]);
         corrupt_stream(c, cn, &s, 1, what);
         free(c);
     }
-    c = edit_chunk(z, zn, 0, A.size, 0, &cn);
+    c = tu_edit_chunk(z, zn, 0, A.size, 0, &cn);
     corrupt_stream(c, cn, &s, 1, "coded payload with codec_info 0");
     free(c);
-    c = edit_chunk(z, zn, 0, A.size, 2, &cn);
+    c = tu_edit_chunk(z, zn, 0, A.size, 2, &cn);
     corrupt_stream(c, cn, &s, 1, "codec_info 2");
     free(c);
     /* field edits, resealed */
@@ -618,12 +593,12 @@ static void test_corrupt(void) {
         corrupt_stream(c, zn, &s4, 1, "escape count + 1");
         free(c);
         /* one more escape value listed than escape symbols */
-        c = edit_chunk(z, zn, 0, A.size + 4, 1, &cn);
+        c = tu_edit_chunk(z, zn, 0, A.size + 4, 1, &cn);
         scz__st32(c + A.pay + 8, A.nesc + 1);
         tu_reseal_chunk(c, 0);
         corrupt_stream(c, cn, &s4, 1, "escape list longer than the escape symbols");
         free(c);
-        c = edit_chunk(z, zn, 0, A.size - 4, 1, &cn);
+        c = tu_edit_chunk(z, zn, 0, A.size - 4, 1, &cn);
         scz__st32(c + A.pay + 8, A.nesc - 1);
         tu_reseal_chunk(c, 0);
         corrupt_stream(c, cn, &s4, 1, "escape list shorter than the escape symbols");
@@ -644,13 +619,13 @@ static void test_corrupt(void) {
     if (z) {
         A = locate(z, 0);
         CHECK(z[A.pay] == 0, "stored base is stored");
-        c = edit_chunk(z, zn, 0, A.size - 2, 0, &cn);
+        c = tu_edit_chunk(z, zn, 0, A.size - 2, 0, &cn);
         corrupt_stream(c, cn, &s1, 1, "stored chunk 2 bytes short");
         free(c);
-        c = edit_chunk(z, zn, 0, A.size + 3, 0, &cn);
+        c = tu_edit_chunk(z, zn, 0, A.size + 3, 0, &cn);
         corrupt_stream(c, cn, &s1, 1, "stored chunk 3 bytes long");
         free(c);
-        c = edit_chunk(z, zn, 0, A.size, 1, &cn);
+        c = tu_edit_chunk(z, zn, 0, A.size, 1, &cn);
         corrupt_stream(c, cn, &s1, 1, "stored payload with codec_info 1");
         free(c);
         free(z);

@@ -456,31 +456,6 @@ static void corrupt_case(const uint8_t *z0, size_t n, const scz_shape *s, void (
     free(z);
 }
 
-/* A copy of z in which chunk i's payload has new_size bytes (the first
- * ones kept, then 0x5A), later payloads moved, codec_info set, checksums
- * recomputed. */
-static uint8_t *edit_chunk(const uint8_t *z, size_t n, uint32_t i, uint64_t new_size, uint32_t info, size_t *n_out) {
-    scz_chunk_entry e;
-    scz__table_entry(z + SCZ_HEADER_SIZE, i, &e);
-    const size_t m = n - (size_t)e.size + (size_t)new_size;
-    uint8_t *c = malloc(m);
-    memcpy(c, z, (size_t)e.offset);
-    const uint64_t keep = e.size < new_size ? e.size : new_size;
-    memcpy(c + e.offset, z + e.offset, (size_t)keep);
-    memset(c + e.offset + keep, 0x5A, (size_t)(new_size - keep));
-    memcpy(c + e.offset + new_size, z + e.offset + e.size, n - (size_t)(e.offset + e.size));
-    const uint32_t nc = scz__ld32(z + 64);
-    uint8_t *ce = c + SCZ_HEADER_SIZE + (size_t)SCZ_CHUNK_ENTRY_SIZE * i;
-    scz__st64(ce + 8, new_size);
-    scz__st32(ce + 24, info);
-    for (uint32_t j = i + 1; j < nc; j++) {
-        uint8_t *ej = c + SCZ_HEADER_SIZE + (size_t)SCZ_CHUNK_ENTRY_SIZE * j;
-        scz__st64(ej, scz__ld64(ej) - e.size + new_size);
-    }
-    tu_reseal_chunk(c, i);
-    *n_out = m;
-    return c;
-}
 
 /* Stored chunks (6.7) behind valid checksums: wrong sizes, codec_info. */
 static void test_corrupt_stored(void) {
@@ -519,7 +494,7 @@ static void test_corrupt_stored(void) {
             scz_chunk_entry e;
             scz__table_entry(z + SCZ_HEADER_SIZE, ed[k].chunk, &e);
             size_t cn;
-            uint8_t *c = edit_chunk(z, n, ed[k].chunk, (uint64_t)((int64_t)e.size + ed[k].dsize), ed[k].info, &cn);
+            uint8_t *c = tu_edit_chunk(z, n, ed[k].chunk, (uint64_t)((int64_t)e.size + ed[k].dsize), ed[k].info, &cn);
             corrupt_stream(c, cn, &s, ed[k].what);
             uint8_t *o = malloc(raw);
             CHECK(scz_decompress(cpu, c, cn, o, raw, NULL) == SCZ_ERR_CORRUPT, "%s: CPU says CORRUPT", ed[k].what);

@@ -18,6 +18,12 @@
 #include "gen.h"
 #include "testutil.h"
 
+/* little-endian fields (internal.h) */
+#define put64 scz__st64
+#define put32 scz__st32
+#define get64 scz__ld64
+#define get32 scz__ld32
+
 #include <string.h>
 
 typedef struct stream {
@@ -38,20 +44,6 @@ static long decodes, rejected_resealed, accepted_resealed;
 static uint64_t rnd(void) { return gen_splitmix64(&rng); }
 static const char *st(scz_status s) { return scz_status_string(s); }
 
-static void put64(uint8_t *p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static void put32(uint8_t *p, uint32_t v) {
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint64_t get64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
-static uint32_t get32(const uint8_t *p) {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 static uint32_t nchunks_of(const uint8_t *z) { return get32(z + 64); }
 
 /* A status must be a known error and, with a context, come with a message. */

@@ -20,6 +20,12 @@
 #include "gen.h"
 #include "testutil.h"
 
+/* little-endian fields (internal.h) */
+#define put64 scz__st64
+#define put32 scz__st32
+#define get64 scz__ld64
+#define get32 scz__ld32
+
 #include <string.h>
 
 static scz_ctx *ctx1, *ctx2; /* 1 thread, 2 threads */
@@ -293,44 +299,7 @@ static void test_mixed(void) {
 
 /* ---- invalid stored chunks ---- */
 
-static void put64(uint8_t *p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static void put32(uint8_t *p, uint32_t v) {
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint64_t get64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
 
-/* A copy of stream z in which chunk i's payload has new_size bytes (its
- * first bytes kept, then bytes from gen_mix64), the later payloads moved,
- * codec_info set to info, and the chunk and table checksums recomputed:
- * a well-formed container whose chunk only the codec can reject. */
-static uint8_t *edit_chunk(const uint8_t *z, size_t n, uint32_t i, uint64_t new_size, uint32_t info, size_t *n_out) {
-    const uint8_t *e = z + SCZ_HEADER_SIZE + 32ull * i;
-    uint64_t off = get64(e), size = get64(e + 8);
-    size_t m = n - (size_t)size + (size_t)new_size;
-    uint8_t *c = malloc(m ? m : 1);
-    memcpy(c, z, (size_t)off);
-    uint64_t keep = size < new_size ? size : new_size;
-    memcpy(c + off, z + off, (size_t)keep);
-    for (uint64_t j = keep; j < new_size; j++) c[off + j] = (uint8_t)gen_mix64(j);
-    memcpy(c + off + new_size, z + off + size, n - (size_t)(off + size));
-    uint32_t nc = (uint32_t)(z[64] | z[65] << 8 | z[66] << 16 | (uint32_t)z[67] << 24);
-    uint8_t *ce = c + SCZ_HEADER_SIZE + 32ull * i;
-    put64(ce + 8, new_size);
-    put32(ce + 24, info);
-    for (uint32_t j = i + 1; j < nc; j++) {
-        uint8_t *ej = c + SCZ_HEADER_SIZE + 32ull * j;
-        put64(ej, get64(ej) - size + new_size);
-    }
-    tu_reseal_chunk(c, i);
-    *n_out = m;
-    return c;
-}
 
 #define ANY_ERROR ((scz_status)-1)
 
@@ -402,7 +371,7 @@ static void test_invalid(void) {
             };
             for (size_t e = 0; e < sizeof ed / sizeof ed[0]; e++) {
                 size_t cn;
-                uint8_t *c = edit_chunk(z, n, i, ed[e].size, ed[e].info, &cn);
+                uint8_t *c = tu_edit_chunk(z, n, i, ed[e].size, ed[e].info, &cn);
                 char what[300];
                 snprintf(what, sizeof what, "%s: chunk %u: %s", m->name, i, ed[e].what);
                 expect(c, cn, raw, i, SCZ_ERR_CORRUPT, what);
@@ -424,10 +393,10 @@ static void test_invalid(void) {
             scz_chunk_info ci;
             if (scz_inspect_chunk(z, n, 1, &ci) == SCZ_OK && ci.codec_info == 0) {
                 size_t cn;
-                uint8_t *c = edit_chunk(z, n, 1, ci.size, 1, &cn);
+                uint8_t *c = tu_edit_chunk(z, n, 1, ci.size, 1, &cn);
                 expect(c, cn, raw, 1, SCZ_ERR_CORRUPT, "coded payload read as stored");
                 free(c);
-                c = edit_chunk(z, n, 1, ci.size, 2, &cn);
+                c = tu_edit_chunk(z, n, 1, ci.size, 2, &cn);
                 expect(c, cn, raw, 1, SCZ_ERR_CORRUPT, "coded chunk with codec_info 2");
                 free(c);
                 cases += 2;
@@ -441,7 +410,7 @@ static void test_invalid(void) {
             size_t cn;
             scz_chunk_info ci;
             scz_inspect_chunk(z, n, last, &ci);
-            uint8_t *c = edit_chunk(z, n, last, ci.size, 1, &cn);
+            uint8_t *c = tu_edit_chunk(z, n, last, ci.size, 1, &cn);
             CHECK(cn == n && memcmp(c, z, n) == 0, "%s: an identity edit changes the stream", m->name);
             free(c);
         }

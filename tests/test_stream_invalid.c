@@ -17,6 +17,12 @@
 #include "gen.h"
 #include "testutil.h"
 
+/* little-endian fields (internal.h) */
+#define put64 scz__st64
+#define put32 scz__st32
+#define get64 scz__ld64
+#define get32 scz__ld32
+
 #include <string.h>
 
 static scz_ctx *ctx;
@@ -25,17 +31,6 @@ static uint64_t rnd(void) { return gen_splitmix64(&rng); }
 static const char *st(scz_status s) { return scz_status_string(s); }
 static int is_error(scz_status s) { return s > SCZ_OK && s < SCZ_ERR_INTERNAL; }
 
-static void put64(uint8_t *p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static void put32(uint8_t *p, uint32_t v) {
-    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
-static uint64_t get64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
 
 typedef struct tstream {
     char name[200];

@@ -171,47 +171,21 @@ static double psnr_block_sse(scz_dtype t, const void *src, uint64_t i0, uint64_t
     const double recip = qp->recip, ebx2 = qp->ebx2, eb = qp->eb;
     double l[LZ_PSNR_LANES];
     for (unsigned j = 0; j < LZ_PSNR_LANES; j++) l[j] = 0;
-    if (t == SCZ_DTYPE_F32) {
-        const float *x = src;
-        uint64_t i = i0;
-        for (; i + LZ_PSNR_LANES <= i1; i += LZ_PSNR_LANES)
-            for (unsigned j = 0; j < LZ_PSNR_LANES; j++) {
-                int64_t q;
-                double e;
-                int bad = lz_prequant_f32(x[i + j], recip, ebx2, eb, &q, &e);
-                double v = bad ? 0.0 : e * scale, vv = v * v;
-                SCZ_FP_SEAL(vv);
-                l[j] += vv;
-            }
-        for (unsigned j = 0; i < i1; i++, j++) {
-            int64_t q;
-            double e;
-            int bad = lz_prequant_f32(x[i], recip, ebx2, eb, &q, &e);
-            double v = bad ? 0.0 : e * scale, vv = v * v;
-            SCZ_FP_SEAL(vv);
-            l[j] += vv;
-        }
-    } else {
-        const double *x = src;
-        uint64_t i = i0;
-        for (; i + LZ_PSNR_LANES <= i1; i += LZ_PSNR_LANES)
-            for (unsigned j = 0; j < LZ_PSNR_LANES; j++) {
-                int64_t q;
-                double e;
-                int bad = lz_prequant_f64(x[i + j], recip, ebx2, eb, &q, &e);
-                double v = bad ? 0.0 : e * scale, vv = v * v;
-                SCZ_FP_SEAL(vv);
-                l[j] += vv;
-            }
-        for (unsigned j = 0; i < i1; i++, j++) {
-            int64_t q;
-            double e;
-            int bad = lz_prequant_f64(x[i], recip, ebx2, eb, &q, &e);
-            double v = bad ? 0.0 : e * scale, vv = v * v;
-            SCZ_FP_SEAL(vv);
-            l[j] += vv;
-        }
-    }
+#define LZ_PSNR_LANES_OF(T, PREQUANT)                                              \
+    do {                                                                           \
+        const T *x = src;                                                          \
+        for (uint64_t i = i0; i < i1; i++) {                                       \
+            int64_t q;                                                             \
+            double e;                                                              \
+            int bad = PREQUANT(x[i], recip, ebx2, eb, &q, &e);                     \
+            double v = bad ? 0.0 : e * scale, vv = v * v;                          \
+            SCZ_FP_SEAL(vv);                                                       \
+            l[(i - i0) % LZ_PSNR_LANES] += vv;                                     \
+        }                                                                          \
+    } while (0)
+    if (t == SCZ_DTYPE_F32) LZ_PSNR_LANES_OF(float, lz_prequant_f32);
+    else LZ_PSNR_LANES_OF(double, lz_prequant_f64);
+#undef LZ_PSNR_LANES_OF
     for (unsigned w = LZ_PSNR_LANES / 2; w; w /= 2)
         for (unsigned j = 0; j < w; j++) l[j] += l[j + w];
     return l[0];

@@ -150,3 +150,29 @@ void tu_reseal_chunk(uint8_t *z, uint32_t i) {
 }
 
 uint64_t tu_xxh64(const void *p, size_t n, uint64_t seed) { return scz_xxh64((const uint8_t *)p, n, seed); }
+
+/* A copy of z in which chunk i's payload has new_size bytes (the first
+ * ones kept, then 0x5A), later payloads moved, codec_info set, checksums
+ * recomputed. */
+uint8_t *tu_edit_chunk(const uint8_t *z, size_t n, uint32_t i, uint64_t new_size, uint32_t info, size_t *n_out) {
+    scz_chunk_entry e;
+    scz__table_entry(z + SCZ_HEADER_SIZE, i, &e);
+    const size_t m = n - (size_t)e.size + (size_t)new_size;
+    uint8_t *c = malloc(m ? m : 1);
+    memcpy(c, z, (size_t)e.offset);
+    const uint64_t keep = e.size < new_size ? e.size : new_size;
+    memcpy(c + e.offset, z + e.offset, (size_t)keep);
+    memset(c + e.offset + keep, 0x5A, (size_t)(new_size - keep));
+    memcpy(c + e.offset + new_size, z + e.offset + e.size, n - (size_t)(e.offset + e.size));
+    const uint32_t nc = scz__ld32(z + 64);
+    uint8_t *ce = c + SCZ_HEADER_SIZE + (size_t)SCZ_CHUNK_ENTRY_SIZE * i;
+    scz__st64(ce + 8, new_size);
+    scz__st32(ce + 24, info);
+    for (uint32_t j = i + 1; j < nc; j++) {
+        uint8_t *ej = c + SCZ_HEADER_SIZE + (size_t)SCZ_CHUNK_ENTRY_SIZE * j;
+        scz__st64(ej, scz__ld64(ej) - e.size + new_size);
+    }
+    tu_reseal_chunk(c, i);
+    *n_out = m;
+    return c;
+}

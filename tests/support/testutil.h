@@ -81,5 +81,9 @@ void tu_reseal_table(uint8_t *z, uint32_t nchunks); /* table checksum */
 /* Chunk i's checksum from its payload, then the table checksum (z must hold
  * a valid header and table layout). */
 void tu_reseal_chunk(uint8_t *z, uint32_t i);
+/* A malloc'ed copy of the table-first stream z[0..n) in which chunk i's
+ * payload has new_size bytes (the first ones kept, then 0x5A), later
+ * payloads moved, codec_info set, checksums recomputed; *n_out its size. */
+uint8_t *tu_edit_chunk(const uint8_t *z, size_t n, uint32_t i, uint64_t new_size, uint32_t info, size_t *n_out);
 
 #endif
