@@ -171,6 +171,15 @@ static void *int_field(gen_family f, const scz_shape *s, uint64_t seed, double l
     return o;
 }
 
+/* "7x5x3x2": the dims of a shape, for input names. */
+static const char *dims_str(const scz_shape *s) {
+    static char b[96];
+    int k = 0;
+    for (unsigned i = 0; i < s->rank; i++)
+        k += snprintf(b + k, sizeof b - (size_t)k, "%s%llu", i ? "x" : "", (unsigned long long)s->dims[i]);
+    return b;
+}
+
 static void lossless_float(const char *tag, scz_dtype t, gen_family f, scz_shape s, uint64_t chunk) {
     s.dtype = t;
     void *a = gen_field(f, &s, 7, NULL);
@@ -178,7 +187,7 @@ static void lossless_float(const char *tag, scz_dtype t, gen_family f, scz_shape
     scz_params_init(&p, SCZ_CODEC_NDZIP);
     p.chunk_bytes = chunk;
     char nm[300];
-    snprintf(nm, sizeof nm, "ndzip_%s_%s_%s_r%u", tag, scz_dtype_name(t), gen_family_name(f), s.rank);
+    snprintf(nm, sizeof nm, "ndzip_%s_%s_%s_%s", tag, scz_dtype_name(t), gen_family_name(f), dims_str(&s));
     emit(nm, &p, &s, a);
     free(a);
 }
@@ -195,8 +204,8 @@ static void lossy(const char *tag, scz_dtype t, gen_family f, scz_shape s, scz_e
     p.knobs[1] = wf;
     p.chunk_bytes = chunk;
     char nm[300];
-    snprintf(nm, sizeof nm, "lossy_%s_%s_%s_%s%g_r%u_w%u", tag, scz_dtype_name(t), gen_family_name(f),
-             scz_eb_mode_name(m), eb, radius, wf);
+    snprintf(nm, sizeof nm, "lossy_%s_%s_%s_%s_%s%g_r%u_w%u", tag, scz_dtype_name(t), gen_family_name(f),
+             dims_str(&s), scz_eb_mode_name(m), eb, radius, wf);
     emit(nm, &p, &s, a);
     free(a);
 }
@@ -208,7 +217,8 @@ static void huff(const char *tag, scz_dtype t, gen_family f, scz_shape s, double
     scz_params_init(&p, SCZ_CODEC_HUFFMAN);
     p.chunk_bytes = chunk;
     char nm[300];
-    snprintf(nm, sizeof nm, "huffman_%s_%s_%s_l%g", tag, scz_dtype_name(t), gen_family_name(f), levels);
+    snprintf(nm, sizeof nm, "huffman_%s_%s_%s_%s_l%g", tag, scz_dtype_name(t), gen_family_name(f), dims_str(&s),
+             levels);
     emit(nm, &p, &s, a);
     free(a);
 }
