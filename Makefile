@@ -77,3 +77,23 @@ tsan:
 clean: clean-tsan
 clean-tsan:
 	rm -rf $(TSAN_BUILD)
+
+# libFuzzer targets (docs/FUZZING.md): clang with ASan + UBSan, a build of
+# its own. `make fuzz` builds them and generates the seed corpora;
+# `make fuzz-run` runs each for FUZZ_TIME seconds.
+.PHONY: fuzz fuzz-run fuzz-clean
+FUZZ_BUILD ?= build-fuzz
+FUZZ_TIME ?= 60
+fuzz:
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCZ_FUZZ=ON -DSCZ_CUDA=OFF \
+	  -DSCZ_BUILD_TOOLS=OFF -DSCZ_BUILD_TESTS=OFF -DSCZ_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	rm -rf $(FUZZ_BUILD)/fuzz-seeds
+	$(FUZZ_BUILD)/tests/fuzz/fuzz_seeds $(FUZZ_BUILD)/fuzz-seeds
+
+fuzz-run: fuzz
+	./tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_TIME) $(FUZZ_TARGETS)
+
+fuzz-clean:
+	rm -rf $(FUZZ_BUILD)
+clean: fuzz-clean
