@@ -20,7 +20,7 @@ fi
 build=$1
 secs=$2
 shift 2
-targets=${*:-fuzz_decode fuzz_chunk fuzz_codec fuzz_roundtrip}
+targets=${*:-fuzz_decode fuzz_chunk fuzz_codec fuzz_roundtrip fuzz_dstream}
 src=$(cd "$(dirname "$0")" && pwd)
 bin=$build/tests/fuzz
 
@@ -32,6 +32,8 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export OMP_WAIT_POLICY=passive
 for t in $targets; do
+  inputs=$t
+  [ "$t" = fuzz_dstream ] && inputs=fuzz_decode # fuzz_decode's input layout
   corpus=$build/fuzz-corpus/$t
   art=$build/fuzz-artifacts/$t
   mkdir -p "$corpus" "$art"
@@ -39,5 +41,5 @@ for t in $targets; do
   # shellcheck disable=SC2086
   "$bin/$t" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
     -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 -artifact_prefix="$art/" \
-    ${FUZZ_ARGS:-} "$corpus" "$build/fuzz-seeds/$t" "$src/seeds/$t" "$src/regress/$t"
+    ${FUZZ_ARGS:-} "$corpus" "$build/fuzz-seeds/$inputs" "$src/seeds/$inputs" "$src/regress/$inputs"
 done
