@@ -34,6 +34,11 @@ scz_status scz__cuda_compress_host(scz_ctx *ctx, const scz_header *h, const void
 scz_status scz__cuda_decompress_host(scz_ctx *ctx, const scz_header *h, const uint8_t *src, uint32_t first,
                                      uint32_t count, uint8_t *dst);
 
+/* The codec has GPU kernels for compression (dir 0) or decompression
+ * (dir 1) in this build, and a CPU side that plans its streams; the other
+ * direction then runs on the CPU on a CUDA context (host API). */
+int scz__cuda_can(scz_codec c, int dir);
+
 /* White-box knob for tests: raw bytes per streamed batch (0 = default). */
 void scz__cuda_set_batch_bytes(scz_ctx *ctx, uint64_t bytes);
 #endif

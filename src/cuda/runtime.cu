@@ -356,8 +356,8 @@ Layout layout(size_t codec_bytes, uint32_t n, uint64_t nbmax) {
 
 template <typename P> P *at(uint8_t *base, size_t off) { return reinterpret_cast<P *>(base + off); }
 
-/* The batch's codec on the GPU. Every path checks scz_cuda_codec_supported
- * before it builds a batch, so this is never NULL. */
+/* The batch's codec on the GPU. Every path checks scz__cuda_can for its
+ * direction before it builds a batch, so this is never NULL. */
 const scz_cuda_codec_ops *gpu_codec(const scz_cuda_batch *b) { return scz__cuda_codec_ops(b->h->codec); }
 
 cudaError_t codec_encode(const scz_cuda_batch *b, uint32_t ca, uint32_t cb, const void *src, uint8_t *pay,
@@ -583,7 +583,14 @@ extern "C" void scz__cuda_set_batch_bytes(scz_ctx *ctx, uint64_t bytes) {
 
 /* GPU kernels of the codec are registered (codecs_cuda.cu), and so is its
  * CPU side, which plans the stream for both backends. */
-extern "C" int scz_cuda_codec_supported(scz_codec c) { return scz__cuda_codec_ops(c) && scz__codec_ops(c); }
+extern "C" int scz__cuda_can(scz_codec c, int dir) {
+    const scz_cuda_codec_ops *g = scz__cuda_codec_ops(c);
+    if (!g || !scz__codec_ops(c)) return 0;
+    return dir == SCZ_CUDA_ENCODE ? g->encode != nullptr : g->decode != nullptr;
+}
+extern "C" int scz_cuda_codec_supported(scz_codec c) {
+    return scz__cuda_can(c, SCZ_CUDA_ENCODE) && scz__cuda_can(c, SCZ_CUDA_DECODE);
+}
 
 /* ---------------- device-pointer API ---------------- */
 
@@ -596,8 +603,8 @@ scz_status plan_device(scz_ctx *ctx, const scz_params *params, const scz_shape *
                        const scz_codec_ops **ops, scz_cuda_batch *b, Layout *L, size_t *dec_total = nullptr) {
     scz_status st = scz__plan(ctx, params, shape, h, ops);
     if (st) return st;
-    if (!scz_cuda_codec_supported(h->codec))
-        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec '%s' has no GPU kernels in this build",
+    if (!scz__cuda_can(h->codec, SCZ_CUDA_ENCODE))
+        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec '%s' has no GPU compression kernels in this build",
                          scz_codec_name(h->codec));
     if ((*ops)->prepare && (st = (*ops)->prepare(ctx, h, NULL))) return st;
     if (h->num_chunks == 0) {
@@ -725,8 +732,8 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec '%s' is not available in this build",
                          scz_codec_name(h.codec));
     if (ops->check_header && (st = ops->check_header(ctx, &h))) return st;
-    if (!scz_cuda_codec_supported(h.codec))
-        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec '%s' has no GPU kernels in this build",
+    if (!scz__cuda_can(h.codec, SCZ_CUDA_DECODE))
+        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec '%s' has no GPU decompression kernels in this build",
                          scz_codec_name(h.codec));
     if (dst_cap < h.raw_bytes || (!d_dst && h.raw_bytes))
         return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination holds %zu bytes, the array needs %llu", dst_cap,
