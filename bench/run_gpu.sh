@@ -17,7 +17,9 @@
 # measures nvCOMP beside scz), BUILD (default /tmp/scz-gpu-build),
 # CUDA_ARCH (default 90), SAN_TIMEOUT (seconds per sanitizer and test, default 420), BIG_GIB (host-API run of a large array, default 10;
 # 0 skips it), JOBS, GPU_TESTS (the GPU test programs run alone and under
-# the sanitizers; default test_cuda_ndzip test_cuda_huffman), HUFF_MI (the
+# the sanitizers; default test_cuda_ndzip test_cuda_huffman test_cuda_lossy),
+# LOSSY (REL bounds of the lossy benchmark, default 1e-2,1e-3,1e-4; empty
+# skips it), HUFF_MI (the
 # huffman benchmark's u16 codes, in Mi; default 128, 0 skips it).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,7 +32,8 @@ STEPS=${STEPS:-build test memcheck racecheck synccheck bench}
 CUDA_ARCH=${CUDA_ARCH:-90}
 BIG_GIB=${BIG_GIB:-10}
 JOBS=${JOBS:-$(nproc)}
-GPU_TESTS=${GPU_TESTS:-test_cuda_ndzip test_cuda_huffman}
+GPU_TESTS=${GPU_TESTS:-test_cuda_ndzip test_cuda_huffman test_cuda_lossy}
+LOSSY=${LOSSY-1e-2,1e-3,1e-4}
 HUFF_MI=${HUFF_MI:-128}
 mkdir -p "$OUT"
 export SCZ_DATA_DIR="$DATA"
@@ -99,6 +102,7 @@ if has bench; then
     for f in "$LARGE_DIR"/tiled_*; do [ -f "$f" ] && files+=(--file "$f"); done
   fi
   "$BUILD/bench/scz_bench_gpu" --data "$DATA" "${files[@]}" --reps 20 --warmup 3 --host --huffman "$HUFF_MI" \
+    ${LOSSY:+--lossy "$LOSSY"} \
     --csv "$OUT/bench.csv" >"$OUT/bench.log" 2>&1
   note "bench: rc=$?"
   cat "$OUT/bench.log" >>"$SUMMARY"

@@ -26,6 +26,7 @@
 
 #include <cuda_runtime.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,6 +189,50 @@ static const char *dims_str(const scz_shape *s, char *buf, size_t n) {
     return buf;
 }
 
+/* Device-to-device timing loops (CUDA events on s): n runs after the
+ * warm-up, GB/s of raw bytes into t[]. */
+static scz_status time_compress(scz_ctx *gpu, const scz_params *p, const scz_shape *shape, const void *d_src,
+                                void *d_z, size_t bound, uint64_t *size_out, cudaStream_t s, int n, double *t) {
+    const size_t raw = shape_bytes(shape);
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    scz_status r = SCZ_OK;
+    for (int i = -g_warmup; i < n && !r; i++) {
+        float ms;
+        CK(cudaEventRecord(e0, s));
+        r = scz_cuda_compress(gpu, p, shape, d_src, d_z, bound, size_out, s);
+        CK(cudaEventRecord(e1, s));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (i >= 0) t[i] = raw / (ms * 1e-3) / 1e9;
+    }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    return r;
+}
+
+static scz_status time_decompress(scz_ctx *gpu, const void *d_z, size_t zn, void *d_out, size_t raw,
+                                  scz_status *status, cudaStream_t s, int n, double *t) {
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    scz_status r = SCZ_OK;
+    for (int i = -g_warmup; i < n && !r; i++) {
+        float ms;
+        CK(cudaEventRecord(e0, s));
+        r = scz_cuda_decompress(gpu, d_z, zn, d_out, raw, NULL, status, s);
+        CK(cudaEventRecord(e1, s));
+        CK(cudaEventSynchronize(e1));
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (i >= 0) t[i] = raw / (ms * 1e-3) / 1e9;
+        if (!r && *status) r = *status;
+    }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    return r;
+}
+
 static void bench_device(scz_ctx *gpu, const input *in, const void *h_src, double copy) {
     const size_t raw = shape_bytes(&in->shape);
     scz_params p;
@@ -205,36 +250,16 @@ static void bench_device(scz_ctx *gpu, const input *in, const void *h_src, doubl
     CK(cudaMallocHost((void **)&status, sizeof *status));
     cudaStream_t s;
     CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
     scz_status r = scz_cuda_reserve(gpu, scz_cuda_scratch_size(&in->shape, &p));
     int n = g_reps > 200 ? 200 : g_reps;
     double tc[200], td[200];
-    for (int i = -g_warmup; i < n && !r; i++) {
-        float ms;
-        CK(cudaEventRecord(e0, s));
-        r = scz_cuda_compress(gpu, &p, &in->shape, d_src, d_z, bound, size_out, s);
-        CK(cudaEventRecord(e1, s));
-        CK(cudaEventSynchronize(e1));
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        if (i >= 0) tc[i] = raw / (ms * 1e-3) / 1e9;
-    }
+    if (!r) r = time_compress(gpu, &p, &in->shape, d_src, d_z, bound, size_out, s, n, tc);
     if (r) {
         printf("%-34s FAIL compress: %s (%s)\n", in->name, scz_status_string(r), scz_ctx_last_error(gpu));
         g_fail = 1;
     }
     const size_t zn = (size_t)*size_out;
-    for (int i = -g_warmup; i < n && !r; i++) {
-        float ms;
-        CK(cudaEventRecord(e0, s));
-        r = scz_cuda_decompress(gpu, d_z, zn, d_out, raw, NULL, status, s);
-        CK(cudaEventRecord(e1, s));
-        CK(cudaEventSynchronize(e1));
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        if (i >= 0) td[i] = raw / (ms * 1e-3) / 1e9;
-        if (!r && *status) r = *status;
-    }
+    if (!r) r = time_decompress(gpu, d_z, zn, d_out, raw, status, s, n, td);
     if (r) {
         printf("%-34s FAIL decompress: %s (%s)\n", in->name, scz_status_string(r), scz_ctx_last_error(gpu));
         g_fail = 1;
@@ -271,8 +296,105 @@ static void bench_device(scz_ctx *gpu, const input *in, const void *h_src, doubl
             f->nrows = nvc_bench(d_src, h_src, raw, (int)scz_dtype_size(in->shape.dtype), n, g_warmup, f->rows);
         }
     }
-    CK(cudaEventDestroy(e0));
-    CK(cudaEventDestroy(e1));
+    CK(cudaStreamDestroy(s));
+    CK(cudaFreeHost(size_out));
+    CK(cudaFreeHost(status));
+    CK(cudaFree(d_src));
+    CK(cudaFree(d_z));
+    CK(cudaFree(d_out));
+}
+
+/* ---- lossy (--lossy REL,...) ---- */
+
+static double g_lossy[8];
+static int g_nlossy = 0;
+
+/* Largest |x - x'| over the finite values (binary64); *special_ok: every
+ * NaN / infinity came back bit for bit. */
+static double max_err(const scz_shape *sh, const void *a, const void *b, int *special_ok) {
+    const uint64_t n = scz_shape_count(sh);
+    const size_t es = scz_dtype_size(sh->dtype);
+    double m = 0;
+    *special_ok = 1;
+    for (uint64_t i = 0; i < n; i++) {
+        const double x = es == 8 ? ((const double *)a)[i] : ((const float *)a)[i];
+        const double y = es == 8 ? ((const double *)b)[i] : ((const float *)b)[i];
+        if (!isfinite(x)) {
+            if (memcmp((const char *)a + i * es, (const char *)b + i * es, es)) *special_ok = 0;
+        } else if (!(fabs(x - y) <= m)) {
+            m = fabs(x - y);
+        }
+    }
+    return m;
+}
+
+/* Device-to-device lossy compress / decompress at a REL bound. Without GPU
+ * decompression kernels the CPU decodes the stream for the check and the
+ * decompression columns say "-". */
+static void bench_lossy(scz_ctx *gpu, scz_ctx *cpu, const input *in, const void *h_src, double copy, double rel) {
+    const size_t raw = shape_bytes(&in->shape);
+    scz_params p;
+    scz_params_init(&p, SCZ_CODEC_LOSSY);
+    p.chunk_bytes = g_chunk;
+    p.eb_mode = SCZ_EB_REL;
+    p.eb = rel;
+    const size_t bound = scz_compress_bound(&in->shape, &p);
+    void *d_src, *d_z, *d_out;
+    CK(cudaMalloc(&d_src, raw));
+    CK(cudaMalloc(&d_z, bound));
+    CK(cudaMalloc(&d_out, raw));
+    CK(cudaMemcpy(d_src, h_src, raw, cudaMemcpyHostToDevice));
+    uint64_t *size_out;
+    scz_status *status;
+    CK(cudaMallocHost((void **)&size_out, 8));
+    CK(cudaMallocHost((void **)&status, sizeof *status));
+    cudaStream_t s;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    const int n = g_reps > 200 ? 200 : g_reps;
+    double tc[200], td[200];
+    scz_status r = scz_cuda_reserve(gpu, scz_cuda_scratch_size(&in->shape, &p));
+    if (!r) r = time_compress(gpu, &p, &in->shape, d_src, d_z, bound, size_out, s, n, tc);
+    char cfg[64];
+    snprintf(cfg, sizeof cfg, "REL %g", rel);
+    if (r) {
+        printf("%-34s %-10s FAIL compress: %s (%s)\n", in->name, cfg, scz_status_string(r), scz_ctx_last_error(gpu));
+        g_fail = 1;
+    } else {
+        const size_t zn = (size_t)*size_out;
+        const int gpu_dec = scz_cuda_codec_supported(SCZ_CODEC_LOSSY);
+        uint8_t *hz = malloc(zn);
+        void *h = malloc(raw);
+        CK(cudaMemcpy(hz, d_z, zn, cudaMemcpyDeviceToHost));
+        if (gpu_dec) {
+            r = time_decompress(gpu, d_z, zn, d_out, raw, status, s, n, td);
+            if (!r) CK(cudaMemcpy(h, d_out, raw, cudaMemcpyDeviceToHost));
+        } else {
+            r = scz_decompress(cpu, hz, zn, h, raw, NULL);
+        }
+        scz_info info;
+        memset(&info, 0, sizeof info);
+        int sok = 0;
+        const double me = r ? 0 : max_err(&in->shape, h_src, h, &sok);
+        const int ok = !r && scz_inspect(hz, zn, &info) == SCZ_OK && sok && me <= info.eb_abs;
+        if (!ok) g_fail = 1;
+        const double mc = bench_median(tc, n), md = gpu_dec && !r ? bench_median(td, n) : 0;
+        char dec[32], decp[16];
+        if (gpu_dec && !r) {
+            snprintf(dec, sizeof dec, "%9.1f", md);
+            snprintf(decp, sizeof decp, "%5.1f%%", 100 * md / copy);
+        } else {
+            snprintf(dec, sizeof dec, "%9s", "-");
+            snprintf(decp, sizeof decp, "%6s", "-");
+        }
+        printf("%-34s %-10s %7.3f %9.1f %5.1f%% %s %s  %s (max err %.3g, bound %.3g)\n", in->name, cfg,
+               (double)raw / zn, mc, 100 * mc / copy, dec, decp, ok ? "within bound" : "FAIL", me, info.eb_abs);
+        if (g_csv)
+            fprintf(g_csv, "lossy-rel%g:%s,%s,,%zu,%zu,%.4f,%.2f,%.2f,%.2f,%s\n", rel, in->name,
+                    scz_dtype_name(in->shape.dtype), raw, zn, (double)raw / zn, mc, md, copy,
+                    ok ? "bound" : "FAIL");
+        free(h);
+        free(hz);
+    }
     CK(cudaStreamDestroy(s));
     CK(cudaFreeHost(size_out));
     CK(cudaFreeHost(status));
@@ -545,7 +667,7 @@ static void usage(void) {
     fprintf(stderr,
             "usage: scz_bench_gpu [--data DIR] [--file PATH]... [--only S1,S2] [--reps N] [--warmup N]\n"
             "                     [--chunk BYTES] [--host] [--big GIB] [--csv FILE] [--no-nvcomp]\n"
-            "                     [--huffman MI | --huffman-only MI]\n");
+            "                     [--huffman MI | --huffman-only MI] [--lossy REL[,REL...]]\n");
     exit(2);
 }
 
@@ -578,6 +700,12 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--big") && v) g_big_gib = atof(argv[++i]);
         else if (!strcmp(a, "--csv") && v) csv = argv[++i];
         else if (!strcmp(a, "--huffman") && v) g_huff_mi = atof(argv[++i]);
+        else if (!strcmp(a, "--lossy") && v) {
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", argv[++i]);
+            for (char *tok = strtok(buf, ","); tok && g_nlossy < 8; tok = strtok(NULL, ","))
+                g_lossy[g_nlossy++] = atof(tok);
+        }
         else if (!strcmp(a, "--huffman-only") && v) {
             g_huff_mi = atof(argv[++i]);
             g_huff_only = 1;
@@ -648,6 +776,22 @@ int main(int argc, char **argv) {
         free(h);
     }
     print_nvcomp(copy);
+    if (g_nlossy) {
+        printf("\nlossy device to device, median of %d after %d warm-up; GB/s = raw bytes / time / 1e9; %% = of the "
+               "copy bandwidth; checked against the bound in binary64\n",
+               g_reps, g_warmup);
+        printf("%-34s %-10s %7s %9s %6s %9s %6s  %s\n", "file", "bound", "ratio", "comp GB/s", "%copy", "dec GB/s",
+               "%copy", "check");
+        for (int i = 0; i < nin; i++) {
+            if (ins[i].shape.dtype != SCZ_DTYPE_F32 && ins[i].shape.dtype != SCZ_DTYPE_F64) continue;
+            if (only && !strstr(only, ins[i].name) && !strstr(ins[i].name, only)) continue;
+            size_t raw = shape_bytes(&ins[i].shape);
+            void *h = read_file(ins[i].path, raw);
+            if (!h) continue;
+            for (int k = 0; k < g_nlossy; k++) bench_lossy(gpu, cpu, &ins[i], h, copy, g_lossy[k]);
+            free(h);
+        }
+    }
     if (g_host) {
         printf("\nhost to host (pageable buffers, streamed through pinned staging; wall clock, median of 3 after 1 "
                "warm-up):\n");

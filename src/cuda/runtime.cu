@@ -11,6 +11,8 @@
 #include "cuda_rt.h"
 #include "../util/xxh64.h"
 
+#include <cub/cub.cuh>
+
 extern "C" {
 #include "backend.h"
 }
@@ -596,17 +598,103 @@ extern "C" int scz_cuda_codec_supported(scz_codec c) {
 
 namespace {
 
+/* Finite minimum, maximum and count of a device array (scz_value_range's
+ * definition): per-block partials, then one block. */
+constexpr unsigned RANGE_NT = 256, RANGE_BLOCKS = 1024;
+struct RangePart {
+    double lo, hi;
+    unsigned long long n;
+};
+
+__device__ __forceinline__ RangePart range_join(RangePart a, const RangePart &b) {
+    a.lo = b.lo < a.lo ? b.lo : a.lo;
+    a.hi = b.hi > a.hi ? b.hi : a.hi;
+    a.n += b.n;
+    return a;
+}
+
+struct RangeOp {
+    __device__ __forceinline__ RangePart operator()(const RangePart &a, const RangePart &b) const {
+        return range_join(a, b);
+    }
+};
+
+__global__ void __launch_bounds__(RANGE_NT) k_range(const void *src, uint64_t n, int f64, RangePart *part) {
+    typedef cub::BlockReduce<RangePart, RANGE_NT> Red;
+    __shared__ typename Red::TempStorage ts;
+    RangePart m{INFINITY, -INFINITY, 0};
+    const uint64_t stride = (uint64_t)gridDim.x * RANGE_NT;
+    for (uint64_t i = (uint64_t)blockIdx.x * RANGE_NT + threadIdx.x; i < n; i += stride) {
+        const double v = f64 ? static_cast<const double *>(src)[i] : (double)static_cast<const float *>(src)[i];
+        if (isfinite(v)) m = range_join(m, RangePart{v, v, 1});
+    }
+    const RangePart t = Red(ts).Reduce(m, RangeOp());
+    if (threadIdx.x == 0) part[blockIdx.x] = t;
+}
+
+__global__ void __launch_bounds__(RANGE_NT) k_range_end(RangePart *part, unsigned nb) {
+    typedef cub::BlockReduce<RangePart, RANGE_NT> Red;
+    __shared__ typename Red::TempStorage ts;
+    RangePart m{INFINITY, -INFINITY, 0};
+    for (unsigned i = threadIdx.x; i < nb; i += RANGE_NT) m = range_join(m, part[i]);
+    const RangePart t = Red(ts).Reduce(m, RangeOp());
+    if (threadIdx.x == 0) part[0] = t;
+}
+
+scz_status grow_scratch(scz_ctx *ctx, size_t bytes);
+
+/* The value range of a device array of f32 / f64, on stream s; waits for
+ * it (a bound relative to the range goes into the header and drives the
+ * quantization: the one host round trip a REL bound forces). */
+scz_status device_range(scz_ctx *ctx, const scz_header *h, const void *d_src, cudaStream_t s, double range[2]) {
+    Ctx *c = cctx(ctx);
+    const uint64_t n = h->raw_bytes / scz_dtype_size(h->dtype);
+    scz_status st;
+    if ((st = grow_scratch(ctx, RANGE_BLOCKS * sizeof(RangePart)))) return st;
+    CK(hgrow(&c->pin_small, &c->pin_small_cap, 64), "pinned allocation");
+    RangePart *part = reinterpret_cast<RangePart *>(c->scr);
+    uint64_t nb = (n + RANGE_NT * 8 - 1) / (RANGE_NT * 8);
+    if (nb > RANGE_BLOCKS) nb = RANGE_BLOCKS;
+    if (nb < 1) nb = 1;
+    k_range<<<(unsigned)nb, RANGE_NT, 0, s>>>(d_src, n, h->dtype == SCZ_DTYPE_F64, part);
+    k_range_end<<<1, RANGE_NT, 0, s>>>(part, (unsigned)nb);
+    CK(cudaMemcpyAsync(c->pin_small, part, sizeof(RangePart), cudaMemcpyDeviceToHost, s), "value range copy");
+    CK(cudaStreamSynchronize(s), "value range");
+    RangePart r;
+    memcpy(&r, c->pin_small, sizeof r);
+    range[0] = r.n ? r.lo : 0;
+    range[1] = r.n ? r.hi : 0;
+    return SCZ_OK;
+}
+
 /* Plans a device compression of all chunks in one batch: the scratch
  * layout of the compression (L) and, where dec_total is given, the scratch
- * a decompression of the stream needs at most. */
+ * a decompression of the stream needs at most. A codec whose bound depends
+ * on the data (lossy REL) is prepared from the value range of d_src,
+ * computed on the device (none when only sizing: d_src NULL). */
 scz_status plan_device(scz_ctx *ctx, const scz_params *params, const scz_shape *shape, scz_header *h,
-                       const scz_codec_ops **ops, scz_cuda_batch *b, Layout *L, size_t *dec_total = nullptr) {
+                       const scz_codec_ops **ops, scz_cuda_batch *b, Layout *L, size_t *dec_total = nullptr,
+                       const void *d_src = nullptr, cudaStream_t s = nullptr) {
     scz_status st = scz__plan(ctx, params, shape, h, ops);
     if (st) return st;
     if (!scz__cuda_can(h->codec, SCZ_CUDA_ENCODE))
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec '%s' has no GPU compression kernels in this build",
                          scz_codec_name(h->codec));
-    if ((*ops)->prepare && (st = (*ops)->prepare(ctx, h, NULL))) return st;
+    if ((*ops)->prepare_range && (h->eb_mode == SCZ_EB_REL || h->eb_mode == SCZ_EB_PSNR)) {
+        double range[2] = {0, 0};
+        if (ctx && d_src && h->raw_bytes && (st = device_range(ctx, h, d_src, s, range))) return st;
+        void *pass = nullptr;
+        if ((st = (*ops)->prepare_range(ctx, h, range, &pass))) return st;
+        if (pass) { /* the PSNR rule's passes over the data */
+            (*ops)->pass_free(pass);
+            if (ctx && d_src && h->raw_bytes)
+                return scz__fail(ctx, SCZ_ERR_UNSUPPORTED,
+                                 "a PSNR bound on a device array is not supported yet (its passes run on the "
+                                 "host): compress through the host API, or give an ABS or REL bound");
+        }
+    } else if ((*ops)->prepare && (st = (*ops)->prepare(ctx, h, NULL))) {
+        return st;
+    }
     if (h->num_chunks == 0) {
         *L = layout(0, 0, 0);
         if (dec_total) *dec_total = L->total;
@@ -659,11 +747,13 @@ extern "C" scz_status scz_cuda_compress(scz_ctx *ctx, const scz_params *params, 
     const scz_codec_ops *ops;
     scz_cuda_batch b;
     Layout L = {};
-    scz_status st = plan_device(ctx, params, shape, &h, &ops, &b, &L);
-    if (st) return st;
-    if (!d_src && h.raw_bytes) return scz__fail(ctx, SCZ_ERR_ARG, "d_src must not be NULL");
     if (((uintptr_t)d_src | (uintptr_t)d_dst) & 15)
         return scz__fail(ctx, SCZ_ERR_ARG, "device buffers must be 16-byte aligned");
+    DevGuard dg0(cctx(ctx)->device);
+    scz_status st = plan_device(ctx, params, shape, &h, &ops, &b, &L, nullptr, d_src,
+                                reinterpret_cast<cudaStream_t>(stream));
+    if (st) return st;
+    if (!d_src && h.raw_bytes) return scz__fail(ctx, SCZ_ERR_ARG, "d_src must not be NULL");
     size_t bound = scz_compress_bound(shape, params);
     if (!bound) return scz__fail(ctx, SCZ_ERR_OVERFLOW, "the compressed size bound overflows");
     if (dst_cap < bound)

@@ -48,6 +48,7 @@
  * deterministic and equal the CPU's.
  */
 #include "huffman_cuda.h"
+#include "huffman_enc_cuda.h"
 
 #include <cub/cub.cuh>
 
@@ -504,19 +505,36 @@ struct EParams {
     uint64_t count_full, count_last, raw_full, words_cap, units_cap, segs_cap;
     uint32_t ng, gc0, es, Kcap, Kc, tiles, ring;
     uint64_t dynbytes; /* k_ebook's dynamic shared memory */
+    /* stream sets (scz__hse_*, huffman_enc_cuda.h): bare Huffman streams
+     * (no codec header, never stored) of K symbols, counts per stream */
+    const uint32_t *cnt; /* per-stream counts, NULL: count_full / count_last */
+    const uint64_t *woff; /* where each stream goes in pay, ~0: not written */
+    uint32_t hdr, K;     /* codec header bytes (16, 0 for bare streams); K (0: the codec's) */
 };
 
 struct ELayout {
-    uint32_t GC, Kcap, Kc, tiles, ring;
-    uint64_t words_cap, units_cap, segs_cap;
-    size_t cub_bytes, total;
+    uint32_t GC, Kcap, Kc, tiles, ring, es;
+    uint64_t count_full, words_cap, units_cap, segs_cap;
+    size_t cub_bytes, state, work, total;
 };
 
-/* Scratch layout of a group of GC chunks (pointers when base != NULL). */
-size_t elayout_take(const ELayout &L, const scz_cuda_batch *b, uint8_t *base, EParams *p, void **cubtmp) {
+/* The bitstream work area of a group (pointers when base != NULL): apart
+ * from the rest, so that stream sets written one after the other share it. */
+size_t elayout_work(const ELayout &L, uint8_t *base, EParams *p) {
+    Bump W{base, 0};
+    const size_t g = L.GC;
+    p->words = W.take<uint32_t>(g * L.words_cap);
+    p->gapb = W.take<uint8_t>(g * L.units_cap);
+    p->segf = W.take<uint32_t>(g * L.segs_cap);
+    return W.o;
+}
+
+/* Scratch layout of a group of GC chunks (pointers when base != NULL),
+ * without the work area. */
+size_t elayout_take(const ELayout &L, uint8_t *base, EParams *p, void **cubtmp) {
     Bump B{base, 0};
-    const size_t g = L.GC, N = (size_t)L.GC * b->full.count;
-    const bool u32 = b->full.esize == 4;
+    const size_t g = L.GC, N = (size_t)L.GC * L.count_full;
+    const bool u32 = L.es == 4;
     p->meta = B.take<EMeta>(g);
     p->hist = B.take<uint32_t>(g * L.Kcap);
     p->keysA = B.take<uint64_t>(g * L.Kc);
@@ -531,9 +549,6 @@ size_t elayout_take(const ELayout &L, const scz_cuda_batch *b, uint8_t *base, EP
     p->runs = B.take<uint32_t>(g * L.Kcap);
     p->tbits = B.take<uint64_t>(g * L.tiles);
     p->tesc = B.take<uint32_t>(g * L.tiles);
-    p->words = B.take<uint32_t>(g * L.words_cap);
-    p->gapb = B.take<uint8_t>(g * L.units_cap);
-    p->segf = B.take<uint32_t>(g * L.segs_cap);
     p->ekeys = B.take<uint64_t>(u32 ? N : 0);
     p->ekeys2 = B.take<uint64_t>(u32 ? N : 0);
     p->uniq = B.take<uint64_t>(u32 ? N : 0);
@@ -556,15 +571,15 @@ size_t elayout_take(const ELayout &L, const scz_cuda_batch *b, uint8_t *base, EP
 }
 
 /* CUB temporary storage of the sorts and scans of a group. */
-size_t cub_bytes(const ELayout &L, const scz_cuda_batch *b) {
+size_t cub_bytes(const ELayout &L) {
     size_t need = 0, x = 0;
     const int ng = (int)L.GC;
     cub::DeviceSegmentedRadixSort::SortKeys(nullptr, x, (const uint64_t *)nullptr, (uint64_t *)nullptr,
                                             (int)(L.GC * L.Kc), ng, (const int *)nullptr, (const int *)nullptr, 0,
                                             48);
     need = x > need ? x : need;
-    if (b->full.esize == 4) {
-        const int N = (int)(L.GC * b->full.count);
+    if (L.es == 4) {
+        const int N = (int)(L.GC * L.count_full);
         x = 0;
         cub::DeviceRadixSort::SortKeys(nullptr, x, (const uint64_t *)nullptr, (uint64_t *)nullptr, N, 0, 64);
         need = x > need ? x : need;
@@ -584,10 +599,12 @@ size_t cub_bytes(const ELayout &L, const scz_cuda_batch *b) {
     return need + 256;
 }
 
-ELayout elayout(const scz_cuda_batch *b) {
+/* Geometry of a group of streams of at most cf symbols of es bytes; the
+ * group size L.GC is set by the caller, then elayout_sizes. */
+ELayout elayout_geom(uint64_t cf, uint32_t es) {
     ELayout L;
-    const uint64_t cf = b->full.count;
-    const uint32_t es = b->full.esize;
+    L.es = es;
+    L.count_full = cf;
     L.Kcap = es == 1 ? 256u : 65536u;
     L.Kc = (uint32_t)(cf < L.Kcap ? cf : L.Kcap);
     if (L.Kc < 1) L.Kc = 1;
@@ -598,6 +615,23 @@ ELayout elayout(const scz_cuda_batch *b) {
     uint32_t r = 1;
     while (r < (L.Kc + 1) / 2) r <<= 1;
     L.ring = r;
+    L.GC = 1;
+    return L;
+}
+
+void elayout_sizes(ELayout &L) {
+    L.cub_bytes = cub_bytes(L);
+    EParams tmp;
+    void *ct;
+    L.state = elayout_take(L, nullptr, &tmp, &ct);
+    L.work = elayout_work(L, nullptr, &tmp);
+    L.total = L.state + L.work;
+}
+
+ELayout elayout(const scz_cuda_batch *b) {
+    const uint64_t cf = b->full.count;
+    const uint32_t es = b->full.esize;
+    ELayout L = elayout_geom(cf, es);
     /* group size: about 64 Mi symbols (4 Mi for u32) and 256 MiB of
      * per-chunk tables, at least one chunk */
     const uint64_t elems = es == 4 ? (4ull << 20) : (64ull << 20);
@@ -609,11 +643,12 @@ ELayout elayout(const scz_cuda_batch *b) {
     if (gc > b->n) gc = b->n;
     if (gc < 1) gc = 1;
     L.GC = (uint32_t)gc;
-    L.cub_bytes = cub_bytes(L, b);
-    EParams tmp;
-    void *ct;
-    L.total = elayout_take(L, b, nullptr, &tmp, &ct);
+    elayout_sizes(L);
     return L;
+}
+
+__device__ __forceinline__ uint64_t ecount(const EParams &p, uint32_t cl) {
+    return p.cnt ? p.cnt[cl] : chunk_count(cl, p.ng, p.count_full, p.count_last);
 }
 
 __device__ __forceinline__ uint32_t esym(const EParams &p, uint32_t cl, uint64_t i) {
@@ -711,7 +746,7 @@ __global__ void k_udsym(EParams p, uint64_t N) {
 __global__ void __launch_bounds__(NT) k_ehist(EParams p) {
     __shared__ uint32_t h[256];
     const uint32_t cl = blockIdx.y;
-    const uint64_t n = chunk_count(cl, p.ng, p.count_full, p.count_last);
+    const uint64_t n = ecount(p, cl);
     const uint64_t i0 = (uint64_t)blockIdx.x * ETILE;
     if (i0 >= n) return;
     const uint64_t i1 = i0 + ETILE < n ? i0 + ETILE : n;
@@ -744,7 +779,7 @@ constexpr uint32_t HTILE16 = 31 * HUNROLL * NT; /* 63488 symbols per block */
 __global__ void __launch_bounds__(NT) k_ehist16(EParams p) {
     extern __shared__ uint32_t hw[];
     const uint32_t cl = blockIdx.y, tid = threadIdx.x, lane = tid & 31;
-    const uint64_t n = chunk_count(cl, p.ng, p.count_full, p.count_last);
+    const uint64_t n = ecount(p, cl);
     const uint64_t i0 = (uint64_t)blockIdx.x * HTILE16;
     if (i0 >= n) return;
     const uint64_t i1 = i0 + HTILE16 < n ? i0 + HTILE16 : n;
@@ -831,8 +866,8 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
     const uint32_t cl = blockIdx.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     EMeta *M = p.meta + cl;
     const uint32_t m = M->used;
-    const uint64_t n = chunk_count(cl, p.ng, p.count_full, p.count_last);
-    const uint32_t K = p.es == 1 ? 256u : p.es == 2 ? 65536u : M->K;
+    const uint64_t n = ecount(p, cl);
+    const uint32_t K = p.K ? p.K : p.es == 1 ? 256u : p.es == 2 ? 65536u : M->K;
     const uint64_t *keys = p.keysB + (size_t)cl * p.Kc; /* by (count, symbol) */
     const uint64_t *ukeys = p.keysA + (size_t)cl * p.Kc; /* by symbol (the sort's input, unchanged) */
     uint8_t *len = p.len + (size_t)cl * p.Kcap;          /* only used symbols are ever read */
@@ -1048,7 +1083,7 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
         const uint64_t hs = n ? SCZ_HUFF_HDR_BYTES + cbb + (nu + 1) / 2 + 4 * nsg + 4 * nw : SCZ_HUFF_HDR_BYTES;
         const uint32_t dm = p.es == 4 ? M->dm : 0;
         const uint32_t nesc = p.es == 4 ? p.nescc[cl] : 0;
-        const uint64_t size = HDR + 4 * (uint64_t)dm + hs + 4 * (uint64_t)nesc;
+        const uint64_t size = p.hdr + 4 * (uint64_t)dm + hs + 4 * (uint64_t)nesc;
         M->count = n;
         M->K = K;
         M->dm = dm;
@@ -1058,13 +1093,13 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
         M->n_units = (uint32_t)nu;
         M->n_segs = (uint32_t)nsg;
         M->n_words = (uint32_t)nw;
-        if (size >= HDR + n * p.es) {
+        if (p.hdr && size >= p.hdr + n * p.es) {
             M->mode = 0;
-            M->size = HDR + n * p.es;
+            M->size = p.hdr + n * p.es;
         } else {
             M->mode = 1;
             M->size = size;
-            M->r_hs = HDR + 4 * (uint64_t)dm;
+            M->r_hs = p.hdr + 4 * (uint64_t)dm;
             M->r_cb = M->r_hs + SCZ_HUFF_HDR_BYTES;
             M->r_gap = M->r_cb + cbb;
             M->r_seg = M->r_gap + (nu + 1) / 2;
@@ -1141,6 +1176,11 @@ __global__ void __launch_bounds__(NT) k_etscan(EParams p) {
         if (t < T) {
             tb[t] = cb + ex;
             te[t] = (uint32_t)(ce + ey);
+            if (x) { /* the tile's edge words, shared with its neighbours, are or-ed into by k_eenc */
+                uint32_t *words = p.words + (size_t)cl * p.words_cap;
+                words[(cb + ex) >> 5] = 0;
+                words[(cb + ex + x - 1) >> 5] = 0;
+            }
         }
         cb += tot;
         ce += toty;
@@ -1236,7 +1276,7 @@ __global__ void __launch_bounds__(NT) k_eenc(EParams p) {
 
 /* Byte q of chunk cl's payload. */
 __device__ __forceinline__ uint32_t pay_byte(const EParams &p, uint32_t cl, const EMeta &M, uint64_t q) {
-    if (q < HDR) {
+    if (q < p.hdr) {
         if (q == 0) return M.mode;
         if (q == 1) return p.es;
         if (M.mode == 0) return 0;
@@ -1244,9 +1284,9 @@ __device__ __forceinline__ uint32_t pay_byte(const EParams &p, uint32_t cl, cons
         if (q >= 8 && q < 12) return (M.nesc >> (8 * (q - 8))) & 255;
         return 0;
     }
-    if (M.mode == 0) return p.src[(uint64_t)cl * p.raw_full + (q - HDR)];
+    if (M.mode == 0) return p.src[(uint64_t)cl * p.raw_full + (q - p.hdr)];
     if (q < M.r_hs) {
-        const uint64_t k = q - HDR;
+        const uint64_t k = q - p.hdr;
         return (p.dict[(size_t)cl * 65536 + k / 4] >> (8 * (k & 3))) & 255;
     }
     if (q < M.r_cb) {
@@ -1282,7 +1322,7 @@ __global__ void __launch_bounds__(NT) k_easm(EParams p) {
     const uint32_t cl = blockIdx.y;
     const EMeta &M = p.meta[cl];
     const uint64_t q0 = (uint64_t)blockIdx.x * ASM_BYTES;
-    if (q0 >= M.size) return;
+    if (M.mode > 1 || q0 >= M.size) return; /* mode 3: a stream set's stream not written */
     uint8_t *P = p.pay + M.off;
     const uint64_t q1 = q0 + ASM_BYTES < M.size ? q0 + ASM_BYTES : M.size;
     /* aligned words overlapping [q0, q1) of the payload */
@@ -1318,6 +1358,87 @@ __global__ void __launch_bounds__(NT) k_easm(EParams p) {
 /* Shared memory of k_ebook beyond its static part. */
 size_t ebook_dyn(uint32_t ring, uint32_t Kc) { return (size_t)ring * 4 + Kc; }
 
+/* Histograms, codebooks and sizes of the p.ng streams of a group (their
+ * symbols in p.src / esym). */
+cudaError_t e_plan(EParams &p, const ELayout &L, void *cubtmp, cudaStream_t s) {
+    const uint32_t ng = p.ng;
+    cudaError_t e;
+    if ((e = cudaMemsetAsync(p.hist, 0, (size_t)ng * L.Kcap * 4, s))) return e;
+    const dim3 tiles(L.tiles, ng);
+    if (L.Kcap == 65536 && p.count_full >= HTILE16 / 2)
+        k_ehist16<<<dim3((unsigned)((p.count_full + HTILE16 - 1) / HTILE16), ng), NT, 131072, s>>>(p);
+    else
+        k_ehist<<<tiles, NT, 0, s>>>(p);
+    k_eleaves<<<ng, NT, 0, s>>>(p);
+    size_t tb = L.cub_bytes;
+    if ((e = cub::DeviceSegmentedRadixSort::SortKeys(cubtmp, tb, (const uint64_t *)p.keysA, p.keysB, (int)(ng * L.Kc),
+                                                      (int)ng, (const int *)p.segb, (const int *)p.sege, 0, 48, s)))
+        return e;
+    k_ebook<<<ng, NT, p.dynbytes, s>>>(p);
+    return cudaGetLastError();
+}
+
+/* Bitstreams of the group's coded streams (meta mode 1), then their bytes
+ * at p.pay + meta.off (maxpay: the most bytes of one). */
+cudaError_t e_write(EParams &p, const ELayout &L, uint64_t maxpay, cudaStream_t s) {
+    const uint32_t ng = p.ng;
+    const dim3 tiles(L.tiles, ng);
+    k_etbits<<<tiles, NT, 0, s>>>(p);
+    k_etscan<<<ng, NT, 0, s>>>(p);
+    k_eenc<<<tiles, NT, 0, s>>>(p);
+    k_easm<<<dim3((unsigned)((maxpay + ASM_BYTES - 1) / ASM_BYTES), ng), NT, 0, s>>>(p);
+    return cudaGetLastError();
+}
+
+/* ---- stream sets (huffman_enc_cuda.h) ---- */
+
+ELayout hse_layout(uint32_t n, uint64_t cap) {
+    ELayout L = elayout_geom(cap ? cap : 1, 2);
+    L.GC = n ? n : 1;
+    elayout_sizes(L);
+    return L;
+}
+
+void hse_params(const scz_hse *h, void *state, void *work, const ELayout &L, EParams *p, void **cubtmp) {
+    memset(p, 0, sizeof *p);
+    elayout_take(L, static_cast<uint8_t *>(state), p, cubtmp);
+    elayout_work(L, static_cast<uint8_t *>(work), p);
+    p->src = reinterpret_cast<const uint8_t *>(h->sym);
+    p->raw_full = h->stride * 2;
+    p->count_full = p->count_last = L.count_full;
+    p->cnt = h->count;
+    p->ng = h->n;
+    p->es = 2;
+    p->K = h->K;
+    p->hdr = 0;
+    p->words_cap = L.words_cap;
+    p->units_cap = L.units_cap;
+    p->segs_cap = L.segs_cap;
+    p->Kcap = L.Kcap;
+    p->Kc = L.Kc;
+    p->tiles = L.tiles;
+    p->ring = L.ring;
+    p->dynbytes = ebook_dyn(L.ring, L.Kc);
+}
+
+__global__ void k_hse_size(EParams p, uint64_t *size, uint64_t *bits) {
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= p.ng) return;
+    if (size) size[i] = p.meta[i].size;
+    if (bits) bits[i] = p.meta[i].total_bits;
+}
+
+__global__ void k_hse_place(EParams p) {
+    const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= p.ng) return;
+    const uint64_t o = p.woff[i];
+    if (o == ~0ull) p.meta[i].mode = 3; /* not written */
+    else {
+        p.meta[i].mode = 1;
+        p.meta[i].off = o;
+    }
+}
+
 } // namespace
 
 /* ---- interface to the runtime (scz_cuda_codec_ops, cuda_rt.h) ---- */
@@ -1350,7 +1471,9 @@ static cudaError_t huf_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
     EParams p;
     memset(&p, 0, sizeof p);
     void *cubtmp;
-    elayout_take(L, b, static_cast<uint8_t *>(scratch), &p, &cubtmp);
+    elayout_take(L, static_cast<uint8_t *>(scratch), &p, &cubtmp);
+    elayout_work(L, static_cast<uint8_t *>(scratch) + L.state, &p);
+    p.hdr = HDR;
     p.choff = choff;
     p.chsize = chsize;
     p.chinfo = chinfo;
@@ -1377,8 +1500,6 @@ static cudaError_t huf_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
         p.src = static_cast<const uint8_t *>(d_src) + (uint64_t)g0 * b->raw_full;
         p.count_last = g0 + ng == b->n ? b->last.count : b->full.count;
         const uint64_t N = (uint64_t)(ng - 1) * p.count_full + p.count_last;
-        if ((e = cudaMemsetAsync(p.hist, 0, (size_t)ng * L.Kcap * 4, s))) return e;
-        if ((e = cudaMemsetAsync(p.words, 0, (size_t)ng * L.words_cap * 4, s))) return e;
         const unsigned nb = (unsigned)((N + NT - 1) / NT);
         if (p.es == 4) {
             size_t tb = L.cub_bytes;
@@ -1407,25 +1528,9 @@ static cudaError_t huf_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
                 return e;
             k_udsym<<<nb, NT, 0, s>>>(p, N);
         }
-        const dim3 tiles(L.tiles, ng);
-        if (L.Kcap == 65536 && p.count_full >= HTILE16 / 2)
-            k_ehist16<<<dim3((unsigned)((p.count_full + HTILE16 - 1) / HTILE16), ng), NT, 131072, s>>>(p);
-        else
-            k_ehist<<<tiles, NT, 0, s>>>(p);
-        k_eleaves<<<ng, NT, 0, s>>>(p);
-        size_t tb = L.cub_bytes;
-        if ((e = cub::DeviceSegmentedRadixSort::SortKeys(cubtmp, tb, (const uint64_t *)p.keysA, p.keysB,
-                                                          (int)(ng * L.Kc), (int)ng, (const int *)p.segb,
-                                                          (const int *)p.sege, 0, 48, s)))
-            return e;
-        k_ebook<<<ng, NT, dyn, s>>>(p);
+        if ((e = e_plan(p, L, cubtmp, s))) return e;
         k_eoff<<<1, NT, 0, s>>>(p);
-        k_etbits<<<tiles, NT, 0, s>>>(p);
-        k_etscan<<<ng, NT, 0, s>>>(p);
-        k_eenc<<<tiles, NT, 0, s>>>(p);
-        const uint64_t maxpay = HDR + p.count_full * p.es;
-        k_easm<<<dim3((unsigned)((maxpay + ASM_BYTES - 1) / ASM_BYTES), ng), NT, 0, s>>>(p);
-        if ((e = cudaGetLastError())) return e;
+        if ((e = e_write(p, L, HDR + p.count_full * p.es, s))) return e;
     }
     return cudaSuccess;
 }
@@ -1490,3 +1595,39 @@ extern const scz_cuda_codec_ops scz__huffman_cuda_ops = {
     SCZ_CODEC_HUFFMAN, huf_cuda_check, huf_cuda_scratch, huf_cuda_encode,
     huf_cuda_decode,   huf_cuda_probe, huf_cuda_error_text,
 };
+
+/* ---- stream sets: bare Huffman streams for other codecs (huffman_enc_cuda.h) ---- */
+
+size_t scz__hse_scratch(uint32_t n, uint64_t cap) { return hse_layout(n, cap).state; }
+size_t scz__hse_work(uint32_t n, uint64_t cap) { return hse_layout(n, cap).work; }
+
+uint64_t scz__hse_bound(uint64_t cap, uint32_t K) {
+    const uint64_t bits = cap * LMAX, units = (bits + U - 1) / U, segs = (units + G - 1) / G;
+    return SCZ_HUFF_HDR_BYTES + 4ull * K + 8 + (units + 1) / 2 + 4 * segs + 4 * ((bits + 31) / 32);
+}
+
+cudaError_t scz__hse_plan(const scz_hse *h, void *state, void *work, uint64_t *d_size, uint64_t *d_bits,
+                          cudaStream_t s) {
+    const ELayout L = hse_layout(h->n, h->cap);
+    EParams p;
+    void *cubtmp;
+    hse_params(h, state, work, L, &p, &cubtmp);
+    cudaError_t e;
+    if ((e = cudaFuncSetAttribute(k_ebook, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p.dynbytes))) return e;
+    if ((e = cudaFuncSetAttribute(k_ehist16, cudaFuncAttributeMaxDynamicSharedMemorySize, 131072))) return e;
+    if ((e = e_plan(p, L, cubtmp, s))) return e;
+    k_hse_size<<<(h->n + NT - 1) / NT, NT, 0, s>>>(p, d_size, d_bits);
+    return cudaGetLastError();
+}
+
+cudaError_t scz__hse_write(const scz_hse *h, void *state, void *work, const uint64_t *d_off, uint8_t *out,
+                           cudaStream_t s) {
+    const ELayout L = hse_layout(h->n, h->cap);
+    EParams p;
+    void *cubtmp;
+    hse_params(h, state, work, L, &p, &cubtmp);
+    p.woff = d_off;
+    p.pay = out;
+    k_hse_place<<<(h->n + NT - 1) / NT, NT, 0, s>>>(p);
+    return e_write(p, L, scz__hse_bound(L.count_full, h->K ? h->K : 65536), s);
+}

@@ -1,0 +1,41 @@
+/*
+ * huffman_enc_cuda.h -- bare Huffman streams (docs/FORMAT.md 8.1-8.4, the
+ * normative codebook of 8.2) written on the GPU for other codecs' kernels:
+ * the lossy codec's quantization codes and run-length streams. The kernels
+ * are the `huffman` codec's (huffman.cu), so both write the CPU's bytes.
+ * CUDA C++, .cu files only.
+ *
+ * A *set* is n streams encoded together: stream i holds count[i] (a device
+ * array, <= cap) u16 symbols at sym + i * stride, alphabet K. Encoding is
+ * two steps, everything on the device and asynchronous on one CUDA stream:
+ *   scz__hse_plan   histograms, codebooks, each stream's size in bytes (and
+ *                   its total_bits) into device arrays;
+ *   scz__hse_write  the streams whose d_off[i] != ~0 at out + d_off[i].
+ * `state` (scz__hse_scratch bytes) keeps the codebooks from plan to write;
+ * `work` (scz__hse_work bytes) is the bitstream work area of write, which
+ * sets written one after the other may share. Both 256-byte aligned.
+ */
+#ifndef SCZ_HUFFMAN_ENC_CUDA_H
+#define SCZ_HUFFMAN_ENC_CUDA_H
+
+#include "../cuda/cuda_rt.h"
+
+struct scz_hse {
+    const uint16_t *sym;   /* stream i's symbols at sym + i * stride */
+    uint64_t stride;       /* in symbols */
+    const uint32_t *count; /* device: symbols of each stream, <= cap */
+    uint32_t n;            /* streams */
+    uint32_t K;            /* alphabet size, 1..65536 */
+    uint64_t cap;          /* most symbols of one stream */
+};
+
+size_t scz__hse_scratch(uint32_t n, uint64_t cap);
+size_t scz__hse_work(uint32_t n, uint64_t cap);
+/* The most bytes one stream of at most cap symbols can take. */
+uint64_t scz__hse_bound(uint64_t cap, uint32_t K);
+cudaError_t scz__hse_plan(const scz_hse *h, void *state, void *work, uint64_t *d_size, uint64_t *d_bits,
+                          cudaStream_t s);
+cudaError_t scz__hse_write(const scz_hse *h, void *state, void *work, const uint64_t *d_off, uint8_t *out,
+                           cudaStream_t s);
+
+#endif

@@ -1,0 +1,1072 @@
+/*
+ * lossy_enc.cu -- lossy compression (codec id 2, FORMAT.md 7) on the GPU:
+ * writes exactly the bytes of the CPU codec (lossy.c, lossy_kern.h). The
+ * chunks of a batch go in groups (about 64 Mi elements; the scratch is
+ * sized for one group), each group in one launch per step, all on the
+ * device, no host round trip:
+ *
+ *   k_quant<T,0>  one block of 256 threads per 4096-element lossy block:
+ *                 prequantization and the verbatim check in binary64
+ *                 (7.3), Lorenzo prediction errors as the n-dimensional
+ *                 forward difference of the block's integers in shared
+ *                 memory; a block with verbatim elements first replaces
+ *                 their integers by their predictions row by row (a
+ *                 segmented scan per row: Q = P at verbatim elements, so
+ *                 the rest is predicted from what a decoder reconstructs);
+ *                 codes (7.4), the verbatim "same as previous" decision
+ *                 inside the block; per block: outlier count, their varint
+ *                 bytes, first/last outlier, verbatim count, first/last
+ *                 verbatim bits, code changes;
+ *   k_lscan       one block per chunk: the first verbatim element of a
+ *                 block that repeats the last one of an earlier block
+ *                 becomes 2r+1; outlier byte offsets, verbatim indices,
+ *                 number of runs (scans over the blocks);
+ *   Huffman       the codes' histogram, codebook and size per chunk
+ *                 (scz__hse_plan, the kernels of the huffman codec);
+ *   run-length    where the auto rule (7.5) asks or the knob forces it:
+ *                 k_rtile / k_rscan / k_rwrite cut the codes into runs
+ *                 and pieces of 65536 (per 4096-code tile: run starts, a
+ *                 scan over the tiles, then codes and lengths); their two
+ *                 Huffman streams are planned too;
+ *   k_ldecide     the workflow and the payload size (stored fallback);
+ *   k_loff        payload offsets of the group's chunks (a scan);
+ *   writes        headers (k_lhdr), stored chunks (k_lstored), the chosen
+ *                 Huffman streams (scz__hse_write), then k_quant<T,1>
+ *                 recomputes the blocks that have outliers or verbatim
+ *                 values and writes the outlier list and the values.
+ * Integer sums and minima over atomics do not depend on their order: the
+ * bytes are deterministic and equal the CPU's.
+ */
+#include "../entropy/huffman_enc_cuda.h"
+#include "lossy_cuda.h"
+
+#include <cub/cub.cuh>
+
+#include <type_traits>
+
+namespace {
+
+constexpr uint32_t NT = 256;       /* threads per block */
+constexpr uint32_t BLK = 4096;     /* elements of a lossy block, at most */
+constexpr uint32_t BPT = BLK / NT; /* elements per thread in blocked order */
+constexpr uint32_t RTILE = 4096;   /* codes per run-length tile */
+constexpr uint32_t NONE = 0xffffffffu;
+constexpr uint64_t NOFF = ~0ull;
+constexpr uint32_t STORE_PIECE = 16384;
+
+size_t rup(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+struct Bump {
+    uint8_t *base;
+    size_t o;
+    template <typename P> P *take(size_t count) {
+        P *r = reinterpret_cast<P *>(base ? base + o : nullptr);
+        o = rup(o + count * sizeof(P), 256);
+        return r;
+    }
+};
+
+/* Chunk geometry (7.2): coding extents, block sides, blocks. */
+struct LGeo {
+    uint32_t rank, lb[3], nb[3], nblocks, e[3];
+    uint64_t n;
+};
+
+LGeo lgeo(const scz_chunk_geom *g) {
+    LGeo z;
+    memset(&z, 0, sizeof z);
+    z.e[0] = z.e[1] = z.e[2] = 1;
+    unsigned r = 0;
+    for (unsigned d = 0; d < g->rank; d++)
+        if (g->dims[d] != 1 && r < 3) z.e[r++] = (uint32_t)g->dims[d];
+    z.rank = r ? r : 1;
+    z.n = g->count;
+    uint64_t nb = 1;
+    for (unsigned d = 0; d < 3; d++) {
+        z.lb[d] = d < z.rank ? lz_block_log2[z.rank][d] : 0;
+        z.nb[d] = (uint32_t)((z.e[d] + (1u << z.lb[d]) - 1) >> z.lb[d]);
+        nb *= z.nb[d];
+    }
+    z.nblocks = (uint32_t)nb;
+    return z;
+}
+
+struct Blk {
+    uint32_t ex, ey, ez, nel;
+    uint64_t base, co; /* first element (array order), first code */
+};
+
+__device__ __forceinline__ Blk blk(const LGeo &g, uint32_t b) {
+    Blk k;
+    const uint32_t bx = b % g.nb[0], t = b / g.nb[0], by = t % g.nb[1], bz = t / g.nb[1];
+    const uint64_t x0 = (uint64_t)bx << g.lb[0], y0 = (uint64_t)by << g.lb[1], z0 = (uint64_t)bz << g.lb[2];
+    const uint64_t sx = 1ull << g.lb[0], sy = 1ull << g.lb[1], sz = 1ull << g.lb[2];
+    k.ex = (uint32_t)(g.e[0] - x0 < sx ? g.e[0] - x0 : sx);
+    k.ey = (uint32_t)(g.e[1] - y0 < sy ? g.e[1] - y0 : sy);
+    k.ez = (uint32_t)(g.e[2] - z0 < sz ? g.e[2] - z0 : sz);
+    k.nel = k.ex * k.ey * k.ez;
+    k.base = (z0 * g.e[1] + y0) * g.e[0] + x0;
+    k.co = z0 * g.e[1] * g.e[0] + (uint64_t)k.ez * y0 * g.e[0] + (uint64_t)k.ez * k.ey * x0;
+    return k;
+}
+
+struct LMeta {
+    uint64_t n, nout, nvnew, obytes, runs, size, off, oout, vout;
+    uint32_t try_rle, wf, nruns;
+};
+
+struct LP {
+    const uint8_t *src; /* the group's first raw chunk */
+    uint64_t raw_full;
+    uint8_t *pay;
+    uint64_t *choff, *chsize, *chinfo;
+    uint16_t *codes; /* chunk c's codes at c * cf */
+    uint64_t cf;
+    LGeo gfull, glast;
+    uint32_t ng, gc0, nlast, nbc; /* chunks, first chunk (batch index), group index of the batch's last chunk */
+    /* per lossy block (chunk c's blocks at c * nbc) */
+    uint32_t *bo_n, *bo_bytes, *bo_first, *bo_last, *bo_prev, *bv_n, *bv_first, *bv_off, *bchg;
+    uint64_t *bv_fbits, *bv_lbits, *bo_off;
+    uint8_t *bv_fix;
+    /* per chunk */
+    LMeta *meta;
+    uint32_t *cntC, *cntR;
+    uint64_t *sizeC, *bitsC, *sizeV, *sizeL, *offC, *offV, *offL;
+    /* run-length workflow */
+    uint16_t *rv, *rl;
+    uint32_t rtiles;
+    uint32_t *t_cnt, *t_last, *t_first, *t_base, *t_cut, *t_nxt;
+    double eb, ebx2, recip;
+    uint32_t r, knob, es;
+};
+
+__device__ __forceinline__ const LGeo &geo(const LP &p, uint32_t cl) { return cl == p.nlast ? p.glast : p.gfull; }
+
+__device__ __forceinline__ unsigned vlen(uint64_t v) {
+    unsigned n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+__device__ __forceinline__ uint64_t zigzag(int64_t v) {
+    const uint64_t u = (uint64_t)v;
+    return (u << 1) ^ (0 - (u >> 63));
+}
+
+__device__ __forceinline__ uint8_t *put_varint(uint8_t *q, uint64_t v) {
+    while (v >= 0x80) {
+        *q++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *q++ = (uint8_t)v;
+    return q;
+}
+
+/* Prequantization and verification (7.3), binary64, each operation rounded
+ * once (the *_rn intrinsics: no contraction whatever the flags). Returns 1
+ * for a verbatim element. */
+__device__ __forceinline__ int prequant(double x, double recip, double ebx2, double eb, bool f32, int64_t *q) {
+    const double M = LZ_MAGIC;
+    const double t = __dmul_rn(x, recip);
+    const double tr = __dadd_rn(t, M);
+    const double qd = __dsub_rn(tr, M);
+    const double pr = __dmul_rn(qd, ebx2);
+    const double xr = f32 ? (double)__double2float_rn(pr) : pr;
+    const double e = fabs(__dsub_rn(x, xr));
+    *q = (int64_t)((uint64_t)__double_as_longlong(tr) - (uint64_t)__double_as_longlong(M));
+    return !(fabs(t) < LZ_QLIM) | !(e <= eb);
+}
+
+/* Segmented scan element: f = 1 starts a new segment with value v, f = 0
+ * adds v to the running value. */
+struct Seg {
+    uint64_t v;
+    uint32_t f;
+};
+struct SegOp {
+    __device__ __forceinline__ Seg operator()(const Seg &a, const Seg &b) const {
+        Seg c;
+        c.f = a.f | b.f;
+        c.v = b.f ? b.v : a.v + b.v;
+        return c;
+    }
+};
+
+/* Exclusive "last valid" and sums of the blocked phase, one per thread. */
+struct Agg {
+    int32_t pv, po; /* last verbatim / outlier code index of the thread, -1 none */
+};
+struct AggOp {
+    __device__ __forceinline__ Agg operator()(const Agg &a, const Agg &b) const {
+        Agg c;
+        c.pv = b.pv >= 0 ? b.pv : a.pv;
+        c.po = b.po >= 0 ? b.po : a.po;
+        return c;
+    }
+};
+
+struct MaxOp {
+    __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
+};
+struct MinOp {
+    __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const { return a < b ? a : b; }
+};
+
+template <typename T> struct Bits;
+template <> struct Bits<float> {
+    typedef uint32_t U;
+};
+template <> struct Bits<double> {
+    typedef uint64_t U;
+};
+
+/* Pass 1 (P2 false): codes and block statistics. Pass 2: outlier list and
+ * verbatim values of the blocks that have any, into the payload. */
+template <typename T, bool P2> __global__ void __launch_bounds__(NT) k_quant(LP p) {
+    typedef typename Bits<T>::U UB;
+    typedef cub::BlockScan<Seg, NT, cub::BLOCK_SCAN_WARP_SCANS> SScan;
+    typedef cub::BlockScan<Agg, NT, cub::BLOCK_SCAN_WARP_SCANS> AScan;
+    typedef cub::BlockScan<uint32_t, NT, cub::BLOCK_SCAN_WARP_SCANS> UScan;
+    __shared__ union {
+        typename SScan::TempStorage s;
+        typename AScan::TempStorage a;
+        typename UScan::TempStorage u;
+    } ts;
+    __shared__ int64_t sq[BLK];
+    __shared__ uint16_t sc[BLK];
+    __shared__ uint32_t svm[BLK / 32]; /* verbatim flags, bit j */
+    __shared__ uint32_t s_nout, s_bytes, s_fo, s_lo, s_nv, s_fv, s_lv, s_chg;
+    const uint32_t cl = blockIdx.y, b = blockIdx.x, tid = threadIdx.x;
+    const LGeo &g = geo(p, cl);
+    if (b >= g.nblocks) return;
+    const uint64_t sb = (uint64_t)cl * p.nbc + b;
+    auto sv = [&](uint32_t j) -> uint32_t { return svm[j >> 5] >> (j & 31) & 1u; };
+    if (P2) {
+        if (p.meta[cl].wf == LZ_WF_STORED) return;
+        if (p.bo_n[sb] == 0 && p.bv_n[sb] == 0) return;
+    }
+    const Blk k = blk(g, b);
+    const uint32_t lb0 = g.lb[0], lb1 = g.lb[1], lb01 = lb0 + lb1, sx = 1u << lb0, sy = 1u << lb1;
+    const uint32_t sxy = 1u << lb01, full = 1u << (lb01 + g.lb[2]);
+    const uint64_t e0 = g.e[0], e01 = (uint64_t)g.e[0] * g.e[1];
+    const T *src = reinterpret_cast<const T *>(p.src + (uint64_t)cl * p.raw_full);
+    const bool f32 = sizeof(T) == 4;
+    const uint32_t r = p.r, vnew = 2 * r, vrep = 2 * r + 1;
+    const uint64_t span = 2 * (uint64_t)r - 1;
+
+    /* prequantize (striped over the block's full shape) */
+    int vloc = 0;
+    for (uint32_t j = tid; j < BLK / 32; j += NT) svm[j] = 0;
+    __syncthreads();
+    for (uint32_t j = tid; j < full; j += NT) { /* full: 4096, whole warps */
+        const uint32_t x = j & (sx - 1), y = (j >> lb0) & (sy - 1), z = j >> lb01;
+        int bad = 0;
+        if (x < k.ex && y < k.ey && z < k.ez) {
+            const double v = (double)src[k.base + z * e01 + y * e0 + x];
+            int64_t q;
+            bad = prequant(v, p.recip, p.ebx2, p.eb, f32, &q);
+            sq[j] = q;
+        }
+        const unsigned m = __ballot_sync(0xffffffffu, bad);
+        if ((tid & 31) == 0 && m) svm[j >> 5] = m; /* the j of a warp: one aligned word */
+        vloc |= bad;
+    }
+    const int anyv = __syncthreads_or(vloc);
+
+    if (anyv) {
+        /* Q := P at verbatim elements, row by row (y, then z): with A the
+         * prediction's terms from earlier rows, Q[x] = Q[x-1] + A[x] at a
+         * verbatim x, q[x] elsewhere: a segmented scan along the row. */
+        uint64_t *qq = reinterpret_cast<uint64_t *>(sq);
+        if (g.rank == 1) {
+            Seg it[BPT];
+#pragma unroll
+            for (uint32_t i = 0; i < BPT; i++) {
+                const uint32_t x = tid * BPT + i;
+                const bool in = x < k.ex;
+                it[i].f = in && !sv(x);
+                it[i].v = in && !sv(x) ? qq[x] : 0;
+            }
+            SScan(ts.s).InclusiveScan(it, it, SegOp());
+#pragma unroll
+            for (uint32_t i = 0; i < BPT; i++) {
+                const uint32_t x = tid * BPT + i;
+                if (x < k.ex && sv(x)) qq[x] = it[i].v;
+            }
+            __syncthreads();
+        } else if (tid < 32) {
+            /* one warp; lane L holds x = 2L, 2L + 1 (rows are at most 64) */
+            const uint32_t lane = tid;
+            for (uint32_t z = 0; z < k.ez; z++)
+                for (uint32_t y = 0; y < k.ey; y++) {
+                    Seg e2[2];
+#pragma unroll
+                    for (uint32_t h = 0; h < 2; h++) {
+                        const uint32_t x = 2 * lane + h;
+                        const uint32_t j = (z << lb01) + (y << lb0) + x;
+                        e2[h].f = 0;
+                        e2[h].v = 0;
+                        if (x < k.ex) {
+                            if (!sv(j)) {
+                                e2[h].f = 1;
+                                e2[h].v = qq[j];
+                            } else {
+                                uint64_t a = 0;
+                                if (y) a += qq[j - sx];
+                                if (z) a += qq[j - sxy];
+                                if (x && y) a -= qq[j - sx - 1];
+                                if (x && z) a -= qq[j - sxy - 1];
+                                if (y && z) a -= qq[j - sxy - sx];
+                                if (x && y && z) a += qq[j - sxy - sx - 1];
+                                e2[h].v = a;
+                            }
+                        }
+                    }
+                    const SegOp op;
+                    Seg agg = op(e2[0], e2[1]);
+                    /* inclusive warp scan of the lane aggregates */
+#pragma unroll
+                    for (uint32_t d = 1; d < 32; d <<= 1) {
+                        Seg o;
+                        o.v = __shfl_up_sync(0xffffffffu, agg.v, d);
+                        o.f = __shfl_up_sync(0xffffffffu, agg.f, d);
+                        if (lane >= d) agg = op(o, agg);
+                    }
+                    Seg pre;
+                    pre.v = __shfl_up_sync(0xffffffffu, agg.v, 1);
+                    pre.f = __shfl_up_sync(0xffffffffu, agg.f, 1);
+                    if (lane == 0) {
+                        pre.v = 0;
+                        pre.f = 1; /* Q = 0 left of the block */
+                    }
+                    const Seg q0 = op(pre, e2[0]), q1 = op(q0, e2[1]);
+                    const uint32_t j0 = (z << lb01) + (y << lb0) + 2 * lane;
+                    if (2 * lane < k.ex && sv(j0)) qq[j0] = q0.v;
+                    if (2 * lane + 1 < k.ex && sv(j0 + 1)) qq[j0 + 1] = q1.v;
+                    __syncwarp();
+                }
+        }
+        __syncthreads();
+    }
+
+    /* prediction errors (striped), then codes in code order */
+    int64_t dreg[BLK / NT];
+#pragma unroll
+    for (uint32_t i = 0; i < BLK / NT; i++) {
+        const uint32_t j = tid + i * NT;
+        int64_t d = 0;
+        if (j < full) {
+            const uint32_t x = j & (sx - 1), y = (j >> lb0) & (sy - 1), z = j >> lb01;
+            if (x < k.ex && y < k.ey && z < k.ez) {
+                const uint64_t *qq = reinterpret_cast<const uint64_t *>(sq);
+                uint64_t pr = 0;
+                if (x) pr += qq[j - 1];
+                if (y) pr += qq[j - sx];
+                if (x && y) pr -= qq[j - sx - 1];
+                if (z) {
+                    pr += qq[j - sxy];
+                    if (x) pr -= qq[j - sxy - 1];
+                    if (y) pr -= qq[j - sxy - sx];
+                    if (x && y) pr += qq[j - sxy - sx - 1];
+                }
+                d = (int64_t)(qq[j] - pr);
+            }
+        }
+        dreg[i] = d;
+    }
+    __syncthreads();
+#pragma unroll
+    for (uint32_t i = 0; i < BLK / NT; i++) {
+        const uint32_t j = tid + i * NT;
+        if (j < full) {
+            const uint32_t x = j & (sx - 1), y = (j >> lb0) & (sy - 1), z = j >> lb01;
+            if (x < k.ex && y < k.ey && z < k.ez) {
+                const int64_t d = dreg[i];
+                sq[j] = d;
+                uint32_t c;
+                if (sv(j)) c = vnew;
+                else if ((uint64_t)d + (uint64_t)(r - 1) < span) c = (uint32_t)(d + (int64_t)r);
+                else c = LZ_CODE_OUTLIER;
+                sc[(z * k.ey + y) * k.ex + x] = (uint16_t)c;
+            }
+        }
+    }
+    if (tid == 0) {
+        s_nout = s_bytes = s_nv = s_chg = 0;
+        s_fo = s_fv = NONE;
+        s_lo = s_lv = 0;
+    }
+    __syncthreads();
+
+    /* blocked: thread t holds codes t*BPT .. t*BPT+BPT-1 */
+    const bool fullblk = k.ex == sx && k.ey == sy && k.ez == (1u << g.lb[2]);
+    uint32_t c[BPT];
+    Agg mine;
+    mine.pv = mine.po = -1;
+#pragma unroll
+    for (uint32_t i = 0; i < BPT; i++) {
+        const uint32_t jc = tid * BPT + i;
+        c[i] = jc < k.nel ? sc[jc] : 1u;
+        if (jc < k.nel && c[i] == vnew) mine.pv = (int32_t)jc;
+        if (jc < k.nel && c[i] == LZ_CODE_OUTLIER) mine.po = (int32_t)jc;
+    }
+    Agg before;
+    Agg init;
+    init.pv = init.po = -1;
+    AScan(ts.a).ExclusiveScan(mine, before, init, AggOp());
+    __syncthreads();
+    /* element jc's position in the array and in sq */
+    auto lin = [&](uint32_t jc, uint32_t *jf) -> uint64_t {
+        uint32_t x, y, z;
+        if (fullblk) {
+            x = jc & (sx - 1);
+            y = (jc >> lb0) & (sy - 1);
+            z = jc >> lb01;
+        } else {
+            x = jc % k.ex;
+            const uint32_t t2 = jc / k.ex;
+            y = t2 % k.ey;
+            z = t2 / k.ey;
+        }
+        *jf = (z << lb01) + (y << lb0) + x;
+        return k.base + z * e01 + y * e0 + x;
+    };
+    /* verbatim: same bits as the previous verbatim element of the block */
+    int32_t pv = before.pv, po = before.po;
+    uint32_t nv = 0, nout = 0, bytes = 0, fo = NONE, lo = 0, fv = NONE, lv = 0;
+    UB fbits = 0, lbits = 0;
+    uint32_t obytes_el[BPT];
+#pragma unroll
+    for (uint32_t i = 0; i < BPT; i++) {
+        const uint32_t jc = tid * BPT + i;
+        obytes_el[i] = 0;
+        if (jc >= k.nel) continue;
+        if (c[i] == vnew) {
+            uint32_t jf;
+            const UB bits = reinterpret_cast<const UB *>(src)[lin(jc, &jf)];
+            if (pv >= 0) {
+                uint32_t jf2;
+                const UB pb = reinterpret_cast<const UB *>(src)[lin((uint32_t)pv, &jf2)];
+                if (pb == bits) c[i] = vrep;
+            }
+            nv += c[i] == vnew;
+            if (fv == NONE) {
+                fv = jc;
+                fbits = bits;
+            }
+            lv = jc;
+            lbits = bits;
+            pv = (int32_t)jc;
+        } else if (c[i] == LZ_CODE_OUTLIER) {
+            uint32_t jf;
+            lin(jc, &jf);
+            const unsigned zl = vlen(zigzag(sq[jf]));
+            if (po >= 0) obytes_el[i] = vlen((uint64_t)(jc - (uint32_t)po - 1)) + zl;
+            else obytes_el[i] = P2 ? vlen(k.co + jc - p.bo_prev[sb]) + zl : zl;
+            bytes += obytes_el[i];
+            nout++;
+            if (fo == NONE) fo = jc;
+            lo = jc;
+            po = (int32_t)jc;
+        }
+    }
+    if (!P2) {
+#pragma unroll
+        for (uint32_t i = 0; i < BPT; i++) {
+            const uint32_t jc = tid * BPT + i;
+            if (jc < k.nel) sc[jc] = (uint16_t)c[i];
+        }
+        __syncthreads();
+        uint32_t chg = 0;
+#pragma unroll
+        for (uint32_t i = 0; i < BPT; i++) {
+            const uint32_t jc = tid * BPT + i;
+            if (jc >= 1 && jc < k.nel) chg += sc[jc] != sc[jc - 1];
+        }
+        if (nout) {
+            atomicAdd(&s_nout, nout);
+            atomicAdd(&s_bytes, bytes);
+            atomicMin(&s_fo, fo);
+            atomicMax(&s_lo, lo);
+        }
+        if (fv != NONE) {
+            atomicAdd(&s_nv, nv);
+            atomicMin(&s_fv, fv);
+            atomicMax(&s_lv, lv);
+        }
+        if (chg) atomicAdd(&s_chg, chg);
+        __syncthreads();
+        if (fv != NONE && fv == s_fv) p.bv_fbits[sb] = fbits;
+        if (fv != NONE && lv == s_lv) p.bv_lbits[sb] = lbits;
+        uint16_t *cd = p.codes + (uint64_t)cl * p.cf + k.co;
+        for (uint32_t jc = tid; jc < k.nel; jc += NT) cd[jc] = sc[jc];
+        if (tid == 0) {
+            p.bo_n[sb] = s_nout;
+            p.bo_bytes[sb] = s_bytes; /* without the varint of the first outlier's gap */
+            p.bo_first[sb] = s_fo;
+            p.bo_last[sb] = s_lo;
+            p.bv_n[sb] = s_nv;
+            p.bv_first[sb] = s_fv;
+            p.bchg[sb] = s_chg;
+        }
+        return;
+    }
+    /* pass 2: the outliers' varints and the new verbatim values */
+    const LMeta &M = p.meta[cl];
+    uint32_t nvx = nv, bx = bytes;
+    /* the block's first verbatim element became 2r+1 (k_lscan) */
+    const bool fix = p.bv_fix[sb] != 0;
+    uint32_t vbefore, obefore, tot;
+    {
+        uint32_t first_here = 0;
+#pragma unroll
+        for (uint32_t i = 0; i < BPT; i++) {
+            const uint32_t jc = tid * BPT + i;
+            if (fix && jc == p.bv_first[sb] && c[i] == vnew) first_here = 1;
+        }
+        nvx -= first_here;
+        UScan(ts.u).ExclusiveSum(nvx, vbefore, tot);
+        __syncthreads();
+        UScan(ts.u).ExclusiveSum(bx, obefore, tot);
+    }
+    uint8_t *op = p.pay + M.oout + p.bo_off[sb] + obefore;
+    uint8_t *vp = p.pay + M.vout + ((uint64_t)p.bv_off[sb] + vbefore) * sizeof(T);
+#pragma unroll
+    for (uint32_t i = 0; i < BPT; i++) {
+        const uint32_t jc = tid * BPT + i;
+        if (jc >= k.nel) continue;
+        if (c[i] == vnew && !(fix && jc == p.bv_first[sb])) {
+            uint32_t jf;
+            const UB bits = reinterpret_cast<const UB *>(src)[lin(jc, &jf)];
+#pragma unroll
+            for (uint32_t q = 0; q < sizeof(T); q++) vp[q] = (uint8_t)(bits >> (8 * q));
+            vp += sizeof(T);
+        }
+    }
+    /* outliers, in order, with the gap rule of the first pass */
+    int32_t po2 = before.po;
+#pragma unroll
+    for (uint32_t i = 0; i < BPT; i++) {
+        const uint32_t jc = tid * BPT + i;
+        if (jc >= k.nel || c[i] != LZ_CODE_OUTLIER) continue;
+        uint32_t jf;
+        lin(jc, &jf);
+        const uint64_t gap = po2 >= 0 ? (uint64_t)(jc - (uint32_t)po2 - 1) : k.co + jc - p.bo_prev[sb];
+        op = put_varint(op, gap);
+        op = put_varint(op, zigzag(sq[jf]));
+        po2 = (int32_t)jc;
+    }
+}
+
+/* One block per chunk: verbatim repeats across blocks, offsets, runs. */
+__global__ void __launch_bounds__(NT) k_lscan(LP p) {
+    struct LastV {
+        uint64_t bits;
+        uint32_t has;
+    };
+    struct LastOp {
+        __device__ __forceinline__ LastV operator()(const LastV &a, const LastV &b) const { return b.has ? b : a; }
+    };
+    typedef cub::BlockScan<LastV, NT> LScan;
+    typedef cub::BlockScan<uint64_t, NT> Scan64;
+    typedef cub::BlockReduce<uint64_t, NT> Red;
+    __shared__ union {
+        typename LScan::TempStorage l;
+        typename Scan64::TempStorage s;
+        typename Red::TempStorage r;
+    } ts;
+    const uint32_t cl = blockIdx.x, tid = threadIdx.x;
+    const LGeo &g = geo(p, cl);
+    const uint32_t nb = g.nblocks, r = p.r, vnew = 2 * r, vrep = 2 * r + 1;
+    uint16_t *cd = p.codes + (uint64_t)cl * p.cf;
+    const uint64_t base = (uint64_t)cl * p.nbc;
+    LastV cv{0, 0}, co{0, 0};
+    uint64_t voff = 0, ooff = 0;
+    for (uint32_t b0 = 0; b0 < nb; b0 += NT) {
+        const uint32_t b = b0 + tid;
+        const bool in = b < nb;
+        const uint64_t sb = base + b;
+        LastV mv{0, 0}, mo{0, 0};
+        uint64_t cob = 0;
+        if (in) {
+            cob = blk(g, b).co;
+            if (p.bv_first[sb] != NONE) {
+                mv.has = 1;
+                mv.bits = p.bv_lbits[sb];
+            }
+            if (p.bo_n[sb]) {
+                mo.has = 1;
+                mo.bits = cob + p.bo_last[sb];
+            }
+        }
+        LastV pv, po;
+        LScan(ts.l).ExclusiveScan(mv, pv, LastV{0, 0}, LastOp());
+        __syncthreads();
+        LScan(ts.l).ExclusiveScan(mo, po, LastV{0, 0}, LastOp());
+        __syncthreads();
+        if (!pv.has) pv = cv;
+        if (!po.has) po = co;
+        uint64_t nvf = 0, ob = 0;
+        if (in) {
+            uint32_t fix = 0;
+            if (p.bv_first[sb] != NONE && pv.has && p.bv_fbits[sb] == pv.bits) {
+                fix = 1;
+                cd[cob + p.bv_first[sb]] = (uint16_t)vrep;
+            }
+            p.bv_fix[sb] = (uint8_t)fix;
+            nvf = p.bv_n[sb] - fix;
+            p.bv_n[sb] = (uint32_t)nvf;
+            const uint64_t prev = po.has ? po.bits + 1 : 0;
+            p.bo_prev[sb] = (uint32_t)prev;
+            if (p.bo_n[sb]) ob = p.bo_bytes[sb] + vlen(cob + p.bo_first[sb] - prev);
+        }
+        uint64_t ex, tot;
+        Scan64(ts.s).ExclusiveSum(nvf, ex, tot);
+        if (in) p.bv_off[sb] = (uint32_t)(voff + ex);
+        voff += tot;
+        __syncthreads();
+        Scan64(ts.s).ExclusiveSum(ob, ex, tot);
+        if (in) p.bo_off[sb] = ooff + ex;
+        ooff += tot;
+        __syncthreads();
+        /* carries: the last valid of this round */
+        __shared__ LastV lastv, lasto;
+        if (tid == NT - 1) {
+            LastV a = pv, o = po;
+            if (mv.has) a = mv;
+            if (mo.has) o = mo;
+            lastv = a;
+            lasto = o;
+        }
+        __syncthreads();
+        cv = lastv;
+        co = lasto;
+        __syncthreads();
+    }
+    /* all fixes are in global memory: runs = 1 + code changes */
+    uint64_t chg = 0, nout = 0;
+    for (uint32_t b = tid; b < nb; b += NT) {
+        const uint64_t sb = base + b;
+        const Blk k = blk(g, b);
+        chg += p.bchg[sb];
+        nout += p.bo_n[sb];
+        if (b) chg += cd[k.co - 1] != cd[k.co];
+        if (p.bv_fix[sb]) {
+            const uint64_t P = k.co + p.bv_first[sb];
+            if (p.bv_first[sb] >= 1) chg += (uint64_t)(cd[P - 1] != vrep) - (uint64_t)(cd[P - 1] != vnew);
+            if (p.bv_first[sb] + 1 < k.nel) chg += (uint64_t)(cd[P + 1] != vrep) - (uint64_t)(cd[P + 1] != vnew);
+        }
+    }
+    const uint64_t tchg = Red(ts.r).Sum(chg);
+    __syncthreads();
+    const uint64_t tout = Red(ts.r).Sum(nout);
+    if (tid == 0) {
+        LMeta &M = p.meta[cl];
+        M.n = g.n;
+        M.nout = tout;
+        M.nvnew = voff;
+        M.obytes = ooff;
+        M.runs = tchg + 1;
+        M.nruns = 0;
+        p.cntC[cl] = (uint32_t)g.n;
+        p.cntR[cl] = 0;
+    }
+}
+
+/* Whether the chunk evaluates the run-length workflow (7.5). */
+__global__ void k_ltry(LP p) {
+    const uint32_t cl = blockIdx.x * blockDim.x + threadIdx.x;
+    if (cl >= p.ng) return;
+    LMeta &M = p.meta[cl];
+    const uint64_t bits = p.bitsC[cl], n = M.n;
+    uint32_t t = p.knob == 2;
+    if (p.knob == 0) {
+        const double db = (double)bits, avg = db / (double)n;
+        t = (uint64_t)LZ_RLE_DEN * bits <= (uint64_t)LZ_RLE_NUM * n ||
+            __dmul_rn((double)M.runs, fmax(LZ_RUN_BITS_MIN, __dadd_rn(avg, LZ_RUN_BITS_ADD))) < db;
+    }
+    M.try_rle = t;
+}
+
+/* Run starts per tile of RTILE codes: maximal runs (code changes). */
+__global__ void __launch_bounds__(NT) k_rtile(LP p) {
+    typedef cub::BlockReduce<uint32_t, NT> Red;
+    __shared__ typename Red::TempStorage ts;
+    __shared__ uint32_t s_first, s_last;
+    const uint32_t cl = blockIdx.y, t = blockIdx.x, tid = threadIdx.x;
+    const LMeta &M = p.meta[cl];
+    const uint64_t n = M.n, i0 = (uint64_t)t * RTILE;
+    if (!M.try_rle || i0 >= n) return;
+    const uint64_t i1 = i0 + RTILE < n ? i0 + RTILE : n;
+    const uint16_t *cd = p.codes + (uint64_t)cl * p.cf;
+    if (tid == 0) {
+        s_first = NONE;
+        s_last = 0;
+    }
+    __syncthreads();
+    uint32_t cnt = 0, f = NONE, l = 0;
+    for (uint64_t i = i0 + tid; i < i1; i += NT) {
+        if (i == 0 || cd[i] != cd[i - 1]) {
+            cnt++;
+            if (f == NONE) f = (uint32_t)i;
+            l = (uint32_t)i + 1;
+        }
+    }
+    if (f != NONE) {
+        atomicMin(&s_first, f);
+        atomicMax(&s_last, l);
+    }
+    const uint32_t tc = Red(ts).Sum(cnt);
+    __syncthreads();
+    if (tid == 0) {
+        const uint64_t ti = (uint64_t)cl * p.rtiles + t;
+        p.t_cnt[ti] = tc;
+        p.t_first[ti] = s_first;          /* first maximal start in the tile, NONE */
+        p.t_last[ti] = s_last ? s_last - 1 : NONE; /* last one */
+    }
+}
+
+/* Per chunk: pieces of 65536 (at most one cut per tile, from the run that
+ * covers the tile's start), run index of each tile's first piece, the
+ * start of the first piece after each tile, n_runs. */
+__global__ void __launch_bounds__(NT) k_rscan(LP p) {
+    typedef cub::BlockScan<uint32_t, NT> Scan;
+    __shared__ typename Scan::TempStorage ts;
+    __shared__ uint32_t s_carry;
+    const uint32_t cl = blockIdx.x, tid = threadIdx.x;
+    LMeta &M = p.meta[cl];
+    if (!M.try_rle) return;
+    const uint64_t n = M.n;
+    const uint32_t T = (uint32_t)((n + RTILE - 1) / RTILE);
+    const uint64_t tb = (uint64_t)cl * p.rtiles;
+    /* S: the last maximal start before each tile; a scan of "last valid" */
+    uint32_t S = 0, base = 0;
+    for (uint32_t t0 = 0; t0 < T; t0 += NT) {
+        const uint32_t t = t0 + tid;
+        const uint32_t last = t < T ? p.t_last[tb + t] : NONE;
+        /* exclusive "last valid" scan: max works, starts increase with t */
+        uint32_t val = last == NONE ? 0 : last + 1, pre;
+        uint32_t agg;
+        Scan(ts).ExclusiveScan(val, pre, 0u, MaxOp(), agg);
+        __syncthreads();
+        const uint32_t Sbefore = pre ? pre - 1 : S; /* carry S from earlier rounds */
+        uint32_t pieces = 0, cut = NONE;
+        if (t < T && t > 0) {
+            const uint64_t ts0 = (uint64_t)t * RTILE, ts1 = ts0 + RTILE < n ? ts0 + RTILE : n;
+            const uint32_t f = p.t_first[tb + t];
+            const uint64_t cpos = Sbefore + (ts0 - Sbefore + LZ_MAX_RUN - 1) / LZ_MAX_RUN * LZ_MAX_RUN;
+            if (cpos < ts1 && (f == NONE || cpos < f)) cut = (uint32_t)cpos;
+        }
+        if (t < T) {
+            pieces = p.t_cnt[tb + t] + (cut != NONE);
+            p.t_cut[tb + t] = cut;
+        }
+        uint32_t ex, tot;
+        Scan(ts).ExclusiveSum(pieces, ex, tot);
+        if (t < T) p.t_base[tb + t] = base + ex;
+        base += tot;
+        if (agg) S = agg - 1;
+        __syncthreads();
+    }
+    /* first piece start after each tile: reverse "first valid" */
+    if (tid == 0) s_carry = (uint32_t)n;
+    __syncthreads();
+    for (int64_t t1 = (int64_t)T - 1; t1 >= 0; t1 -= NT) {
+        const int64_t t = t1 - tid;
+        uint32_t first = NONE;
+        if (t >= 0) {
+            const uint32_t cut = p.t_cut[tb + t], f = p.t_first[tb + t];
+            first = cut != NONE ? cut : f;
+        }
+        /* min over the tiles after t within this round, then the carry */
+        uint32_t pre, agg;
+        Scan(ts).ExclusiveScan(first, pre, NONE, MinOp(), agg);
+        __syncthreads();
+        if (t >= 0) p.t_nxt[tb + t] = pre != NONE ? pre : s_carry;
+        __syncthreads();
+        if (tid == 0 && agg != NONE) s_carry = agg;
+        __syncthreads();
+    }
+    if (tid == 0) {
+        M.nruns = base;
+        p.cntR[cl] = base;
+    }
+}
+
+/* Run codes and lengths - 1 of each tile's pieces. */
+__global__ void __launch_bounds__(NT) k_rwrite(LP p) {
+    typedef cub::BlockScan<uint32_t, NT> Scan;
+    __shared__ typename Scan::TempStorage ts;
+    __shared__ uint32_t pos[RTILE + 1];
+    const uint32_t cl = blockIdx.y, t = blockIdx.x, tid = threadIdx.x;
+    const LMeta &M = p.meta[cl];
+    const uint64_t n = M.n, i0 = (uint64_t)t * RTILE;
+    if (!M.try_rle || i0 >= n) return;
+    const uint64_t ti = (uint64_t)cl * p.rtiles + t;
+    const uint32_t cut = p.t_cut[ti], base = p.t_base[ti], nxt = p.t_nxt[ti];
+    const uint16_t *cd = p.codes + (uint64_t)cl * p.cf;
+    constexpr uint32_t PT = RTILE / NT;
+    uint32_t fl[PT], cnt = 0;
+#pragma unroll
+    for (uint32_t k = 0; k < PT; k++) {
+        const uint64_t i = i0 + tid * PT + k;
+        fl[k] = i < n && (i == 0 || cd[i] != cd[i - 1] || i == cut);
+        cnt += fl[k];
+    }
+    uint32_t ex, tot;
+    Scan(ts).ExclusiveSum(cnt, ex, tot);
+#pragma unroll
+    for (uint32_t k = 0; k < PT; k++)
+        if (fl[k]) pos[ex++] = (uint32_t)(i0 + tid * PT + k);
+    __syncthreads();
+    uint16_t *rv = p.rv + (uint64_t)cl * p.cf, *rl = p.rl + (uint64_t)cl * p.cf;
+    for (uint32_t k = tid; k < tot; k += NT) {
+        const uint32_t s = pos[k], e = k + 1 < tot ? pos[k + 1] : nxt;
+        rv[base + k] = cd[s];
+        rl[base + k] = (uint16_t)(e - s - 1);
+    }
+}
+
+/* Workflow and payload size (7.5). */
+__global__ void k_ldecide(LP p) {
+    const uint32_t cl = blockIdx.x * blockDim.x + threadIdx.x;
+    if (cl >= p.ng) return;
+    LMeta &M = p.meta[cl];
+    const uint64_t sh = p.sizeC[cl];
+    uint32_t wf = LZ_WF_HUFFMAN;
+    uint64_t cs = sh;
+    if (M.try_rle) {
+        const uint64_t sr = 4 + p.sizeV[cl] + p.sizeL[cl];
+        if (p.knob == 2 || sr < sh) {
+            wf = LZ_WF_RLE;
+            cs = sr;
+        }
+    }
+    const uint64_t total = LZ_HDR + cs + M.obytes + M.nvnew * p.es;
+    if (total >= LZ_HDR + M.n * p.es) {
+        M.wf = LZ_WF_STORED;
+        M.size = LZ_HDR + M.n * p.es;
+    } else {
+        M.wf = wf;
+        M.size = total;
+    }
+}
+
+/* Payload offsets of the group's chunks, after the chunks before it; where
+ * each part goes. */
+__global__ void __launch_bounds__(NT) k_loff(LP p) {
+    typedef cub::BlockScan<uint64_t, NT> Scan;
+    __shared__ typename Scan::TempStorage ts;
+    uint64_t carry = p.gc0 ? p.choff[p.gc0 - 1] + p.chsize[p.gc0 - 1] : 0;
+    for (uint32_t c0 = 0; c0 < p.ng; c0 += NT) {
+        const uint32_t cl = c0 + threadIdx.x;
+        const uint64_t x = cl < p.ng ? p.meta[cl].size : 0;
+        uint64_t ex, tot;
+        Scan(ts).ExclusiveSum(x, ex, tot);
+        if (cl < p.ng) {
+            LMeta &M = p.meta[cl];
+            const uint64_t o = carry + ex;
+            M.off = o;
+            p.choff[p.gc0 + cl] = o;
+            p.chsize[p.gc0 + cl] = x;
+            p.chinfo[p.gc0 + cl] = M.wf;
+            p.offC[cl] = M.wf == LZ_WF_HUFFMAN ? o + LZ_HDR : NOFF;
+            p.offV[cl] = M.wf == LZ_WF_RLE ? o + LZ_HDR + 4 : NOFF;
+            p.offL[cl] = M.wf == LZ_WF_RLE ? o + LZ_HDR + 4 + p.sizeV[cl] : NOFF;
+            const uint64_t cs = M.wf == LZ_WF_HUFFMAN ? p.sizeC[cl] : 4 + p.sizeV[cl] + p.sizeL[cl];
+            M.oout = o + LZ_HDR + cs;
+            M.vout = M.oout + M.obytes;
+        }
+        carry += tot;
+        __syncthreads();
+    }
+}
+
+/* Chunk headers (7.7) and n_runs. */
+__global__ void k_lhdr(LP p) {
+    const uint32_t cl = blockIdx.x, tid = threadIdx.x;
+    const LMeta &M = p.meta[cl];
+    const LGeo &g = geo(p, cl);
+    uint8_t *d = p.pay + M.off;
+    const bool st = M.wf == LZ_WF_STORED;
+    const uint32_t nhdr = LZ_HDR + (M.wf == LZ_WF_RLE ? 4 : 0);
+    for (uint32_t q = tid; q < nhdr; q += blockDim.x) {
+        uint64_t v = 0;
+        if (q == 0) v = M.wf;
+        else if (st) v = 0;
+        else if (q == 1) v = g.rank;
+        else if (q < 5) v = g.lb[q - 2];
+        else if (q < 8) v = 0;
+        else if (q < 12) v = M.nout >> (8 * (q - 8));
+        else if (q < 16) v = M.nvnew >> (8 * (q - 12));
+        else if (q < 24) v = M.obytes >> (8 * (q - 16));
+        else v = (uint64_t)M.nruns >> (8 * (q - 24));
+        d[q] = (uint8_t)v;
+    }
+}
+
+/* Raw bytes of stored chunks. */
+__global__ void __launch_bounds__(NT) k_lstored(LP p) {
+    const uint32_t cl = blockIdx.y;
+    const LMeta &M = p.meta[cl];
+    if (M.wf != LZ_WF_STORED) return;
+    const uint64_t raw = M.n * p.es, q0 = (uint64_t)blockIdx.x * STORE_PIECE;
+    if (q0 >= raw) return;
+    const uint64_t q1 = q0 + STORE_PIECE < raw ? q0 + STORE_PIECE : raw;
+    const uint8_t *s = p.src + (uint64_t)cl * p.raw_full;
+    uint8_t *d = p.pay + M.off + LZ_HDR;
+    for (uint64_t q = q0 + threadIdx.x; q < q1; q += NT) d[q] = s[q];
+}
+
+/* ---- layout ---- */
+
+struct ELay {
+    uint32_t GC, nbc, rtiles;
+    uint64_t cf;
+    size_t hs, hw, total;
+};
+
+size_t take_all(const ELay &L, uint8_t *base, LP *p, uint8_t **stC, uint8_t **stV, uint8_t **stL, uint8_t **work) {
+    Bump B{base, 0};
+    const size_t g = L.GC, nbk = (size_t)L.GC * L.nbc, nt = (size_t)L.GC * L.rtiles;
+    p->codes = B.take<uint16_t>(g * L.cf);
+    p->rv = B.take<uint16_t>(g * L.cf);
+    p->rl = B.take<uint16_t>(g * L.cf);
+    p->bo_n = B.take<uint32_t>(nbk);
+    p->bo_bytes = B.take<uint32_t>(nbk);
+    p->bo_first = B.take<uint32_t>(nbk);
+    p->bo_last = B.take<uint32_t>(nbk);
+    p->bo_prev = B.take<uint32_t>(nbk);
+    p->bv_n = B.take<uint32_t>(nbk);
+    p->bv_first = B.take<uint32_t>(nbk);
+    p->bv_off = B.take<uint32_t>(nbk);
+    p->bchg = B.take<uint32_t>(nbk);
+    p->bv_fbits = B.take<uint64_t>(nbk);
+    p->bv_lbits = B.take<uint64_t>(nbk);
+    p->bo_off = B.take<uint64_t>(nbk);
+    p->bv_fix = B.take<uint8_t>(nbk);
+    p->meta = B.take<LMeta>(g);
+    p->cntC = B.take<uint32_t>(g);
+    p->cntR = B.take<uint32_t>(g);
+    p->sizeC = B.take<uint64_t>(g);
+    p->bitsC = B.take<uint64_t>(g);
+    p->sizeV = B.take<uint64_t>(g);
+    p->sizeL = B.take<uint64_t>(g);
+    p->offC = B.take<uint64_t>(g);
+    p->offV = B.take<uint64_t>(g);
+    p->offL = B.take<uint64_t>(g);
+    p->t_cnt = B.take<uint32_t>(nt);
+    p->t_last = B.take<uint32_t>(nt);
+    p->t_first = B.take<uint32_t>(nt);
+    p->t_base = B.take<uint32_t>(nt);
+    p->t_cut = B.take<uint32_t>(nt);
+    p->t_nxt = B.take<uint32_t>(nt);
+    *stC = B.take<uint8_t>(L.hs);
+    *stV = B.take<uint8_t>(L.hs);
+    *stL = B.take<uint8_t>(L.hs);
+    *work = B.take<uint8_t>(L.hw);
+    return B.o;
+}
+
+ELay elay(const scz_cuda_batch *b) {
+    ELay L;
+    const uint64_t cf = b->full.count ? b->full.count : 1;
+    L.cf = cf;
+    L.nbc = lgeo(&b->full).nblocks;
+    const uint32_t nbl = lgeo(&b->last).nblocks;
+    if (nbl > L.nbc) L.nbc = nbl;
+    L.rtiles = (uint32_t)((cf + RTILE - 1) / RTILE);
+    uint64_t gc = (64ull << 20) / cf;
+    if (gc > b->n) gc = b->n;
+    if (gc > 65535) gc = 65535;
+    if (gc < 1) gc = 1;
+    L.GC = (uint32_t)gc;
+    L.hs = scz__hse_scratch(L.GC, cf);
+    L.hw = scz__hse_work(L.GC, cf);
+    LP tmp;
+    uint8_t *a, *c, *d, *e;
+    L.total = take_all(L, nullptr, &tmp, &a, &c, &d, &e);
+    return L;
+}
+
+template <typename T> cudaError_t launch_quant(const LP &p, uint32_t nbc, bool pass2, cudaStream_t s) {
+    const dim3 grid(nbc, p.ng);
+    if (pass2) k_quant<T, true><<<grid, NT, 0, s>>>(p);
+    else k_quant<T, false><<<grid, NT, 0, s>>>(p);
+    return cudaGetLastError();
+}
+
+} // namespace
+
+size_t scz__lossy_cuda_enc_scratch(const scz_cuda_batch *b) { return elay(b).total; }
+
+cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_t cb, const void *d_src,
+                                   uint8_t *d_pay, uint64_t *choff, uint64_t *chsize, uint64_t *chinfo,
+                                   void *scratch, cudaStream_t s) {
+    if (ca >= cb || cb > b->n) return cudaErrorInvalidValue;
+    const ELay L = elay(b);
+    LP p;
+    memset(&p, 0, sizeof p);
+    uint8_t *stC, *stV, *stL, *work;
+    take_all(L, static_cast<uint8_t *>(scratch), &p, &stC, &stV, &stL, &work);
+    p.raw_full = b->raw_full;
+    p.pay = d_pay;
+    p.choff = choff;
+    p.chsize = chsize;
+    p.chinfo = chinfo;
+    p.cf = L.cf;
+    p.gfull = lgeo(&b->full);
+    p.glast = lgeo(&b->last);
+    p.nbc = L.nbc;
+    p.rtiles = L.rtiles;
+    p.es = b->full.esize;
+    p.r = b->h->knobs[0];
+    p.knob = b->h->knobs[1];
+    p.eb = b->h->eb_abs;
+    p.ebx2 = 2.0 * b->h->eb_abs;
+    p.recip = p.ebx2 > 0 ? 1.0 / p.ebx2 : INFINITY;
+    const uint32_t K = 2 * p.r + 2;
+    cudaError_t e;
+    for (uint32_t g0 = ca; g0 < cb; g0 += L.GC) {
+        const uint32_t ng = cb - g0 < L.GC ? cb - g0 : L.GC;
+        p.ng = ng;
+        p.gc0 = g0;
+        p.nlast = g0 + ng == b->n ? ng - 1 : NONE;
+        p.src = static_cast<const uint8_t *>(d_src) + (uint64_t)g0 * b->raw_full;
+        if ((e = p.es == 4 ? launch_quant<float>(p, L.nbc, false, s) : launch_quant<double>(p, L.nbc, false, s)))
+            return e;
+        k_lscan<<<ng, NT, 0, s>>>(p);
+        const scz_hse hc{p.codes, L.cf, p.cntC, ng, K, L.cf};
+        const scz_hse hv{p.rv, L.cf, p.cntR, ng, K, L.cf};
+        const scz_hse hl{p.rl, L.cf, p.cntR, ng, 65536, L.cf};
+        if ((e = scz__hse_plan(&hc, stC, work, p.sizeC, p.bitsC, s))) return e;
+        k_ltry<<<(ng + NT - 1) / NT, NT, 0, s>>>(p);
+        const dim3 rt(L.rtiles, ng);
+        k_rtile<<<rt, NT, 0, s>>>(p);
+        k_rscan<<<ng, NT, 0, s>>>(p);
+        k_rwrite<<<rt, NT, 0, s>>>(p);
+        if ((e = scz__hse_plan(&hv, stV, work, p.sizeV, nullptr, s))) return e;
+        if ((e = scz__hse_plan(&hl, stL, work, p.sizeL, nullptr, s))) return e;
+        k_ldecide<<<(ng + NT - 1) / NT, NT, 0, s>>>(p);
+        k_loff<<<1, NT, 0, s>>>(p);
+        k_lhdr<<<ng, 32, 0, s>>>(p);
+        const uint64_t raw = L.cf * p.es;
+        k_lstored<<<dim3((unsigned)((raw + STORE_PIECE - 1) / STORE_PIECE), ng), NT, 0, s>>>(p);
+        if ((e = scz__hse_write(&hc, stC, work, p.offC, d_pay, s))) return e;
+        if ((e = scz__hse_write(&hv, stV, work, p.offV, d_pay, s))) return e;
+        if ((e = scz__hse_write(&hl, stL, work, p.offL, d_pay, s))) return e;
+        if ((e = p.es == 4 ? launch_quant<float>(p, L.nbc, true, s) : launch_quant<double>(p, L.nbc, true, s)))
+            return e;
+    }
+    return cudaGetLastError();
+}
+
+cudaError_t scz__lossy_cuda_enc_probe(void) {
+    cudaFuncAttributes a;
+    cudaError_t e = cudaFuncGetAttributes(&a, k_quant<float, false>);
+    if (!e) e = cudaFuncGetAttributes(&a, k_lscan);
+    return e;
+}
