@@ -30,7 +30,7 @@ STEPS=${STEPS:-build test memcheck racecheck synccheck bench}
 CUDA_ARCH=${CUDA_ARCH:-90}
 BIG_GIB=${BIG_GIB:-10}
 JOBS=${JOBS:-$(nproc)}
-GPU_TESTS=${GPU_TESTS:-test_cuda_ndzip test_cuda_huffman}
+GPU_TESTS=${GPU_TESTS:-test_cuda_ndzip test_cuda_huffman test_cuda_lossy_dec}
 HUFF_MI=${HUFF_MI:-128}
 mkdir -p "$OUT"
 export SCZ_DATA_DIR="$DATA"

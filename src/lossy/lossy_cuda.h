@@ -1,0 +1,22 @@
+/*
+ * lossy_cuda.h -- the parts of the lossy codec's GPU implementation (CUDA
+ * C++, .cu files only): compression (lossy_enc.cu) and decompression
+ * (lossy_dec.cu) behind one scz_cuda_codec_ops (lossy.cu). FORMAT.md 7.
+ */
+#ifndef SCZ_LOSSY_CUDA_H
+#define SCZ_LOSSY_CUDA_H
+
+#include "../cuda/cuda_rt.h"
+#include "lossy.h"
+
+/* Decompression (lossy_dec.cu): scratch bytes for the batch, the decoding
+ * launches (scz_cuda_codec_ops.decode's contract), a probe of its kernels
+ * and the meaning of its error codes (SCZ_CUDA_ERR_CODEC + 0 .. 63). */
+size_t scz__lossy_cuda_dec_scratch(const scz_cuda_batch *b);
+cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay, const uint64_t *choff,
+                                   const uint64_t *chsize, const uint64_t *chinfo, void *d_dst,
+                                   unsigned long long *err, void *scratch, cudaStream_t s);
+cudaError_t scz__lossy_cuda_dec_probe(void);
+const char *scz__lossy_cuda_dec_error_text(unsigned code);
+
+#endif
