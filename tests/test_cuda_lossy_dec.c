@@ -25,7 +25,7 @@
 static void bench(void) {
     const char *e = getenv("SCZ_LDEC_BENCH_MIB");
     const uint64_t mib = e && *e ? strtoull(e, NULL, 10) : 0;
-    if (!mib) return;
+    if (!mib || quick) return;
     const uint64_t side = 256, layers = mib * 1048576 / 4 / (side * side);
     scz_shape s = mkshape(SCZ_DTYPE_F32, 3, side, side, layers, 1);
     size_t bytes;
@@ -460,7 +460,7 @@ static void test_corrupt(void) {
 static void bench(void) {
     const char *e = getenv("SCZ_LDEC_BENCH_MIB");
     const uint64_t mib = e && *e ? strtoull(e, NULL, 10) : 0;
-    if (!mib) return;
+    if (!mib || quick) return;
     const uint64_t side = 256, layers = mib * 1048576 / 4 / (side * side);
     scz_shape s = mkshape(SCZ_DTYPE_F32, 3, side, side, layers, 1);
     size_t bytes;
