@@ -20,56 +20,6 @@
 #include <string.h>
 
 #ifndef SCZ_TEST_CUDA
-/* Throughput of the device API on a smooth float32 field of
- * $SCZ_LDEC_BENCH_MIB MiB (0 or unset: skipped), REL 1e-3. */
-static void bench(void) {
-    const char *e = getenv("SCZ_LDEC_BENCH_MIB");
-    const uint64_t mib = e && *e ? strtoull(e, NULL, 10) : 0;
-    if (!mib || quick) return;
-    const uint64_t side = 256, layers = mib * 1048576 / 4 / (side * side);
-    scz_shape s = mkshape(SCZ_DTYPE_F32, 3, side, side, layers, 1);
-    size_t bytes;
-    void *a = gen_field(GEN_SMOOTH, &s, 5, &bytes);
-    scz_params p;
-    params(&p, SCZ_EB_REL, 1e-3, 0, 0, 0);
-    size_t zn;
-    uint8_t *z = tu_compress(cpu, &p, &s, a, &zn, "bench");
-    if (!z) return;
-    void *dz, *dout;
-    CUDA_OK(cudaMalloc(&dz, zn));
-    CUDA_OK(cudaMalloc(&dout, bytes));
-    CUDA_OK(cudaMemcpy(dz, z, zn, cudaMemcpyHostToDevice));
-    scz_status *so;
-    CUDA_OK(cudaMallocHost((void **)&so, sizeof *so));
-    cudaEvent_t e0, e1;
-    CUDA_OK(cudaEventCreate(&e0));
-    CUDA_OK(cudaEventCreate(&e1));
-    float best = 1e30f;
-    for (int k = 0; k < 6; k++) {
-        CUDA_OK(cudaEventRecord(e0, 0));
-        scz_status r = scz_cuda_decompress(gpu, dz, zn, dout, bytes, NULL, so, 0);
-        CUDA_OK(cudaEventRecord(e1, 0));
-        CUDA_OK(cudaEventSynchronize(e1));
-        CHECK(r == SCZ_OK && *so == SCZ_OK, "bench decode: %s / %s", st(r), st(*so));
-        float ms;
-        CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
-        if (k && ms < best) best = ms;
-    }
-    uint8_t *o = malloc(bytes), *ref = malloc(bytes);
-    CUDA_OK(cudaMemcpy(o, dout, bytes, cudaMemcpyDeviceToHost));
-    CHECK(scz_decompress(cpu, z, zn, ref, bytes, NULL) == SCZ_OK, "bench: CPU decode");
-    CHECK(memcmp(o, ref, bytes) == 0, "bench: GPU decode differs from the CPU's");
-    printf("bench: %llu MiB float32 smooth REL 1e-3, ratio %.2f: device decode %.3f ms = %.1f GB/s\n",
-           (unsigned long long)mib, (double)bytes / (double)zn, best, (double)bytes / (best * 1e6));
-    free(o);
-    free(ref);
-    CUDA_OK(cudaFree(dz));
-    CUDA_OK(cudaFree(dout));
-    CUDA_OK(cudaFreeHost(so));
-    free(z);
-    free(a);
-}
-
 int main(void) {
     char why[512];
     scz_backend_probe(SCZ_BACKEND_CUDA, why, sizeof why);
