@@ -692,6 +692,16 @@ template <typename Start>
 __device__ __forceinline__ void scan_lines(unsigned long long *D, uint32_t nl, uint32_t len, uint32_t stride,
                                            Start start) {
     const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (stride > 1) { /* columns: one thread per line, neighbouring threads on neighbouring words */
+        for (uint32_t l = threadIdx.x; l < nl; l += NT) {
+            unsigned long long *d = D + start(l), acc = 0;
+            for (uint32_t k = 0; k < len; k++) {
+                acc += d[(size_t)k * stride];
+                d[(size_t)k * stride] = acc;
+            }
+        }
+        return;
+    }
     for (uint32_t l = warp; l < nl; l += DW) {
         const uint32_t s0 = start(l);
         unsigned long long carry = 0;
@@ -779,8 +789,10 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_recon(Params p) {
             cd[q] = i < m ? codes[co + i] : 1u;
             f0[q] = cd[q] == 0;
             fv[q] = cd[q] == vnew;
-            sm.D[i] = (unsigned long long)(int64_t)((int64_t)cd[q] - (int64_t)r);
-            if (cd[q] >= vnew) sm.D[i] = 0;
+        }
+        for (uint32_t i = tid; i < m; i += NT) { /* D = code - r; 0 for verbatim (outliers below) */
+            const uint32_t x = codes[co + i];
+            sm.D[i] = x >= vnew ? 0ull : (unsigned long long)((int64_t)x - (int64_t)r);
         }
         uint32_t n0;
         ScanU(ts.su).ExclusiveSum(f0, f0, n0);
