@@ -17,7 +17,7 @@
 # measures nvCOMP beside scz), BUILD (default /tmp/scz-gpu-build),
 # CUDA_ARCH (default 90), SAN_TIMEOUT (seconds per sanitizer and test, default 420), BIG_GIB (host-API run of a large array, default 10;
 # 0 skips it), JOBS, GPU_TESTS (the GPU test programs run alone and under
-# the sanitizers; default test_cuda_ndzip test_cuda_huffman test_cuda_lossy),
+# the sanitizers; default test_cuda_ndzip test_cuda_huffman test_cuda_lossy test_cuda_lossy_dec),
 # LOSSY (REL bounds of the lossy benchmark, default 1e-2,1e-3,1e-4; empty
 # skips it), HUFF_MI (the
 # huffman benchmark's u16 codes, in Mi; default 128, 0 skips it).
@@ -32,7 +32,7 @@ STEPS=${STEPS:-build test memcheck racecheck synccheck bench}
 CUDA_ARCH=${CUDA_ARCH:-90}
 BIG_GIB=${BIG_GIB:-10}
 JOBS=${JOBS:-$(nproc)}
-GPU_TESTS=${GPU_TESTS:-test_cuda_ndzip test_cuda_huffman test_cuda_lossy}
+GPU_TESTS=${GPU_TESTS:-test_cuda_ndzip test_cuda_huffman test_cuda_lossy test_cuda_lossy_dec}
 LOSSY=${LOSSY-1e-2,1e-3,1e-4}
 HUFF_MI=${HUFF_MI:-128}
 mkdir -p "$OUT"

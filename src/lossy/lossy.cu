@@ -19,12 +19,16 @@ static scz_status lz_cuda_check(scz_ctx *ctx, const scz_cuda_batch *b) {
 
 static size_t lz_cuda_scratch(const scz_cuda_batch *b, int dir) {
     if (b->n == 0) return 0;
-    return dir == SCZ_CUDA_DECODE ? 0 : scz__lossy_cuda_enc_scratch(b);
+    return dir == SCZ_CUDA_DECODE ? scz__lossy_cuda_dec_scratch(b) : scz__lossy_cuda_enc_scratch(b);
 }
 
-static cudaError_t lz_cuda_probe(void) { return scz__lossy_cuda_enc_probe(); }
+static cudaError_t lz_cuda_probe(void) {
+    cudaError_t e = scz__lossy_cuda_enc_probe();
+    return e ? e : scz__lossy_cuda_dec_probe();
+}
 
 /* Listed in src/cuda/codecs_cuda.cu. */
 extern const scz_cuda_codec_ops scz__lossy_cuda_ops = {
-    SCZ_CODEC_LOSSY, lz_cuda_check, lz_cuda_scratch, scz__lossy_cuda_encode, nullptr, lz_cuda_probe, nullptr,
+    SCZ_CODEC_LOSSY, lz_cuda_check,  lz_cuda_scratch, scz__lossy_cuda_encode, scz__lossy_cuda_decode,
+    lz_cuda_probe,   scz__lossy_cuda_dec_error_text,
 };

@@ -1,0 +1,982 @@
+/*
+ * lossy_dec.cu -- decompression of the lossy codec (FORMAT.md 7.5-7.8) on
+ * the GPU: byte-identical to the CPU decoder (lossy.c lz_decompress), and
+ * every payload the CPU rejects is reported (scz_cuda_report), never read
+ * or written out of bounds.
+ *
+ * One launch per step over all chunks of a batch:
+ *   k_prep   one block per chunk: payload header (workflow, reserved bytes,
+ *            coding rank, block shape, counts, section sizes), the Huffman
+ *            stream(s) (hs_parse) and their decoding tables (hs_build);
+ *            item counts of the later steps;
+ *   k_items  one block: item offsets per chunk for each step (scans);
+ *   k_huff   persistent blocks: stored chunks are copied; Huffman segments
+ *            are decoded one per warp (hs_decode_segment): the codes into
+ *            scratch (u16), or, run-length, the run codes and lengths into
+ *            the chunk's output bytes (4 bytes per run <= raw bytes);
+ *   k_rsum / k_rscan / k_rexp   run-length: sums of the lengths per tile of
+ *            4096 runs (and the rule on equal neighbours), their scan per
+ *            chunk (total = N), then the runs expanded into the codes;
+ *   k_ctile / k_cscan   per tile of 4096 codes: outliers (code 0), new
+ *            verbatim values (code 2r), last outlier position; scans per
+ *            chunk, totals against n_out / n_verb;
+ *   k_btile / k_bscan / k_bckpt   outlier list: varint terminators per
+ *            tile of 4096 bytes (and the varint rules: shortest form, at
+ *            most 10 bytes), their scan (total = 2 n_out), then the byte
+ *            offset of every 32nd pair (checkpoints);
+ *   k_recon  persistent blocks, one lossy block at a time in shared memory:
+ *            outlier / verbatim ordinals (block scan from the tile
+ *            prefixes), the block's outlier pairs parsed from the nearest
+ *            checkpoint and checked against the code-0 positions, partial
+ *            sums along x, y, z (mod 2^64), x' = T(double(Q) * h), verbatim
+ *            values, written in array order.
+ * A chunk found inconsistent by a step is flagged (bad[]) and skipped by
+ * the later steps.
+ */
+#include "lossy_cuda.h"
+
+#include "../entropy/huffman_cuda.h"
+
+#include <cub/cub.cuh>
+
+using namespace scz_hd;
+
+namespace {
+
+enum {
+    LZE_HEADER = SCZ_CUDA_ERR_CODEC,
+    LZE_STORED,
+    LZE_SHAPE,
+    LZE_COUNTS,
+    LZE_STREAM,
+    LZE_CODEBOOK,
+    LZE_PADDING,
+    LZE_BITS,
+    LZE_LONG,
+    LZE_RUNS,
+    LZE_SECTIONS,
+    LZE_OLIST,
+    LZE_OUTLIER,
+    LZE_VERB,
+};
+
+constexpr uint32_t NT = 256;          /* threads per block */
+constexpr uint32_t DW = NT / 32;      /* segments per decoding item */
+constexpr uint64_t PIECE = 65536;     /* bytes of a stored chunk per item */
+constexpr uint32_t CT = 4096;         /* codes per code tile */
+constexpr uint32_t RT = 4096;         /* runs per run tile */
+constexpr uint32_t BT = 4096;         /* outlier-list bytes per byte tile */
+constexpr uint32_t PER = 16;          /* items per thread in these tiles */
+constexpr uint32_t CK = 32;           /* outlier pairs per checkpoint */
+constexpr uint32_t MAXB = 4096;       /* elements of a lossy block, at most */
+constexpr uint64_t MAX_PAIR = 20;     /* bytes of an outlier pair, at most */
+static_assert(CT == NT * PER && RT == NT * PER && BT == NT * PER && MAXB == NT * PER, "tiles");
+
+size_t rup(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+struct Bump {
+    uint8_t *base;
+    size_t o;
+    template <typename P> P *take(size_t count) {
+        P *r = reinterpret_cast<P *>(base ? base + o : nullptr);
+        o = rup(o + count * sizeof(P), 256);
+        return r;
+    }
+};
+
+/* Per chunk. */
+struct LMeta {
+    Stream S[2];                /* codes (Huffman) or run codes; run lengths */
+    const uint8_t *pay, *olist, *vvals;
+    uint64_t size, obytes, nblocks;
+    uint64_t items[4];          /* k_huff items, run tiles, byte tiles, blocks */
+    uint32_t mode;              /* 0 stored, 1 Huffman, 2 run-length, 3 nothing (error) */
+    uint32_t N, n_out, n_verb, nruns;
+    uint32_t e[3], lb[3], nb[3];
+};
+
+enum { IT_HUFF = 0, IT_RUN, IT_BYTE, IT_BLOCK };
+
+struct Params {
+    const uint8_t *pay;
+    const uint64_t *choff, *chsize, *chinfo;
+    uint8_t *dst;
+    unsigned long long *err;
+    LMeta *meta;
+    uint32_t *bad;              /* n */
+    uint64_t *ib;               /* 4 x (n + 1) item offsets */
+    uint32_t *tables;           /* n x 2 x TABLE */
+    uint16_t *longs;            /* n x 2 x long_cap */
+    uint16_t *codes;            /* n x count_full */
+    uint32_t *ct0, *ctv, *ctl;  /* n x tpc: outliers, new verbatim, last outlier + 1 (then scanned) */
+    uint64_t *rsum;             /* n x tpc: run tile sums, then exclusive prefixes */
+    uint64_t *bsum;             /* n x btpc: terminators per byte tile, then prefixes */
+    uint64_t *ckpt;             /* n x ckpc: byte offset of pair k * CK */
+    scz_chunk_geom gfull, glast;
+    uint64_t count_full, count_last, raw_full;
+    double h;                   /* 2 eb_abs */
+    uint32_t n, c0, es, r, long_cap, tpc, btpc, ckpc;
+};
+
+struct Layout {
+    size_t meta, bad, ib, tables, longs, codes, ct0, ctv, ctl, rsum, bsum, ckpt, total;
+    uint32_t long_cap, tpc, btpc, ckpc;
+};
+
+Layout layout(const scz_cuda_batch *b) {
+    Layout L;
+    const uint64_t n = b->n, cf = b->full.count;
+    L.long_cap = (uint32_t)(cf < 65536 ? cf : 65536);
+    L.tpc = (uint32_t)((cf + CT - 1) / CT);
+    L.btpc = (uint32_t)((cf * MAX_PAIR + BT - 1) / BT);
+    L.ckpc = (uint32_t)(cf / CK + 2);
+    Bump B{nullptr, 0};
+    L.meta = B.o, B.take<LMeta>(n);
+    L.bad = B.o, B.take<uint32_t>(n);
+    L.ib = B.o, B.take<uint64_t>(4 * (n + 1));
+    L.tables = B.o, B.take<uint32_t>(n * 2 * TABLE);
+    L.longs = B.o, B.take<uint16_t>(n * 2 * L.long_cap + 1);
+    L.codes = B.o, B.take<uint16_t>(n * cf + 8);
+    L.ct0 = B.o, B.take<uint32_t>(n * L.tpc);
+    L.ctv = B.o, B.take<uint32_t>(n * L.tpc);
+    L.ctl = B.o, B.take<uint32_t>(n * L.tpc);
+    L.rsum = B.o, B.take<uint64_t>(n * L.tpc);
+    L.bsum = B.o, B.take<uint64_t>(n * (uint64_t)L.btpc);
+    L.ckpt = B.o, B.take<uint64_t>(n * (uint64_t)L.ckpc);
+    L.total = B.o;
+    return L;
+}
+
+__device__ __forceinline__ uint32_t chunk_count(const Params &p, uint32_t c) {
+    return (uint32_t)(c + 1 == p.n ? p.count_last : p.count_full);
+}
+
+__device__ __forceinline__ void fail(const Params &p, uint32_t c, unsigned code) {
+    scz_cuda_report(p.err, p.c0 + c, code);
+    p.bad[c] = 1;
+}
+
+/* Chunk of item it of kind k (last c with ib[c] <= it). */
+__device__ __forceinline__ uint32_t item_chunk(const uint64_t *ib, uint32_t n, uint64_t it) {
+    uint32_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        const uint32_t mid = (lo + hi) / 2;
+        if (ib[mid] <= it) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+__device__ unsigned map_hs(int r) {
+    switch (r) {
+    case HS_ERR_STREAM: return LZE_STREAM;
+    case HS_ERR_CODEBOOK: return LZE_CODEBOOK;
+    case HS_ERR_PADDING: return LZE_PADDING;
+    case HS_ERR_BITSTREAM: return LZE_BITS;
+    case HS_ERR_LONG: return LZE_LONG;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* k_prep                                                              */
+/* ------------------------------------------------------------------ */
+
+__global__ void __launch_bounds__(NT) k_prep(Params p) {
+    __shared__ LMeta M;
+    __shared__ Run runs[NT];
+    __shared__ uint32_t sh[LMAX + 8];
+    const uint32_t c = blockIdx.x, tid = threadIdx.x;
+    if (tid == 0) {
+        const scz_chunk_geom &g = c + 1 == p.n ? p.glast : p.gfull;
+        const uint32_t N = chunk_count(p, c), es = p.es;
+        const uint64_t off = p.choff[c], size = p.chsize[c];
+        const uint32_t info = (uint32_t)p.chinfo[c];
+        const uint8_t *P = p.pay + off;
+        unsigned e = 0;
+        M.pay = P;
+        M.size = size;
+        M.mode = 3;
+        M.N = N;
+        M.n_out = M.n_verb = M.nruns = 0;
+        M.obytes = M.nblocks = 0;
+        M.olist = M.vvals = P;
+        for (int k = 0; k < 4; k++) M.items[k] = 0;
+        for (int k = 0; k < 3; k++) M.e[k] = 1, M.lb[k] = 0, M.nb[k] = 1;
+        M.S[0].n_segs = M.S[1].n_segs = 0;
+        if (size < LZ_HDR) e = LZE_HEADER;
+        const uint32_t wf = e ? 0 : P[0];
+        if (!e && (wf != info || wf > LZ_WF_RLE || P[5] || P[6] || P[7])) e = LZE_HEADER;
+        const uint32_t n_out = e ? 0 : ldb32(P + 8), n_verb = e ? 0 : ldb32(P + 12);
+        const uint64_t obytes = e ? 0 : ldb64(P + 16);
+        if (!e && wf == LZ_WF_STORED) {
+            if (P[1] || P[2] || P[3] || P[4] || n_out || n_verb || obytes || size != LZ_HDR + (uint64_t)N * es)
+                e = LZE_STORED;
+            else {
+                M.mode = 0;
+                M.items[IT_HUFF] = ((uint64_t)N * es + PIECE - 1) / PIECE;
+            }
+        } else if (!e) {
+            /* coding rank and extents (lossy.c geo_extents) */
+            uint32_t rank = 0, ex[3] = {1, 1, 1};
+            for (uint32_t d = 0; d < g.rank && d < 3; d++)
+                if (g.dims[d] != 1) ex[rank++] = (uint32_t)g.dims[d];
+            if (!rank) rank = 1;
+            if (P[1] != rank) e = LZE_SHAPE;
+            uint32_t lsum = 0;
+            for (uint32_t d = 0; d < 3 && !e; d++) {
+                const uint32_t lb = P[2 + d];
+                if (d < rank ? (lb < 1 || lb > LZ_MAX_BLOCK_LOG2) : lb != 0) e = LZE_SHAPE;
+                lsum += lb;
+            }
+            if (!e && lsum > LZ_MAX_BLOCK_LOG2) e = LZE_SHAPE;
+            const uint32_t r = p.r, K = 2 * r + 2;
+            if (!e && (n_out > N || n_verb > N || obytes > size - LZ_HDR || (uint64_t)n_out * 2 > obytes))
+                e = LZE_COUNTS;
+            uint64_t pos = LZ_HDR;
+            if (!e && wf == LZ_WF_HUFFMAN) {
+                const int hr = hs_parse(P + pos, size - pos, K, N, p.long_cap, &M.S[0]);
+                if (hr) e = map_hs(hr);
+                else pos += M.S[0].bytes;
+            } else if (!e) {
+                if (size - pos < 4) e = LZE_RUNS;
+                const uint32_t nruns = e ? 0 : ldb32(P + pos);
+                if (!e && (nruns < 1 || nruns > N)) e = LZE_RUNS;
+                pos += 4;
+                if (!e) {
+                    M.nruns = nruns;
+                    const int hr = hs_parse(P + pos, size - pos, K, nruns, p.long_cap, &M.S[0]);
+                    if (hr) e = map_hs(hr);
+                    else pos += M.S[0].bytes;
+                }
+                if (!e) {
+                    const int hr = hs_parse(P + pos, size - pos, 65536, nruns, p.long_cap, &M.S[1]);
+                    if (hr) e = map_hs(hr);
+                    else pos += M.S[1].bytes;
+                }
+            }
+            if (!e && (obytes > size - pos || size - pos - obytes != (uint64_t)n_verb * es)) e = LZE_SECTIONS;
+            /* n_out pairs of at most 20 bytes: a longer list has trailing bytes */
+            if (!e && obytes > MAX_PAIR * n_out) e = LZE_OLIST;
+            if (!e) {
+                M.mode = wf;
+                M.n_out = n_out;
+                M.n_verb = n_verb;
+                M.obytes = obytes;
+                M.olist = P + pos;
+                M.vvals = P + pos + obytes;
+                uint64_t nbl = 1;
+                for (int d = 0; d < 3; d++) {
+                    M.e[d] = ex[d];
+                    M.lb[d] = d < (int)rank ? P[2 + d] : 0;
+                    M.nb[d] = (uint32_t)((ex[d] + (1u << M.lb[d]) - 1) >> M.lb[d]);
+                    nbl *= M.nb[d];
+                }
+                M.nblocks = N ? nbl : 0;
+                M.items[IT_HUFF] = (M.S[0].n_segs + DW - 1) / DW + (wf == LZ_WF_RLE ? (M.S[1].n_segs + DW - 1) / DW : 0);
+                M.items[IT_RUN] = wf == LZ_WF_RLE ? (M.nruns + RT - 1) / RT : 0;
+                M.items[IT_BYTE] = (obytes + BT - 1) / BT;
+                M.items[IT_BLOCK] = M.nblocks;
+            }
+        }
+        if (e) {
+            scz_cuda_report(p.err, p.c0 + c, e);
+            M.mode = 3;
+            for (int k = 0; k < 4; k++) M.items[k] = 0;
+        }
+        p.bad[c] = e ? 1u : 0u;
+        p.ckpt[(uint64_t)c * p.ckpc] = 0;
+    }
+    __syncthreads();
+    if (M.mode == 1 || M.mode == 2) {
+        for (int s = 0; s < (M.mode == 2 ? 2 : 1); s++) {
+            if (M.S[s].count)
+                hs_build<NT>(M.S[s], M.S[s].cb, p.tables + ((size_t)c * 2 + s) * TABLE,
+                             p.longs + ((size_t)c * 2 + s) * p.long_cap, runs, sh);
+            __syncthreads();
+        }
+    }
+    const uint32_t *s32 = reinterpret_cast<const uint32_t *>(&M);
+    uint32_t *d32 = reinterpret_cast<uint32_t *>(p.meta + c);
+    for (uint32_t i = tid; i < sizeof(LMeta) / 4; i += NT) d32[i] = s32[i];
+}
+
+/* Item offsets of each kind: ib[k * (n + 1) + c]. */
+__global__ void __launch_bounds__(NT) k_items(Params p) {
+    typedef cub::BlockScan<unsigned long long, NT> Scan;
+    __shared__ typename Scan::TempStorage ts;
+    for (int k = 0; k < 4; k++) {
+        unsigned long long carry = 0;
+        uint64_t *ib = p.ib + (size_t)k * (p.n + 1);
+        for (uint32_t c0 = 0; c0 < p.n; c0 += NT) {
+            const uint32_t c = c0 + threadIdx.x;
+            const unsigned long long x = c < p.n ? p.meta[c].items[k] : 0;
+            unsigned long long ex, tot;
+            Scan(ts).ExclusiveSum(x, ex, tot);
+            if (c < p.n) ib[c] = carry + ex;
+            carry += tot;
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) ib[p.n] = carry;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* k_huff: stored copies and Huffman segments                          */
+/* ------------------------------------------------------------------ */
+
+template <uint32_t NTH>
+__device__ __forceinline__ void copy_bytes(uint8_t *d, const uint8_t *s, uint64_t n, uint32_t tid) {
+    uint64_t head = (4 - (reinterpret_cast<uintptr_t>(d) & 3)) & 3;
+    if (head > n) head = n;
+    if (tid < head) d[tid] = s[tid];
+    const uint64_t nw = (n - head) / 4;
+    uint32_t *dw = reinterpret_cast<uint32_t *>(d + head);
+    const uint8_t *sw = s + head, *end = s + n;
+    for (uint64_t k = tid; k < nw; k += NTH) dw[k] = ld32u(sw + 4 * k, end);
+    const uint64_t t = head + 4 * nw + tid;
+    if (t < n) d[t] = s[t];
+}
+
+struct HShared {
+    uint32_t table[TABLE];
+    uint32_t stage[DW][STAGE_SLOTS];
+    LongTab L;
+};
+
+__global__ void __launch_bounds__(NT, 5) k_huff(Params p) {
+    __shared__ __align__(16) HShared sm;
+    const uint64_t *ib = p.ib + IT_HUFF * (p.n + 1);
+    const uint64_t total = ib[p.n];
+    const uint32_t warp = threadIdx.x >> 5;
+    uint32_t loaded = 0xffffffffu;
+    for (uint64_t it = blockIdx.x; it < total; it += gridDim.x) {
+        const uint32_t c = item_chunk(ib, p.n, it);
+        uint64_t j = it - ib[c];
+        const LMeta &M = p.meta[c];
+        uint8_t *out = p.dst + (uint64_t)c * p.raw_full;
+        if (M.mode == 0) {
+            const uint64_t raw = (uint64_t)M.N * p.es;
+            const uint64_t o = j * PIECE, len = raw - o < PIECE ? raw - o : PIECE;
+            copy_bytes<NT>(out + o, M.pay + LZ_HDR + o, len, threadIdx.x);
+            continue;
+        }
+        const uint64_t i0 = (M.S[0].n_segs + DW - 1) / DW;
+        const uint32_t s = j < i0 ? 0 : 1;
+        if (s) j -= i0;
+        const uint32_t key = 2 * c + s;
+        if (key != loaded) { /* block-uniform */
+            __syncthreads();
+            const uint32_t *t = p.tables + (size_t)key * TABLE;
+            for (uint32_t i = threadIdx.x; i < TABLE; i += NT) sm.table[i] = t[i];
+            if (threadIdx.x < LMAX + 2) {
+                sm.L.first[threadIdx.x] = M.S[s].first[threadIdx.x];
+                sm.L.lcount[threadIdx.x] = M.S[s].lcount[threadIdx.x];
+                sm.L.loff[threadIdx.x] = M.S[s].loff[threadIdx.x];
+            }
+            __syncthreads();
+            loaded = key;
+        }
+        const uint32_t g = (uint32_t)(j * DW + warp);
+        if (g >= M.S[s].n_segs) continue;
+        uint16_t *o16;
+        if (M.mode == 1) o16 = p.codes + (size_t)c * p.count_full;
+        else o16 = reinterpret_cast<uint16_t *>(out) + (s ? M.nruns : 0);
+        const bool ok = hs_decode_segment<uint16_t, false>(M.S[s], g, sm.table, sm.L,
+                                                           p.longs + (size_t)key * p.long_cap, sm.stage[warp],
+                                                           o16, 0, nullptr);
+        if (!ok && (threadIdx.x & 31) == 0) fail(p, c, LZE_BITS);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Run-length: sums, scan, expansion                                   */
+/* ------------------------------------------------------------------ */
+
+__global__ void __launch_bounds__(NT) k_rsum(Params p) {
+    typedef cub::BlockReduce<unsigned long long, NT> Red;
+    __shared__ typename Red::TempStorage ts;
+    __shared__ int bad;
+    __shared__ uint32_t skip;
+    const uint64_t *ib = p.ib + IT_RUN * (p.n + 1);
+    const uint64_t total = ib[p.n];
+    for (uint64_t it = blockIdx.x; it < total; it += gridDim.x) {
+        const uint32_t c = item_chunk(ib, p.n, it), t = (uint32_t)(it - ib[c]);
+        const LMeta &M = p.meta[c];
+        if (threadIdx.x == 0) skip = p.bad[c], bad = 0;
+        __syncthreads();
+        if (skip) { /* block-uniform */
+            __syncthreads();
+            continue;
+        }
+        const uint16_t *vals = reinterpret_cast<const uint16_t *>(p.dst + (uint64_t)c * p.raw_full);
+        const uint16_t *lens = vals + M.nruns;
+        unsigned long long sum = 0;
+        int b = 0;
+        const uint32_t k0 = t * RT + threadIdx.x * PER;
+        for (uint32_t q = 0; q < PER; q++) {
+            const uint32_t k = k0 + q;
+            if (k >= M.nruns) break;
+            sum += (uint32_t)lens[k] + 1;
+            if (k && vals[k] == vals[k - 1] && lens[k - 1] != LZ_MAX_RUN - 1) b = 1;
+        }
+        if (b) bad = 1;
+        const unsigned long long tot = Red(ts).Sum(sum);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            p.rsum[(size_t)c * p.tpc + t] = tot;
+            if (bad) fail(p, c, LZE_RUNS);
+        }
+    }
+}
+
+__global__ void __launch_bounds__(NT) k_rscan(Params p) {
+    typedef cub::BlockScan<unsigned long long, NT> Scan;
+    __shared__ typename Scan::TempStorage ts;
+    const uint32_t c = blockIdx.x;
+    const LMeta &M = p.meta[c];
+    if (M.mode != 2 || p.bad[c]) return;
+    const uint32_t nt = (M.nruns + RT - 1) / RT;
+    uint64_t *s = p.rsum + (size_t)c * p.tpc;
+    unsigned long long carry = 0;
+    for (uint32_t t0 = 0; t0 < nt; t0 += NT) {
+        const uint32_t t = t0 + threadIdx.x;
+        const unsigned long long x = t < nt ? s[t] : 0;
+        unsigned long long ex, tot;
+        Scan(ts).ExclusiveSum(x, ex, tot);
+        if (t < nt) s[t] = carry + ex;
+        carry += tot;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0 && carry != M.N) fail(p, c, LZE_RUNS);
+}
+
+__global__ void __launch_bounds__(NT) k_rexp(Params p) {
+    typedef cub::BlockScan<uint32_t, NT> Scan;
+    __shared__ typename Scan::TempStorage ts;
+    __shared__ uint32_t st[RT + 1];
+    __shared__ uint16_t sv[RT];
+    const uint64_t *ib = p.ib + IT_RUN * (p.n + 1);
+    const uint64_t total = ib[p.n];
+    for (uint64_t it = blockIdx.x; it < total; it += gridDim.x) {
+        const uint32_t c = item_chunk(ib, p.n, it), t = (uint32_t)(it - ib[c]);
+        const LMeta &M = p.meta[c];
+        if (p.bad[c]) continue;
+        const uint16_t *vals = reinterpret_cast<const uint16_t *>(p.dst + (uint64_t)c * p.raw_full);
+        const uint16_t *lens = vals + M.nruns;
+        const uint32_t k0 = t * RT, nk = M.nruns - k0 < RT ? M.nruns - k0 : RT;
+        uint32_t l[PER];
+        for (uint32_t q = 0; q < PER; q++) {
+            const uint32_t k = threadIdx.x * PER + q;
+            l[q] = k < nk ? (uint32_t)lens[k0 + k] + 1 : 0;
+            if (k < nk) sv[k] = vals[k0 + k];
+        }
+        uint32_t tot;
+        Scan(ts).ExclusiveSum(l, l, tot);
+        const uint32_t base = (uint32_t)p.rsum[(size_t)c * p.tpc + t];
+        for (uint32_t q = 0; q < PER; q++) {
+            const uint32_t k = threadIdx.x * PER + q;
+            if (k < nk) st[k] = base + l[q];
+        }
+        if (threadIdx.x == 0) st[nk] = base + tot;
+        __syncthreads();
+        uint16_t *codes = p.codes + (size_t)c * p.count_full;
+        for (uint32_t i = base + threadIdx.x; i < base + tot; i += NT) {
+            uint32_t lo = 0, hi = nk; /* last run k with st[k] <= i */
+            while (hi - lo > 1) {
+                const uint32_t mid = (lo + hi) / 2;
+                if (st[mid] <= i) lo = mid;
+                else hi = mid;
+            }
+            codes[i] = sv[lo];
+        }
+        __syncthreads();
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Code tiles                                                          */
+/* ------------------------------------------------------------------ */
+
+struct Cnt3 {
+    uint32_t o, v, l;
+};
+struct Cnt3Op {
+    __device__ __forceinline__ Cnt3 operator()(const Cnt3 &a, const Cnt3 &b) const {
+        return Cnt3{a.o + b.o, a.v + b.v, a.l > b.l ? a.l : b.l};
+    }
+};
+
+__global__ void __launch_bounds__(NT) k_ctile(Params p) {
+    typedef cub::BlockReduce<Cnt3, NT> Red;
+    __shared__ typename Red::TempStorage ts;
+    const uint32_t c = blockIdx.x / p.tpc, t = blockIdx.x % p.tpc;
+    const LMeta &M = p.meta[c];
+    if ((M.mode != 1 && M.mode != 2) || p.bad[c]) return;
+    const uint32_t N = M.N;
+    if ((uint64_t)t * CT >= N) return;
+    const uint16_t *codes = p.codes + (size_t)c * p.count_full;
+    const uint32_t vnew = 2 * p.r;
+    Cnt3 a{0, 0, 0};
+    for (uint32_t i = t * CT + threadIdx.x; i < N && i < (t + 1) * CT; i += NT) {
+        const uint32_t x = codes[i];
+        if (x == 0) a.o++, a.l = i + 1;
+        a.v += x == vnew;
+    }
+    const Cnt3 r = Red(ts).Reduce(a, Cnt3Op());
+    if (threadIdx.x == 0) {
+        const size_t k = (size_t)c * p.tpc + t;
+        p.ct0[k] = r.o;
+        p.ctv[k] = r.v;
+        p.ctl[k] = r.l;
+    }
+}
+
+__global__ void __launch_bounds__(NT) k_cscan(Params p) {
+    typedef cub::BlockScan<Cnt3, NT> Scan;
+    __shared__ typename Scan::TempStorage ts;
+    const uint32_t c = blockIdx.x;
+    const LMeta &M = p.meta[c];
+    if ((M.mode != 1 && M.mode != 2) || p.bad[c]) return;
+    const uint32_t nt = (M.N + CT - 1) / CT;
+    const size_t k0 = (size_t)c * p.tpc;
+    Cnt3 carry{0, 0, 0};
+    for (uint32_t t0 = 0; t0 < nt; t0 += NT) {
+        const uint32_t t = t0 + threadIdx.x;
+        Cnt3 x{0, 0, 0};
+        if (t < nt) x = Cnt3{p.ct0[k0 + t], p.ctv[k0 + t], p.ctl[k0 + t]};
+        Cnt3 ex, tot;
+        Scan(ts).ExclusiveScan(x, ex, Cnt3{0, 0, 0}, Cnt3Op(), tot);
+        if (t < nt) {
+            const Cnt3 y = Cnt3Op()(carry, ex);
+            p.ct0[k0 + t] = y.o;
+            p.ctv[k0 + t] = y.v;
+            p.ctl[k0 + t] = y.l;
+        }
+        carry = Cnt3Op()(carry, tot);
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        if (carry.o != M.n_out) fail(p, c, LZE_OUTLIER);
+        else if (carry.v != M.n_verb) fail(p, c, LZE_VERB);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Outlier list: varint structure, checkpoints                         */
+/* ------------------------------------------------------------------ */
+
+/* Whether byte j of the list (b = its value) breaks the varint rules of
+ * FORMAT.md 7.6 as the CPU's sequential parse would see them. */
+__device__ __forceinline__ bool byte_bad(const uint8_t *L, uint64_t nbytes, uint64_t j, uint8_t b) {
+    uint32_t run = 0; /* continuation bytes right before j, up to 10 */
+    while (run < 10 && run < j && L[j - 1 - run] >= 0x80) run++;
+    if (b >= 0x80) return run >= 9 || j + 1 == nbytes; /* an 11th byte / 10th byte > 1, or truncated */
+    if (run >= 10) return true;
+    if (run && b == 0) return true;  /* not the shortest form */
+    if (run == 9 && b > 1) return true;
+    return false;
+}
+
+__global__ void __launch_bounds__(NT) k_btile(Params p) {
+    typedef cub::BlockReduce<unsigned long long, NT> Red;
+    __shared__ typename Red::TempStorage ts;
+    __shared__ int bad;
+    const uint64_t *ib = p.ib + IT_BYTE * (p.n + 1);
+    const uint64_t total = ib[p.n];
+    for (uint64_t it = blockIdx.x; it < total; it += gridDim.x) {
+        const uint32_t c = item_chunk(ib, p.n, it), t = (uint32_t)(it - ib[c]);
+        const LMeta &M = p.meta[c];
+        if (threadIdx.x == 0) bad = 0;
+        __syncthreads();
+        const uint8_t *L = M.olist;
+        unsigned long long cnt = 0;
+        int b = 0;
+        const uint64_t j0 = (uint64_t)t * BT + threadIdx.x * PER;
+        for (uint32_t q = 0; q < PER; q++) {
+            const uint64_t j = j0 + q;
+            if (j >= M.obytes) break;
+            const uint8_t x = L[j];
+            cnt += x < 0x80;
+            b |= byte_bad(L, M.obytes, j, x);
+        }
+        if (b) bad = 1;
+        const unsigned long long tot = Red(ts).Sum(cnt);
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            p.bsum[(size_t)c * p.btpc + t] = tot;
+            if (bad) fail(p, c, LZE_OLIST);
+        }
+    }
+}
+
+__global__ void __launch_bounds__(NT) k_bscan(Params p) {
+    typedef cub::BlockScan<unsigned long long, NT> Scan;
+    __shared__ typename Scan::TempStorage ts;
+    const uint32_t c = blockIdx.x;
+    const LMeta &M = p.meta[c];
+    if ((M.mode != 1 && M.mode != 2) || p.bad[c]) return;
+    const uint32_t nt = (uint32_t)((M.obytes + BT - 1) / BT);
+    uint64_t *s = p.bsum + (size_t)c * p.btpc;
+    unsigned long long carry = 0;
+    for (uint32_t t0 = 0; t0 < nt; t0 += NT) {
+        const uint32_t t = t0 + threadIdx.x;
+        const unsigned long long x = t < nt ? s[t] : 0;
+        unsigned long long ex, tot;
+        Scan(ts).ExclusiveSum(x, ex, tot);
+        if (t < nt) s[t] = carry + ex;
+        carry += tot;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0 && carry != 2 * (uint64_t)M.n_out) fail(p, c, LZE_OLIST);
+}
+
+__global__ void __launch_bounds__(NT) k_bckpt(Params p) {
+    typedef cub::BlockScan<uint32_t, NT> Scan;
+    __shared__ typename Scan::TempStorage ts;
+    const uint64_t *ib = p.ib + IT_BYTE * (p.n + 1);
+    const uint64_t total = ib[p.n];
+    for (uint64_t it = blockIdx.x; it < total; it += gridDim.x) {
+        const uint32_t c = item_chunk(ib, p.n, it), t = (uint32_t)(it - ib[c]);
+        const LMeta &M = p.meta[c];
+        if (p.bad[c]) continue;
+        const uint8_t *L = M.olist;
+        const uint64_t j0 = (uint64_t)t * BT + threadIdx.x * PER;
+        uint32_t f[PER];
+        for (uint32_t q = 0; q < PER; q++) f[q] = j0 + q < M.obytes && L[j0 + q] < 0x80;
+        uint32_t ex[PER];
+        Scan(ts).ExclusiveSum(f, ex);
+        const uint64_t base = p.bsum[(size_t)c * p.btpc + t];
+        for (uint32_t q = 0; q < PER; q++) {
+            if (!f[q]) continue;
+            const uint64_t tt = base + ex[q]; /* ordinal of this terminator */
+            if (!(tt & 1)) continue;
+            const uint64_t k = (tt + 1) / 2; /* the pair starting after it */
+            if (k % CK == 0 && k < M.n_out) p.ckpt[(uint64_t)c * p.ckpc + k / CK] = j0 + q + 1;
+        }
+        __syncthreads();
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Reconstruction                                                      */
+/* ------------------------------------------------------------------ */
+
+/* double(Q) * h rounded to T, as the CPU computes it (lossy.c): the bits of
+ * MAGIC + Q read as a double, minus MAGIC, times h. NaN and infinity (only
+ * from corrupt but well-formed streams) follow x86 SSE: a NaN operand is
+ * returned quieted, infinity times 0 is the default NaN. */
+__device__ __forceinline__ uint64_t recon_bits(uint64_t q, double h, bool f32) {
+    const uint64_t mb = 0x4338000000000000ull; /* bits of 1.5 * 2^52 */
+    const uint64_t u = q + mb;
+    double prod;
+    if ((u & 0x7FF0000000000000ull) == 0x7FF0000000000000ull) {
+        if (u & 0x000FFFFFFFFFFFFFull) { /* NaN */
+            const uint64_t nan = u | 0x0008000000000000ull;
+            if (!f32) return nan;
+            return (uint32_t)((nan >> 32) & 0x80000000u) | 0x7FC00000u | (uint32_t)((nan >> 29) & 0x003FFFFFu);
+        }
+        if (h == 0.0) return f32 ? 0xFFC00000ull : 0xFFF8000000000000ull;
+        prod = __longlong_as_double((long long)u); /* infinity - MAGIC = infinity, times h > 0 */
+    } else {
+        const double qd = __dsub_rn(__longlong_as_double((long long)u), LZ_MAGIC);
+        prod = __dmul_rn(qd, h);
+    }
+    if (f32) return (uint32_t)__float_as_uint(__double2float_rn(prod));
+    return (uint64_t)__double_as_longlong(prod);
+}
+
+/* Inclusive scan along lines of D (mod 2^64): nl lines of len elements,
+ * element k of line l at D[start(l) + k * stride]. */
+template <typename Start>
+__device__ __forceinline__ void scan_lines(unsigned long long *D, uint32_t nl, uint32_t len, uint32_t stride,
+                                           Start start) {
+    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (stride > 1) { /* columns: one thread per line, neighbouring threads on neighbouring words */
+        for (uint32_t l = threadIdx.x; l < nl; l += NT) {
+            unsigned long long *d = D + start(l), acc = 0;
+            for (uint32_t k = 0; k < len; k++) {
+                acc += d[(size_t)k * stride];
+                d[(size_t)k * stride] = acc;
+            }
+        }
+        return;
+    }
+    for (uint32_t l = warp; l < nl; l += DW) {
+        const uint32_t s0 = start(l);
+        unsigned long long carry = 0;
+        for (uint32_t k0 = 0; k0 < len; k0 += 32) {
+            const uint32_t k = k0 + lane;
+            unsigned long long v = k < len ? D[s0 + k * stride] : 0;
+#pragma unroll
+            for (int d = 1; d < 32; d *= 2) {
+                const unsigned long long y = __shfl_up_sync(FULL, v, d);
+                if ((int)lane >= d) v += y;
+            }
+            v += carry;
+            if (k < len) D[s0 + k * stride] = v;
+            carry = __shfl_sync(FULL, v, 31);
+        }
+    }
+}
+
+struct RShared {
+    unsigned long long D[MAXB];
+    uint16_t pos[MAXB]; /* local index of the block's k-th outlier */
+};
+
+template <bool F32> __global__ void __launch_bounds__(NT) k_recon(Params p) {
+    typedef cub::BlockScan<uint32_t, NT> ScanU;
+    typedef cub::BlockScan<unsigned long long, NT> ScanL;
+    typedef cub::BlockReduce<Cnt3, NT> Red;
+    __shared__ union {
+        typename ScanU::TempStorage su;
+        typename ScanL::TempStorage sl;
+        typename Red::TempStorage rd;
+    } ts;
+    __shared__ __align__(16) RShared sm;
+    __shared__ Cnt3 pre;
+    __shared__ int bad;
+    __shared__ uint32_t skip;
+    const uint64_t *ib = p.ib + IT_BLOCK * (p.n + 1);
+    const uint64_t total = ib[p.n];
+    const uint32_t r = p.r, vnew = 2 * r, vrep = 2 * r + 1, es = F32 ? 4 : 8;
+    const uint32_t tid = threadIdx.x;
+    for (uint64_t it = blockIdx.x; it < total; it += gridDim.x) {
+        const uint32_t c = item_chunk(ib, p.n, it);
+        const uint64_t b = it - ib[c];
+        const LMeta &M = p.meta[c];
+        if (tid == 0) skip = p.bad[c];
+        __syncthreads();
+        if (skip) { /* block-uniform */
+            __syncthreads();
+            continue;
+        }
+        /* the block (lossy.c lz_block) */
+        const uint32_t nb0 = M.nb[0], nb1 = M.nb[1];
+        const uint32_t bx = (uint32_t)(b % nb0), tq = (uint32_t)(b / nb0);
+        const uint32_t by = tq % nb1, bz = tq / nb1;
+        const uint32_t e0 = M.e[0], e1 = M.e[1], e2 = M.e[2];
+        const uint32_t x0 = bx << M.lb[0], y0 = by << M.lb[1], z0 = bz << M.lb[2];
+        const uint32_t sx = 1u << M.lb[0], sy = 1u << M.lb[1], sz = 1u << M.lb[2];
+        const uint32_t ex = e0 - x0 < sx ? e0 - x0 : sx, ey = e1 - y0 < sy ? e1 - y0 : sy,
+                       ez = e2 - z0 < sz ? e2 - z0 : sz;
+        const uint64_t base = ((uint64_t)z0 * e1 + y0) * e0 + x0;
+        const uint64_t co = (uint64_t)z0 * e1 * e0 + (uint64_t)ez * y0 * e0 + (uint64_t)ez * ey * x0;
+        const uint32_t m = ex * ey * ez, exy = ex * ey;
+        const uint16_t *codes = p.codes + (size_t)c * p.count_full;
+        /* counts before the block: the tile's prefix plus the tile's codes before co */
+        const uint32_t t0 = (uint32_t)(co / CT);
+        {
+            Cnt3 a{0, 0, 0};
+            for (uint32_t i = t0 * CT + tid; i < co; i += NT) {
+                const uint32_t x = codes[i];
+                if (x == 0) a.o++, a.l = i + 1;
+                a.v += x == vnew;
+            }
+            const Cnt3 s = Red(ts.rd).Reduce(a, Cnt3Op());
+            if (tid == 0) {
+                const size_t k = (size_t)c * p.tpc + t0;
+                pre = Cnt3Op()(Cnt3{p.ct0[k], p.ctv[k], p.ctl[k]}, s);
+                bad = 0;
+            }
+            __syncthreads();
+        }
+        /* codes of the block, blocked: thread tid has elements tid * PER + q */
+        uint32_t cd[PER], f0[PER], fv[PER];
+        for (uint32_t q = 0; q < PER; q++) {
+            const uint32_t i = tid * PER + q;
+            cd[q] = i < m ? codes[co + i] : 1u;
+            f0[q] = cd[q] == 0;
+            fv[q] = cd[q] == vnew;
+        }
+        for (uint32_t i = tid; i < m; i += NT) { /* D = code - r; 0 for verbatim (outliers below) */
+            const uint32_t x = codes[co + i];
+            sm.D[i] = x >= vnew ? 0ull : (unsigned long long)((int64_t)x - (int64_t)r);
+        }
+        uint32_t n0;
+        ScanU(ts.su).ExclusiveSum(f0, f0, n0);
+        __syncthreads();
+        ScanU(ts.su).ExclusiveSum(fv, fv);
+        int b_ = 0;
+        for (uint32_t q = 0; q < PER; q++) {
+            const uint32_t i = tid * PER + q;
+            if (i >= m) break;
+            if (cd[q] == 0) sm.pos[f0[q]] = (uint16_t)i;
+            if (cd[q] == vrep && pre.v + fv[q] == 0) b_ = 1;
+        }
+        if (b_) bad = 1;
+        __syncthreads();
+        /* the block's outlier pairs: one thread per checkpoint group */
+        if (n0) {
+            const uint64_t o0 = pre.o, o1 = o0 + n0;
+            const uint64_t g0 = o0 / CK, g1 = (o1 - 1) / CK;
+            const uint64_t g = g0 + tid;
+            if (g <= g1) {
+                const uint8_t *q = M.olist + p.ckpt[(uint64_t)c * p.ckpc + g], *qe = M.olist + M.obytes;
+                const uint64_t ka = g * CK > o0 ? g * CK : o0, kb = (g + 1) * CK < o1 ? (g + 1) * CK : o1;
+                int e = 0;
+                for (uint64_t k = g * CK; k < kb && !e; k++) {
+                    uint64_t gap, z;
+                    if (!(q = get_varint(q, qe, &gap)) || !(q = get_varint(q, qe, &z))) {
+                        e = 1;
+                        break;
+                    }
+                    if (k < ka) continue;
+                    const uint32_t li = (uint32_t)(k - o0), i = sm.pos[li];
+                    const uint64_t prev = li ? co + sm.pos[li - 1] + 1 : (uint64_t)pre.l;
+                    if (gap != co + i - prev) e = 1;
+                    const int64_t dl = (int64_t)((z >> 1) ^ (0 - (z & 1)));
+                    if (dl > -(int64_t)r && dl < (int64_t)r) e = 1;
+                    sm.D[i] = (unsigned long long)dl;
+                }
+                if (e) bad = 1;
+            }
+        }
+        __syncthreads();
+        if (bad) {
+            if (tid == 0) fail(p, c, LZE_OUTLIER);
+            __syncthreads();
+            continue;
+        }
+        /* partial sums along x, then y, then z */
+        if (exy * ez == ex) {
+            unsigned long long v[PER];
+            for (uint32_t q = 0; q < PER; q++) v[q] = sm.D[tid * PER + q];
+            ScanL(ts.sl).InclusiveSum(v, v);
+            for (uint32_t q = 0; q < PER; q++) sm.D[tid * PER + q] = v[q];
+        } else {
+            scan_lines(sm.D, ey * ez, ex, 1, [ex](uint32_t l) { return l * ex; });
+        }
+        __syncthreads();
+        if (ey > 1) {
+            scan_lines(sm.D, ez * ex, ey, ex, [ex, exy](uint32_t l) { return (l / ex) * exy + l % ex; });
+            __syncthreads();
+        }
+        if (ez > 1) {
+            scan_lines(sm.D, exy, ez, exy, [](uint32_t l) { return l; });
+            __syncthreads();
+        }
+        /* output in array order; verbatim elements take their value (the
+         * k-th code 2r the k-th value, 2r+1 the most recent one) */
+        uint8_t *dst = p.dst + (uint64_t)c * p.raw_full;
+        for (uint32_t i = tid; i < m; i += NT) {
+            const uint32_t x = i % ex, y = (i / ex) % ey, z = i / exy;
+            const uint64_t a = base + ((uint64_t)z * e1 + y) * e0 + x;
+            if (codes[co + i] >= vnew) continue;
+            const uint64_t bits = recon_bits(sm.D[i], p.h, F32);
+            if (F32) reinterpret_cast<uint32_t *>(dst)[a] = (uint32_t)bits;
+            else reinterpret_cast<uint64_t *>(dst)[a] = bits;
+        }
+        for (uint32_t q = 0; q < PER; q++) {
+            const uint32_t i = tid * PER + q;
+            if (i >= m || cd[q] < vnew) continue;
+            const uint64_t vi = (uint64_t)pre.v + fv[q] - (cd[q] == vnew ? 0u : 1u);
+            const uint8_t *src = M.vvals + vi * es;
+            const uint32_t x = i % ex, y = (i / ex) % ey, z = i / exy;
+            const uint64_t a = base + ((uint64_t)z * e1 + y) * e0 + x;
+            if (F32) reinterpret_cast<uint32_t *>(dst)[a] = ldb32(src);
+            else reinterpret_cast<uint64_t *>(dst)[a] = ldb64(src);
+        }
+        __syncthreads();
+    }
+}
+
+int persistent_grid(const void *fn, int smem = 0) {
+    int dev = 0, sms = 0, per = 0;
+    if (cudaGetDevice(&dev) || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) sms = 132;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, fn, NT, smem) || per < 1) per = 1;
+    return sms * per;
+}
+
+} // namespace
+
+size_t scz__lossy_cuda_dec_scratch(const scz_cuda_batch *b) { return layout(b).total; }
+
+cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay, const uint64_t *choff,
+                                   const uint64_t *chsize, const uint64_t *chinfo, void *d_dst,
+                                   unsigned long long *err, void *scratch, cudaStream_t s) {
+    const Layout L = layout(b);
+    uint8_t *sc = static_cast<uint8_t *>(scratch);
+    Params p;
+    memset(&p, 0, sizeof p);
+    p.pay = d_pay;
+    p.choff = choff;
+    p.chsize = chsize;
+    p.chinfo = chinfo;
+    p.dst = static_cast<uint8_t *>(d_dst);
+    p.err = err;
+    p.meta = reinterpret_cast<LMeta *>(sc + L.meta);
+    p.bad = reinterpret_cast<uint32_t *>(sc + L.bad);
+    p.ib = reinterpret_cast<uint64_t *>(sc + L.ib);
+    p.tables = reinterpret_cast<uint32_t *>(sc + L.tables);
+    p.longs = reinterpret_cast<uint16_t *>(sc + L.longs);
+    p.codes = reinterpret_cast<uint16_t *>(sc + L.codes);
+    p.ct0 = reinterpret_cast<uint32_t *>(sc + L.ct0);
+    p.ctv = reinterpret_cast<uint32_t *>(sc + L.ctv);
+    p.ctl = reinterpret_cast<uint32_t *>(sc + L.ctl);
+    p.rsum = reinterpret_cast<uint64_t *>(sc + L.rsum);
+    p.bsum = reinterpret_cast<uint64_t *>(sc + L.bsum);
+    p.ckpt = reinterpret_cast<uint64_t *>(sc + L.ckpt);
+    p.gfull = b->full;
+    p.glast = b->last;
+    p.count_full = b->full.count;
+    p.count_last = b->last.count;
+    p.raw_full = b->raw_full;
+    p.h = 2.0 * b->h->eb_abs;
+    p.n = b->n;
+    p.c0 = b->c0;
+    p.es = b->full.esize;
+    p.r = b->h->knobs[0];
+    p.long_cap = L.long_cap;
+    p.tpc = L.tpc;
+    p.btpc = L.btpc;
+    p.ckpc = L.ckpc;
+    cudaError_t e;
+    k_prep<<<b->n, NT, 0, s>>>(p);
+    k_items<<<1, NT, 0, s>>>(p);
+    if ((e = cudaGetLastError())) return e;
+    if ((e = cudaFuncSetAttribute(k_huff, cudaFuncAttributePreferredSharedMemoryCarveout, 100))) return e;
+    k_huff<<<persistent_grid((const void *)k_huff), NT, 0, s>>>(p);
+    const int g = persistent_grid((const void *)k_rsum);
+    k_rsum<<<g, NT, 0, s>>>(p);
+    k_rscan<<<b->n, NT, 0, s>>>(p);
+    k_rexp<<<persistent_grid((const void *)k_rexp), NT, 0, s>>>(p);
+    k_ctile<<<b->n * L.tpc, NT, 0, s>>>(p);
+    k_cscan<<<b->n, NT, 0, s>>>(p);
+    k_btile<<<g, NT, 0, s>>>(p);
+    k_bscan<<<b->n, NT, 0, s>>>(p);
+    k_bckpt<<<persistent_grid((const void *)k_bckpt), NT, 0, s>>>(p);
+    if (p.es == 4) k_recon<true><<<persistent_grid((const void *)k_recon<true>), NT, 0, s>>>(p);
+    else k_recon<false><<<persistent_grid((const void *)k_recon<false>), NT, 0, s>>>(p);
+    return cudaGetLastError();
+}
+
+cudaError_t scz__lossy_cuda_dec_probe(void) {
+    cudaFuncAttributes a;
+    cudaError_t e = cudaFuncGetAttributes(&a, k_huff);
+    if (!e) e = cudaFuncGetAttributes(&a, k_recon<true>);
+    return e;
+}
+
+const char *scz__lossy_cuda_dec_error_text(unsigned code) {
+    switch (code) {
+    case LZE_HEADER: return "lossy chunk header is invalid (size, workflow vs codec_info, reserved bytes)";
+    case LZE_STORED: return "stored lossy chunk is malformed";
+    case LZE_SHAPE: return "lossy chunk: coding rank or block shape invalid";
+    case LZE_COUNTS: return "lossy chunk: outlier or verbatim counts out of range";
+    case LZE_STREAM: return "Huffman stream header is inconsistent (alphabet, count, bits or size)";
+    case LZE_CODEBOOK: return "Huffman codebook is malformed or not a prefix code";
+    case LZE_PADDING: return "Huffman stream: non-zero padding";
+    case LZE_BITS: return "Huffman bitstream is corrupt (gap, segment entry or codeword)";
+    case LZE_LONG:
+        return "Huffman codebook with more codes longer than 11 bits than the chunk has elements (no writer "
+               "produces this; not decoded on the GPU)";
+    case LZE_RUNS: return "lossy chunk: run count or run lengths invalid";
+    case LZE_SECTIONS: return "lossy chunk: section sizes do not add up";
+    case LZE_OLIST: return "lossy chunk: outlier list malformed (varints, count or trailing bytes)";
+    case LZE_OUTLIER: return "lossy chunk: outliers or verbatim values do not match the codes";
+    case LZE_VERB: return "lossy chunk: verbatim count mismatch";
+    }
+    return NULL;
+}
