@@ -809,6 +809,32 @@ __global__ void __launch_bounds__(NT) k_ehist16(EParams p) {
     }
 }
 
+/* Histogram of a small alphabet (a stream set's K <= KSMALL) in shared
+ * memory: HTILEK symbols per block, a warp's equal symbols merged
+ * (match_any) before the shared atomics. */
+constexpr uint32_t KSMALL = 8192;
+constexpr uint32_t HTILEK = 16384;
+__global__ void __launch_bounds__(NT) k_ehistK(EParams p) {
+    __shared__ uint32_t h[KSMALL];
+    const uint32_t cl = blockIdx.y, tid = threadIdx.x, lane = tid & 31;
+    const uint64_t n = ecount(p, cl);
+    const uint64_t i0 = (uint64_t)blockIdx.x * HTILEK;
+    if (i0 >= n) return;
+    const uint64_t i1 = i0 + HTILEK < n ? i0 + HTILEK : n;
+    for (uint32_t k = tid; k < p.K; k += NT) h[k] = 0;
+    __syncthreads();
+    for (uint64_t b = i0; b < i1; b += NT) { /* whole warps: match_any */
+        const uint64_t i = b + tid;
+        const uint32_t s = i < i1 ? esym(p, cl, i) : 0xffffffffu;
+        const unsigned peers = __match_any_sync(FULL, s);
+        if (s < p.K && lane == (unsigned)(__ffs(peers) - 1)) atomicAdd(&h[s], (uint32_t)__popc(peers));
+    }
+    __syncthreads();
+    uint32_t *H = p.hist + (size_t)cl * p.Kcap;
+    for (uint32_t k = tid; k < p.K; k += NT)
+        if (h[k]) atomicAdd(&H[k], h[k]);
+}
+
 /* Used symbols as sortable keys (count << 16 | symbol), compacted. */
 __global__ void __launch_bounds__(NT) k_eleaves(EParams p) {
     constexpr uint32_t LI = 16;
@@ -818,12 +844,20 @@ __global__ void __launch_bounds__(NT) k_eleaves(EParams p) {
     const uint32_t *H = p.hist + (size_t)cl * p.Kcap;
     uint64_t *keys = p.keysA + (size_t)cl * p.Kc;
     uint32_t carry = 0;
-    for (uint32_t s0 = 0; s0 < p.Kcap; s0 += NT * LI) {
+    const uint32_t Ks = p.K ? p.K : p.Kcap; /* symbols >= K never occur */
+    if (ecount(p, cl) == 0) {
+        if (threadIdx.x == 0) {
+            p.meta[cl].used = 0;
+            p.segb[cl] = p.sege[cl] = (int)((size_t)cl * p.Kc);
+        }
+        return;
+    }
+    for (uint32_t s0 = 0; s0 < Ks; s0 += NT * LI) {
         uint32_t c[LI], f[LI], o[LI];
 #pragma unroll
         for (uint32_t j = 0; j < LI; j++) {
             const uint32_t s = s0 + threadIdx.x * LI + j;
-            c[j] = s < p.Kcap ? H[s] : 0;
+            c[j] = s < Ks ? H[s] : 0;
             f[j] = c[j] ? 1u : 0u;
         }
         uint32_t tot;
@@ -1365,7 +1399,9 @@ cudaError_t e_plan(EParams &p, const ELayout &L, void *cubtmp, cudaStream_t s) {
     cudaError_t e;
     if ((e = cudaMemsetAsync(p.hist, 0, (size_t)ng * L.Kcap * 4, s))) return e;
     const dim3 tiles(L.tiles, ng);
-    if (L.Kcap == 65536 && p.count_full >= HTILE16 / 2)
+    if (p.K && p.K <= KSMALL)
+        k_ehistK<<<dim3((unsigned)((p.count_full + HTILEK - 1) / HTILEK), ng), NT, 0, s>>>(p);
+    else if (L.Kcap == 65536 && p.count_full >= HTILE16 / 2)
         k_ehist16<<<dim3((unsigned)((p.count_full + HTILE16 - 1) / HTILE16), ng), NT, 131072, s>>>(p);
     else
         k_ehist<<<tiles, NT, 0, s>>>(p);

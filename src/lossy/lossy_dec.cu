@@ -34,6 +34,7 @@
  * the later steps.
  */
 #include "lossy_cuda.h"
+#include "../cuda/prof.h"
 
 #include "../entropy/huffman_cuda.h"
 
@@ -857,11 +858,26 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_recon(Params p) {
             scan_lines(sm.D, exy, ez, exy, [](uint32_t l) { return l; });
             __syncthreads();
         }
+        /* element i of the block: its coordinates (shifts for a whole block) */
+        const bool fb = ex == sx && ey == sy && ez == sz;
+        const uint32_t l0 = M.lb[0], l01 = M.lb[0] + M.lb[1];
+        auto xyz = [&](uint32_t i, uint32_t &x, uint32_t &y, uint32_t &z) {
+            if (fb) {
+                x = i & (sx - 1);
+                y = (i >> l0) & (sy - 1);
+                z = i >> l01;
+            } else {
+                x = i % ex;
+                y = (i / ex) % ey;
+                z = i / exy;
+            }
+        };
         /* output in array order; verbatim elements take their value (the
          * k-th code 2r the k-th value, 2r+1 the most recent one) */
         uint8_t *dst = p.dst + (uint64_t)c * p.raw_full;
         for (uint32_t i = tid; i < m; i += NT) {
-            const uint32_t x = i % ex, y = (i / ex) % ey, z = i / exy;
+            uint32_t x, y, z;
+            xyz(i, x, y, z);
             const uint64_t a = base + ((uint64_t)z * e1 + y) * e0 + x;
             if (codes[co + i] >= vnew) continue;
             const uint64_t bits = recon_bits(sm.D[i], p.h, F32);
@@ -873,7 +889,8 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_recon(Params p) {
             if (i >= m || cd[q] < vnew) continue;
             const uint64_t vi = (uint64_t)pre.v + fv[q] - (cd[q] == vnew ? 0u : 1u);
             const uint8_t *src = M.vvals + vi * es;
-            const uint32_t x = i % ex, y = (i / ex) % ey, z = i / exy;
+            uint32_t x, y, z;
+            xyz(i, x, y, z);
             const uint64_t a = base + ((uint64_t)z * e1 + y) * e0 + x;
             if (F32) reinterpret_cast<uint32_t *>(dst)[a] = ldb32(src);
             else reinterpret_cast<uint64_t *>(dst)[a] = ldb64(src);
@@ -933,22 +950,29 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     p.btpc = L.btpc;
     p.ckpc = L.ckpc;
     cudaError_t e;
+    ScProf pf("lossy decode", s);
     k_prep<<<b->n, NT, 0, s>>>(p);
     k_items<<<1, NT, 0, s>>>(p);
+    pf.mark("prep");
     if ((e = cudaGetLastError())) return e;
     if ((e = cudaFuncSetAttribute(k_huff, cudaFuncAttributePreferredSharedMemoryCarveout, 100))) return e;
     k_huff<<<persistent_grid((const void *)k_huff), NT, 0, s>>>(p);
+    pf.mark("huff");
     const int g = persistent_grid((const void *)k_rsum);
     k_rsum<<<g, NT, 0, s>>>(p);
     k_rscan<<<b->n, NT, 0, s>>>(p);
     k_rexp<<<persistent_grid((const void *)k_rexp), NT, 0, s>>>(p);
+    pf.mark("runs");
     k_ctile<<<b->n * L.tpc, NT, 0, s>>>(p);
     k_cscan<<<b->n, NT, 0, s>>>(p);
     k_btile<<<g, NT, 0, s>>>(p);
     k_bscan<<<b->n, NT, 0, s>>>(p);
+    pf.mark("counts");
     k_bckpt<<<persistent_grid((const void *)k_bckpt), NT, 0, s>>>(p);
+    pf.mark("outliers");
     if (p.es == 4) k_recon<true><<<persistent_grid((const void *)k_recon<true>), NT, 0, s>>>(p);
     else k_recon<false><<<persistent_grid((const void *)k_recon<false>), NT, 0, s>>>(p);
+    pf.mark("recon");
     return cudaGetLastError();
 }
 

@@ -39,6 +39,7 @@
  */
 #include "../entropy/huffman_enc_cuda.h"
 #include "lossy_cuda.h"
+#include "../cuda/prof.h"
 
 #include <cub/cub.cuh>
 
@@ -378,6 +379,7 @@ template <typename T, bool P2> __global__ void __launch_bounds__(NT) k_quant(LP 
         dreg[i] = d;
     }
     __syncthreads();
+    int special = anyv;
 #pragma unroll
     for (uint32_t i = 0; i < BLK / NT; i++) {
         const uint32_t j = tid + i * NT;
@@ -390,9 +392,34 @@ template <typename T, bool P2> __global__ void __launch_bounds__(NT) k_quant(LP 
                 if (sv(j)) c = vnew;
                 else if ((uint64_t)d + (uint64_t)(r - 1) < span) c = (uint32_t)(d + (int64_t)r);
                 else c = LZ_CODE_OUTLIER;
+                special |= c == LZ_CODE_OUTLIER;
                 sc[(z * k.ey + y) * k.ex + x] = (uint16_t)c;
             }
         }
+    }
+    special = __syncthreads_or(special);
+    if (!P2 && !special) {
+        /* no outlier, no verbatim element: the codes and their changes */
+        uint16_t *cd = p.codes + (uint64_t)cl * p.cf + k.co;
+        uint32_t chg = 0;
+        for (uint32_t jc = tid; jc < k.nel; jc += NT) {
+            const uint16_t v = sc[jc];
+            cd[jc] = v;
+            chg += jc >= 1 && v != sc[jc - 1];
+        }
+        typedef cub::BlockReduce<uint32_t, NT> Red;
+        __shared__ typename Red::TempStorage rts;
+        const uint32_t tchg = Red(rts).Sum(chg);
+        if (tid == 0) {
+            p.bo_n[sb] = 0;
+            p.bo_bytes[sb] = 0;
+            p.bo_first[sb] = NONE;
+            p.bo_last[sb] = 0;
+            p.bv_n[sb] = 0;
+            p.bv_first[sb] = NONE;
+            p.bchg[sb] = tchg;
+        }
+        return;
     }
     if (tid == 0) {
         s_nout = s_bytes = s_nv = s_chg = 0;
@@ -1030,6 +1057,7 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
     p.recip = p.ebx2 > 0 ? 1.0 / p.ebx2 : INFINITY;
     const uint32_t K = 2 * p.r + 2;
     cudaError_t e;
+    ScProf pf("lossy encode", s);
     for (uint32_t g0 = ca; g0 < cb; g0 += L.GC) {
         const uint32_t ng = cb - g0 < L.GC ? cb - g0 : L.GC;
         p.ng = ng;
@@ -1038,28 +1066,37 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
         p.src = static_cast<const uint8_t *>(d_src) + (uint64_t)g0 * b->raw_full;
         if ((e = p.es == 4 ? launch_quant<float>(p, L.nbc, false, s) : launch_quant<double>(p, L.nbc, false, s)))
             return e;
+        pf.mark("quant");
         k_lscan<<<ng, NT, 0, s>>>(p);
+        pf.mark("lscan");
         const scz_hse hc{p.codes, L.cf, p.cntC, ng, K, L.cf};
         const scz_hse hv{p.rv, L.cf, p.cntR, ng, K, L.cf};
         const scz_hse hl{p.rl, L.cf, p.cntR, ng, 65536, L.cf};
         if ((e = scz__hse_plan(&hc, stC, work, p.sizeC, p.bitsC, s))) return e;
+        pf.mark("planC");
         k_ltry<<<(ng + NT - 1) / NT, NT, 0, s>>>(p);
         const dim3 rt(L.rtiles, ng);
         k_rtile<<<rt, NT, 0, s>>>(p);
         k_rscan<<<ng, NT, 0, s>>>(p);
         k_rwrite<<<rt, NT, 0, s>>>(p);
+        pf.mark("runs");
         if ((e = scz__hse_plan(&hv, stV, work, p.sizeV, nullptr, s))) return e;
         if ((e = scz__hse_plan(&hl, stL, work, p.sizeL, nullptr, s))) return e;
+        pf.mark("planVL");
         k_ldecide<<<(ng + NT - 1) / NT, NT, 0, s>>>(p);
         k_loff<<<1, NT, 0, s>>>(p);
         k_lhdr<<<ng, 32, 0, s>>>(p);
         const uint64_t raw = L.cf * p.es;
         k_lstored<<<dim3((unsigned)((raw + STORE_PIECE - 1) / STORE_PIECE), ng), NT, 0, s>>>(p);
+        pf.mark("decide");
         if ((e = scz__hse_write(&hc, stC, work, p.offC, d_pay, s))) return e;
+        pf.mark("writeC");
         if ((e = scz__hse_write(&hv, stV, work, p.offV, d_pay, s))) return e;
         if ((e = scz__hse_write(&hl, stL, work, p.offL, d_pay, s))) return e;
+        pf.mark("writeVL");
         if ((e = p.es == 4 ? launch_quant<float>(p, L.nbc, true, s) : launch_quant<double>(p, L.nbc, true, s)))
             return e;
+        pf.mark("quant2");
     }
     return cudaGetLastError();
 }
