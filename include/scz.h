@@ -419,7 +419,7 @@ typedef struct CUstream_st *scz_cuda_stream; /* == cudaStream_t; NULL = default 
 SCZ_API scz_status scz_backend_probe(scz_backend backend, char *msg, size_t msg_cap);
 
 /* 1 if this build has GPU kernels for both compression and decompression
- * with the codec (ndzip, huffman). */
+ * with the codec (ndzip, huffman, lossy). */
 SCZ_API int scz_cuda_codec_supported(scz_codec c);
 
 /* Device scratch memory that scz_cuda_compress or scz_cuda_decompress needs
