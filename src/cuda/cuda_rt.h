@@ -121,6 +121,17 @@ struct scz_cuda_codec_ops {
      * runtime prefixes "chunk N: "); NULL, or NULL for a code, gives a
      * generic message. */
     const char *(*error_text)(unsigned code);
+    /* Optional (NULL: none). Passes over device data that the codec's CPU
+     * prepare_range asked for (it left a pass state: the lossy PSNR rule)
+     * when a device array is compressed: runs them on d_src, the array of
+     * header h, `finite` of whose elements are finite, and completes the
+     * header. May wait for stream s (a device compression needs its bound
+     * before anything else). `scratch`: pass_scratch(h) bytes of device
+     * memory; `pinned`: 8 bytes of pinned host memory. The runtime frees the
+     * pass state afterwards. */
+    size_t (*pass_scratch)(const scz_header *h);
+    scz_status (*passes)(scz_ctx *ctx, scz_header *h, void *pass, const void *d_src, uint64_t finite,
+                         void *scratch, double *pinned, cudaStream_t s);
 };
 
 /* The registry (src/cuda/codecs_cuda.cu): the GPU ops of a codec, NULL if it

@@ -646,7 +646,8 @@ scz_status grow_scratch(scz_ctx *ctx, size_t bytes);
 /* The value range of a device array of f32 / f64, on stream s; waits for
  * it (a bound relative to the range goes into the header and drives the
  * quantization: the one host round trip a REL bound forces). */
-scz_status device_range(scz_ctx *ctx, const scz_header *h, const void *d_src, cudaStream_t s, double range[2]) {
+scz_status device_range(scz_ctx *ctx, const scz_header *h, const void *d_src, cudaStream_t s, double range[2],
+                        uint64_t *finite) {
     Ctx *c = cctx(ctx);
     const uint64_t n = h->raw_bytes / scz_dtype_size(h->dtype);
     scz_status st;
@@ -664,6 +665,7 @@ scz_status device_range(scz_ctx *ctx, const scz_header *h, const void *d_src, cu
     memcpy(&r, c->pin_small, sizeof r);
     range[0] = r.n ? r.lo : 0;
     range[1] = r.n ? r.hi : 0;
+    *finite = r.n;
     return SCZ_OK;
 }
 
@@ -682,15 +684,21 @@ scz_status plan_device(scz_ctx *ctx, const scz_params *params, const scz_shape *
                          scz_codec_name(h->codec));
     if ((*ops)->prepare_range && (h->eb_mode == SCZ_EB_REL || h->eb_mode == SCZ_EB_PSNR)) {
         double range[2] = {0, 0};
-        if (ctx && d_src && h->raw_bytes && (st = device_range(ctx, h, d_src, s, range))) return st;
+        uint64_t finite = 0;
+        const bool data = ctx && d_src && h->raw_bytes;
+        if (data && (st = device_range(ctx, h, d_src, s, range, &finite))) return st;
         void *pass = nullptr;
         if ((st = (*ops)->prepare_range(ctx, h, range, &pass))) return st;
-        if (pass) { /* the PSNR rule's passes over the data */
+        if (pass) { /* passes over the data (the lossy PSNR rule), on the device */
+            const scz_cuda_codec_ops *g = scz__cuda_codec_ops(h->codec);
+            if (data && !g->passes)
+                st = scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec '%s' cannot run its passes over device data",
+                               scz_codec_name(h->codec));
+            else if (data && !(st = grow_scratch(ctx, g->pass_scratch(h))))
+                st = g->passes(ctx, h, pass, d_src, finite, cctx(ctx)->scr,
+                               reinterpret_cast<double *>(cctx(ctx)->pin_small), s);
             (*ops)->pass_free(pass);
-            if (ctx && d_src && h->raw_bytes)
-                return scz__fail(ctx, SCZ_ERR_UNSUPPORTED,
-                                 "a PSNR bound on a device array is not supported yet (its passes run on the "
-                                 "host): compress through the host API, or give an ABS or REL bound");
+            if (st) return st;
         }
     } else if ((*ops)->prepare && (st = (*ops)->prepare(ctx, h, NULL))) {
         return st;

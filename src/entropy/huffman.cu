@@ -1629,7 +1629,7 @@ static const char *huf_cuda_error_text(unsigned code) {
 /* Listed in src/cuda/codecs_cuda.cu. */
 extern const scz_cuda_codec_ops scz__huffman_cuda_ops = {
     SCZ_CODEC_HUFFMAN, huf_cuda_check, huf_cuda_scratch, huf_cuda_encode,
-    huf_cuda_decode,   huf_cuda_probe, huf_cuda_error_text,
+    huf_cuda_decode,   huf_cuda_probe, huf_cuda_error_text, nullptr, nullptr,
 };
 
 /* ---- stream sets: bare Huffman streams for other codecs (huffman_enc_cuda.h) ---- */

@@ -859,6 +859,26 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
     return SCZ_OK;
 }
 
+/* The PSNR rule's passes computed elsewhere (the GPU, lossy_enc.cu): the
+ * candidate bound and the error scale of the pass in progress, and the end
+ * of a pass from its sum S (FORMAT.md 7.1 step 3, the same order of
+ * operations) over `fin` finite values. */
+void scz__lossy_pass_params(const void *pass, double *eb, double *scale) {
+    const lz_psnr *ps = pass;
+    *eb = ps->eb;
+    *scale = ps->scale;
+}
+
+scz_status scz__lossy_pass_end_sum(scz_ctx *ctx, void *pass, scz_header *h, double sum, uint64_t fin, int *again) {
+    (void)ctx;
+    lz_psnr *ps = pass;
+    psnr_step(ps, sum, fin);
+    pass_reset(ps);
+    *again = !ps->done;
+    if (ps->done) h->eb_abs = lz_final_eb(h->dtype, ps->eb);
+    return SCZ_OK;
+}
+
 const scz_codec_ops scz__lossy_ops = {
     .id = SCZ_CODEC_LOSSY,
     .name = "lossy",

@@ -8,6 +8,14 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#include "../internal.h"
+#ifdef __cplusplus
+}
+#endif
+
 #define LZ_DEFAULT_RADIUS 512u
 #define LZ_MAX_RADIUS 32767u      /* alphabet 2r+2 <= 65536 */
 #define LZ_HDR 24u                /* chunk payload header */
@@ -47,6 +55,11 @@
  * 16 bits). */
 #define LZ_MAX_RUN 65536u
 
+/* PSNR rule (FORMAT.md 7.1): squared errors summed over blocks of
+ * LZ_PSNR_BLOCK elements, LZ_PSNR_LANES lanes each (lossy_quant.h). */
+#define LZ_PSNR_BLOCK 65536u
+#define LZ_PSNR_LANES 32u
+
 /* Largest block: sum of the log2 sides. */
 #define LZ_MAX_BLOCK_LOG2 12u
 
@@ -56,5 +69,17 @@
  * are predicted with fewer neighbours) at the same CPU speed; a GPU keeps a
  * 4096-element block (16-32 KiB) in shared memory. */
 static const uint8_t lz_block_log2[4][3] = {{0, 0, 0}, {12, 0, 0}, {6, 6, 0}, {4, 4, 4}};
+
+/* The PSNR rule's passes computed on a GPU (lossy.c; lossy_enc.cu): the
+ * pass state of prepare_range. */
+#ifdef __cplusplus
+extern "C" {
+#endif
+void scz__lossy_pass_params(const void *pass, double *eb, double *scale);
+scz_status scz__lossy_pass_end_sum(scz_ctx *ctx, void *pass, scz_header *h, double sum, uint64_t fin,
+                                   int *again);
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -16,6 +16,10 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
                                    uint8_t *d_pay, uint64_t *choff, uint64_t *chsize, uint64_t *chinfo,
                                    void *scratch, cudaStream_t s);
 cudaError_t scz__lossy_cuda_enc_probe(void);
+/* The PSNR rule's passes over a device array (scz_cuda_codec_ops.passes). */
+size_t scz__lossy_cuda_pass_scratch(const scz_header *h);
+scz_status scz__lossy_cuda_passes(scz_ctx *ctx, scz_header *h, void *pass, const void *d_src, uint64_t finite,
+                                  void *scratch, double *pinned, cudaStream_t s);
 
 /* Decompression (lossy_dec.cu): scratch bytes for the batch, the decoding
  * launches (scz_cuda_codec_ops.decode's contract), a probe of its kernels

@@ -169,7 +169,8 @@ __device__ __forceinline__ uint8_t *put_varint(uint8_t *q, uint64_t v) {
 /* Prequantization and verification (7.3), binary64, each operation rounded
  * once (the *_rn intrinsics: no contraction whatever the flags). Returns 1
  * for a verbatim element. */
-__device__ __forceinline__ int prequant(double x, double recip, double ebx2, double eb, bool f32, int64_t *q) {
+__device__ __forceinline__ int prequant(double x, double recip, double ebx2, double eb, bool f32, int64_t *q,
+                                        double *err = nullptr) {
     const double M = LZ_MAGIC;
     const double t = __dmul_rn(x, recip);
     const double tr = __dadd_rn(t, M);
@@ -178,6 +179,7 @@ __device__ __forceinline__ int prequant(double x, double recip, double ebx2, dou
     const double xr = f32 ? (double)__double2float_rn(pr) : pr;
     const double e = fabs(__dsub_rn(x, xr));
     *q = (int64_t)((uint64_t)__double_as_longlong(tr) - (uint64_t)__double_as_longlong(M));
+    if (err) *err = e;
     return !(fabs(t) < LZ_QLIM) | !(e <= eb);
 }
 
@@ -948,6 +950,40 @@ __global__ void __launch_bounds__(NT) k_lstored(LP p) {
     for (uint64_t q = q0 + threadIdx.x; q < q1; q += NT) d[q] = s[q];
 }
 
+/* ---- the PSNR rule's passes (FORMAT.md 7.1 step 3) ---- */
+
+/* S(eb) of one 65536-element block per warp: lane j sums the squared
+ * scaled errors of the elements i = j mod 32 in increasing i, then the
+ * shuffle-down tree; the block sums go to bs[]. */
+template <typename T>
+__global__ void __launch_bounds__(NT) k_psnr(const T *src, uint64_t n, double eb, double ebx2, double recip,
+                                             double scale, double *bs) {
+    const uint64_t b = ((uint64_t)blockIdx.x * NT + threadIdx.x) / 32;
+    const uint32_t lane = threadIdx.x & 31;
+    const uint64_t i0 = b * LZ_PSNR_BLOCK;
+    if (i0 >= n) return; /* whole warps */
+    const uint64_t i1 = i0 + LZ_PSNR_BLOCK < n ? i0 + LZ_PSNR_BLOCK : n;
+    double l = 0;
+#pragma unroll 4
+    for (uint64_t i = i0 + lane; i < i1; i += 32) {
+        int64_t q;
+        double e;
+        const int bad = prequant((double)src[i], recip, ebx2, eb, sizeof(T) == 4, &q, &e);
+        const double v = bad ? 0.0 : __dmul_rn(e, scale);
+        l = __dadd_rn(l, __dmul_rn(v, v));
+    }
+#pragma unroll
+    for (uint32_t w = 16; w; w >>= 1) l = __dadd_rn(l, __shfl_down_sync(0xffffffffu, l, w));
+    if (lane == 0) bs[b] = l;
+}
+
+/* The block sums added in block order. */
+__global__ void k_psnr_sum(const double *bs, uint64_t nb, double *out) {
+    double s = 0;
+    for (uint64_t b = 0; b < nb; b++) s = __dadd_rn(s, bs[b]);
+    *out = s;
+}
+
 /* ---- layout ---- */
 
 struct ELay {
@@ -1106,4 +1142,31 @@ cudaError_t scz__lossy_cuda_enc_probe(void) {
     cudaError_t e = cudaFuncGetAttributes(&a, k_quant<float, false>);
     if (!e) e = cudaFuncGetAttributes(&a, k_lscan);
     return e;
+}
+
+size_t scz__lossy_cuda_pass_scratch(const scz_header *h) {
+    const uint64_t n = h->raw_bytes / (h->dtype == SCZ_DTYPE_F64 ? 8 : 4);
+    return ((n + LZ_PSNR_BLOCK - 1) / LZ_PSNR_BLOCK + 1) * sizeof(double);
+}
+
+scz_status scz__lossy_cuda_passes(scz_ctx *ctx, scz_header *h, void *pass, const void *d_src, uint64_t finite,
+                                  void *scratch, double *pinned, cudaStream_t s) {
+    const bool f64 = h->dtype == SCZ_DTYPE_F64;
+    const uint64_t n = h->raw_bytes / (f64 ? 8 : 4), nb = (n + LZ_PSNR_BLOCK - 1) / LZ_PSNR_BLOCK;
+    double *bs = static_cast<double *>(scratch), *sum = bs + nb;
+    const unsigned grid = (unsigned)((nb * 32 + NT - 1) / NT);
+    for (int again = 1; again;) {
+        double eb, scale;
+        scz__lossy_pass_params(pass, &eb, &scale);
+        const double ebx2 = 2.0 * eb, recip = ebx2 > 0 ? 1.0 / ebx2 : INFINITY;
+        if (f64) k_psnr<double><<<grid, NT, 0, s>>>(static_cast<const double *>(d_src), n, eb, ebx2, recip, scale, bs);
+        else k_psnr<float><<<grid, NT, 0, s>>>(static_cast<const float *>(d_src), n, eb, ebx2, recip, scale, bs);
+        k_psnr_sum<<<1, 1, 0, s>>>(bs, nb, sum);
+        cudaError_t e = cudaMemcpyAsync(pinned, sum, sizeof *sum, cudaMemcpyDeviceToHost, s);
+        if (!e) e = cudaStreamSynchronize(s);
+        if (e) return scz__fail(ctx, SCZ_ERR_BACKEND, "lossy PSNR pass on the GPU: %s", cudaGetErrorString(e));
+        scz_status st = scz__lossy_pass_end_sum(ctx, pass, h, *pinned, finite, &again);
+        if (st) return st;
+    }
+    return SCZ_OK;
 }

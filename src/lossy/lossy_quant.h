@@ -63,8 +63,7 @@ static inline int lz_prequant_f32(float xf, double recip, double ebx2, double eb
  * LZ_PSNR_BLOCK consecutive elements (LZ_PSNR_LANES lanes by index inside
  * a block, combined by a pairwise tree, then the block sums in order), so
  * the sum does not depend on the thread count. */
-#define LZ_PSNR_BLOCK 65536u
-#define LZ_PSNR_LANES 32u
+/* LZ_PSNR_BLOCK, LZ_PSNR_LANES: lossy.h (the GPU sums the same way) */
 /* Accepted when sse <= (R 10^(-dB/20))^2 x finite x (1 - LZ_PSNR_MARGIN):
  * room for a PSNR computed with another summation order. */
 #define LZ_PSNR_MARGIN 0x1p-20

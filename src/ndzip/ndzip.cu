@@ -962,4 +962,6 @@ extern const scz_cuda_codec_ops scz__ndzip_cuda_ops = {
     scz__ndzip_cuda_decode,
     scz__ndzip_cuda_probe,
     scz__ndzip_cuda_error_text,
+    nullptr, /* no passes over the data */
+    nullptr,
 };
