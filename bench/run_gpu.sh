@@ -102,7 +102,7 @@ if has bench; then
     for f in "$LARGE_DIR"/tiled_*; do [ -f "$f" ] && files+=(--file "$f"); done
   fi
   "$BUILD/bench/scz_bench_gpu" --data "$DATA" "${files[@]}" --reps 20 --warmup 3 --host --huffman "$HUFF_MI" \
-    ${LOSSY:+--lossy "$LOSSY"} \
+    ${LOSSY:+--lossy "$LOSSY"} --gfc \
     --csv "$OUT/bench.csv" >"$OUT/bench.log" 2>&1
   note "bench: rc=$?"
   cat "$OUT/bench.log" >>"$SUMMARY"

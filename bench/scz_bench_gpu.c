@@ -51,6 +51,7 @@ static double g_huff_mi = 0; /* --huffman: millions (2^20) of u16 codes; 0 = off
 static int g_huff_only = 0;  /* --huffman-only: no ndzip rows */
 static double g_big_gib = 0;
 static double g_big_rel = 0; /* --big-lossy REL: the large array through lossy too */
+static int g_gfc = 0;         /* --gfc: a table of the gfc codec */
 static uint64_t g_chunk = 0;
 static FILE *g_csv;
 
@@ -234,10 +235,10 @@ static scz_status time_decompress(scz_ctx *gpu, const void *d_z, size_t zn, void
     return r;
 }
 
-static void bench_device(scz_ctx *gpu, const input *in, const void *h_src, double copy) {
+static void bench_device(scz_ctx *gpu, const input *in, const void *h_src, double copy, scz_codec codec) {
     const size_t raw = shape_bytes(&in->shape);
     scz_params p;
-    scz_params_init(&p, SCZ_CODEC_NDZIP);
+    scz_params_init(&p, codec);
     p.chunk_bytes = g_chunk;
     size_t bound = scz_compress_bound(&in->shape, &p);
     void *d_src, *d_z, *d_out;
@@ -281,7 +282,8 @@ static void bench_device(scz_ctx *gpu, const input *in, const void *h_src, doubl
                scz_dtype_name(in->shape.dtype), dims_str(&in->shape, dims, sizeof dims), raw / 1e6,
                (double)raw / zn, mc, 100 * mc / copy, md, 100 * md / copy, check);
         if (g_csv)
-            fprintf(g_csv, "%s,%s,%s,%zu,%zu,%.4f,%.2f,%.2f,%.2f,%s\n", in->name, scz_dtype_name(in->shape.dtype),
+            fprintf(g_csv, "%s%s%s,%s,%s,%zu,%zu,%.4f,%.2f,%.2f,%.2f,%s\n", codec == SCZ_CODEC_NDZIP ? "" : scz_codec_name(codec),
+                    codec == SCZ_CODEC_NDZIP ? "" : ":", in->name, scz_dtype_name(in->shape.dtype),
                     dims, raw, zn, (double)raw / zn, mc, md, copy, check);
     }
     if (g_nvcomp) { /* the same device buffer, right after scz */
@@ -685,7 +687,7 @@ static void usage(void) {
     fprintf(stderr,
             "usage: scz_bench_gpu [--data DIR] [--file PATH]... [--only S1,S2] [--reps N] [--warmup N]\n"
             "                     [--chunk BYTES] [--host] [--big GIB [--big-lossy REL]] [--csv FILE] [--no-nvcomp]\n"
-            "                     [--huffman MI | --huffman-only MI] [--lossy REL[,REL...]]\n");
+            "                     [--huffman MI | --huffman-only MI] [--lossy REL[,REL...]] [--gfc]\n");
     exit(2);
 }
 
@@ -717,6 +719,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--no-nvcomp")) g_nvcomp = 0;
         else if (!strcmp(a, "--big") && v) g_big_gib = atof(argv[++i]);
         else if (!strcmp(a, "--big-lossy") && v) g_big_rel = atof(argv[++i]);
+        else if (!strcmp(a, "--gfc")) g_gfc = 1;
         else if (!strcmp(a, "--csv") && v) csv = argv[++i];
         else if (!strcmp(a, "--huffman") && v) g_huff_mi = atof(argv[++i]);
         else if (!strcmp(a, "--lossy") && v) {
@@ -791,10 +794,27 @@ int main(int argc, char **argv) {
             g_fail = 1;
             continue;
         }
-        bench_device(gpu, &ins[i], h, copy);
+        bench_device(gpu, &ins[i], h, copy, SCZ_CODEC_NDZIP);
         free(h);
     }
     print_nvcomp(copy);
+    if (g_gfc && scz_cuda_codec_supported(SCZ_CODEC_GFC)) {
+        printf("\ngfc device to device, median of %d after %d warm-up; same columns as ndzip's\n", g_reps, g_warmup);
+        printf("%-34s %-3s %-14s %8s %6s %9s %6s %9s %6s  %s\n", "file", "dt", "dims(fastest)", "MB", "ratio",
+               "comp GB/s", "%copy", "dec GB/s", "%copy", "check");
+        const int nv = g_nvcomp;
+        g_nvcomp = 0; /* nvCOMP was measured on these buffers with ndzip's rows */
+        for (int i = 0; i < nin; i++) {
+            if (ins[i].shape.dtype != SCZ_DTYPE_F32 && ins[i].shape.dtype != SCZ_DTYPE_F64) continue;
+            if (only && !strstr(only, ins[i].name) && !strstr(ins[i].name, only)) continue;
+            size_t raw = shape_bytes(&ins[i].shape);
+            void *h = read_file(ins[i].path, raw);
+            if (!h) continue;
+            bench_device(gpu, &ins[i], h, copy, SCZ_CODEC_GFC);
+            free(h);
+        }
+        g_nvcomp = nv;
+    }
     if (g_nlossy) {
         printf("\nlossy device to device, median of %d after %d warm-up; GB/s = raw bytes / time / 1e9; %% = of the "
                "copy bandwidth; checked against the bound in binary64\n",
