@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all demo test bench asan fp-check install clean
+.PHONY: all demo test bench asan fp-check install clean python-test
 
 all: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
@@ -41,6 +41,19 @@ fp-check:
 	  -DSCZ_CUDA=OFF -DSCZ_BUILD_BENCH=OFF $(CMAKE_FLAGS)
 	cmake --build build-fp-clang -j $(JOBS)
 	ctest --test-dir build-fp-clang --output-on-failure -j $(JOBS)
+
+# The Python package (docs/PYTHON.md): `pip install .` into a virtual
+# environment, then its tests (numpy, numcodecs, zarr, pytest from PyPI).
+# PY_CMAKE_ARGS passes CMake settings to the build, e.g.
+# PY_CMAKE_ARGS="-C cmake.define.SCZ_CUDA=OFF" for a faster CPU-only build.
+PYTHON ?= python3
+PY_VENV ?= build-py-venv
+PY_CMAKE_ARGS ?=
+python-test: all
+	$(PYTHON) -m venv $(PY_VENV)
+	$(PY_VENV)/bin/python -m pip install -q --upgrade pip
+	$(PY_VENV)/bin/python -m pip install -q $(PY_CMAKE_ARGS) ".[test]"
+	cd python/tests && SCZ_TOOL=$(CURDIR)/$(BUILD)/tools/scz $(CURDIR)/$(PY_VENV)/bin/python -m pytest -q -rs
 
 install: all
 	cmake --install $(BUILD) $(if $(PREFIX),--prefix $(PREFIX),)
