@@ -214,10 +214,9 @@ def test_same_stream_as_the_library():
 
 # ---- numcodecs ----
 
-numcodecs = pytest.importorskip("numcodecs")
-
 
 def test_numcodecs_registry_and_config():
+    numcodecs = pytest.importorskip("numcodecs")
     codec = numcodecs.get_codec({"id": "scz", "codec": "lossy", "mode": "abs", "bound": 0.01, "radius": 256})
     from scz.numcodecs import Scz
 
