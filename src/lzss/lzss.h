@@ -60,22 +60,27 @@ typedef struct lzss_par {
 } lzss_par;
 
 /* Byte-plane shuffle of one sub-chunk of b bytes (b a multiple of E):
- * byte p of element k goes to p * (b / E) + k. */
+ * byte p of element k goes to p * (b / E) + k. Element-major loops: one
+ * sequential read (shuffle) or write (unshuffle) stream and E on the
+ * other side. */
 static inline void lzss_shuffle(const uint8_t *src, uint64_t b, uint32_t E, uint8_t *dst) {
     uint64_t m = b / E;
-    for (uint32_t p = 0; p < E; p++) {
-        uint8_t *d = dst + p * m;
-        const uint8_t *s = src + p;
-        for (uint64_t k = 0; k < m; k++) d[k] = s[k * E];
-    }
+    for (uint64_t k = 0; k < m; k++)
+        for (uint32_t p = 0; p < E; p++) dst[p * m + k] = src[k * E + p];
 }
 static inline void lzss_unshuffle(const uint8_t *src, uint64_t b, uint32_t E, uint8_t *dst) {
     uint64_t m = b / E;
-    for (uint32_t p = 0; p < E; p++) {
-        const uint8_t *s = src + p * m;
-        uint8_t *d = dst + p;
-        for (uint64_t k = 0; k < m; k++) d[k * E] = s[k];
+    if (E == 4) {
+        for (uint64_t k = 0; k < m; k++) {
+            dst[4 * k] = src[k];
+            dst[4 * k + 1] = src[m + k];
+            dst[4 * k + 2] = src[2 * m + k];
+            dst[4 * k + 3] = src[3 * m + k];
+        }
+        return;
     }
+    for (uint64_t k = 0; k < m; k++)
+        for (uint32_t p = 0; p < E; p++) dst[k * E + p] = src[p * m + k];
 }
 
 #endif /* SCZ_LZSS_H */
