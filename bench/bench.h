@@ -54,6 +54,7 @@ struct bench_runner {
 /* Version string, or NULL when the peer was not found at build time. */
 const char *bench_zfp_version(void);
 const char *bench_zstd_version(void);
+const char *bench_lz4_version(void);
 
 /* 1 if zfp can compress with its OpenMP execution policy (libzfp built
  * with OpenMP); 0: serial only. */
@@ -68,5 +69,7 @@ int bench_zstd_has_mt(void);
 void bench_zfp_runner(bench_runner *r, double tol, double rel, int threads);
 /* zstd at a level; threads > 1 sets ZSTD_c_nbWorkers. */
 void bench_zstd_runner(bench_runner *r, int level, int threads);
+/* LZ4 (liblz4), LZ4_compress_default, single-threaded. */
+void bench_lz4_runner(bench_runner *r);
 
 #endif /* SCZ_BENCH_H */

@@ -263,3 +263,65 @@ void bench_zstd_runner(bench_runner *r, int level, int threads) {
     memset(r, 0, sizeof *r);
 }
 #endif
+
+/* ------------------------------------------------------------------ */
+/* lz4: a reference point for the lzss codec (Debian liblz4-dev)       */
+/* ------------------------------------------------------------------ */
+#ifdef SCZ_HAVE_LZ4
+#include <lz4.h>
+
+const char *bench_lz4_version(void) { return LZ4_versionString(); }
+
+static int lz4_setup(bench_runner *r, const bench_field *f, size_t *cap, char *msg, size_t ml) {
+    (void)r;
+    if (f->bytes > (size_t)LZ4_MAX_INPUT_SIZE) {
+        snprintf(msg, ml, "lz4: input above LZ4_MAX_INPUT_SIZE");
+        return BR_SKIP;
+    }
+    *cap = (size_t)LZ4_compressBound((int)f->bytes);
+    return BR_OK;
+}
+
+static int lz4_comp(bench_runner *r, const bench_field *f, void *dst, size_t cap, size_t *size, char *msg,
+                    size_t ml) {
+    (void)r;
+    int n = LZ4_compress_default(f->data, dst, (int)f->bytes, cap > (size_t)INT32_MAX ? INT32_MAX : (int)cap);
+    if (n <= 0) {
+        snprintf(msg, ml, "lz4: compression failed");
+        return BR_ERR;
+    }
+    *size = (size_t)n;
+    return BR_OK;
+}
+
+static int lz4_decomp(bench_runner *r, const bench_field *f, const void *src, size_t size, void *dst, char *msg,
+                      size_t ml) {
+    (void)r;
+    int n = LZ4_decompress_safe(src, dst, (int)size, (int)f->bytes);
+    if (n < 0 || (size_t)n != f->bytes) {
+        snprintf(msg, ml, "lz4: decompression failed");
+        return BR_ERR;
+    }
+    return BR_OK;
+}
+
+static void lz4_teardown(bench_runner *r) { (void)r; }
+
+void bench_lz4_runner(bench_runner *r) {
+    memset(r, 0, sizeof *r);
+    r->state = calloc(1, 1); /* freed by the driver */
+    if (!r->state) return;
+    r->lossless = 1;
+    snprintf(r->codec, sizeof r->codec, "lz4");
+    snprintf(r->setting, sizeof r->setting, "default");
+    snprintf(r->label, sizeof r->label, "lz4");
+    snprintf(r->exec, sizeof r->exec, "single");
+    r->setup = lz4_setup;
+    r->compress = lz4_comp;
+    r->decompress = lz4_decomp;
+    r->teardown = lz4_teardown;
+}
+#else
+const char *bench_lz4_version(void) { return NULL; }
+void bench_lz4_runner(bench_runner *r) { memset(r, 0, sizeof *r); }
+#endif

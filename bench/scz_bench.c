@@ -1080,7 +1080,7 @@ int main(int argc, char **argv) {
     printf("timing:   median of %d run(s) after %d warm-up run(s), wall clock (CLOCK_MONOTONIC);"
            " MB/s = raw bytes / 1e6 / s\n", o.reps, o.warmup);
     printf("data:     %s\n", explicit_files ? "--file arguments" : dir ? dir : "generated");
-    const char *zv = bench_zfp_version(), *sv = bench_zstd_version();
+    const char *zv = bench_zfp_version(), *sv = bench_zstd_version(), *lv = bench_lz4_version();
     if (zv)
         printf("peer zfp: %s; %s\n", zv,
                bench_zfp_has_omp() ? (o.threads > 1 ? "OpenMP policy for compression, serial decompression (zfp 1.0 has no parallel decompression)"
@@ -1094,6 +1094,8 @@ int main(int argc, char **argv) {
                                                     : "single-threaded (1 thread)")
                                    : "built without multithreading: single-threaded");
     else printf("peer zstd: skipped: zstd not installed (libzstd-dev not found at build time): its rows are left out\n");
+    if (lv) printf("peer lz4: %s; LZ4_compress_default (acceleration 1), single-threaded\n", lv);
+    else printf("peer lz4: skipped: lz4 not installed (liblz4-dev not found at build time): its rows are left out\n");
     printf("columns:  c/o = compressed/original size, o/c = its inverse, bits/val = compressed bits per value,\n"
            "          c/thr, d/thr = scz throughput per thread; PSNR = 20 log10(range) - 10 log10(MSE) over finite values;\n"
            "          dims are given fastest first (x,y,z); file names give them slowest first\n");
@@ -1160,13 +1162,28 @@ int main(int argc, char **argv) {
                     report(&r, &f, &res, &o, csv);
                     free(r.state);
                 }
-                bench_runner peers[3];
+                if (scz_codec_available(SCZ_CODEC_LZSS)) { /* lzss without the byte-plane shuffle */
+                    bench_runner r;
+                    result res;
+                    scz_runner(&r, ctx, SCZ_CODEC_LZSS, 0, 0, o.threads, o.chunk_bytes);
+                    if (r.setup) {
+                        ((scz_state *)r.state)->params.knobs[3] = 1;
+                        snprintf(r.setting, sizeof r.setting, "shuffle=off");
+                        snprintf(r.label, sizeof r.label, "lzss-noshuf");
+                        measure(&r, &f, &o, &bufs, &res);
+                        report(&r, &f, &res, &o, csv);
+                        free(r.state);
+                    }
+                }
+                bench_runner peers[4];
                 bench_zfp_runner(&peers[0], 0, 0, o.threads);
                 bench_zstd_runner(&peers[1], 1, o.threads);
                 bench_zstd_runner(&peers[2], 3, o.threads);
+                bench_lz4_runner(&peers[3]);
                 if (!zv) printf("  %-15s %-13s skipped: zfp not installed\n", "zfp-reversible", "lossless");
                 if (!sv) printf("  %-15s %-13s skipped: zstd not installed\n", "zstd", "level=1,3");
-                for (int p = 0; p < 3; p++) {
+                if (!lv) printf("  %-15s %-13s skipped: lz4 not installed (liblz4-dev)\n", "lz4", "default");
+                for (int p = 0; p < 4; p++) {
                     if (!peers[p].setup) continue;
                     result res;
                     measure(&peers[p], &f, &o, &bufs, &res);

@@ -142,6 +142,9 @@ typedef struct scz_params {
     /* Codec knobs, 0 = the codec's default. Meaning per codec, see FORMAT.md:
      *   lossy: knobs[0] quantization radius (default 512)
      *          knobs[1] workflow: 0 auto, 1 Huffman, 2 run-length
+     *   lzss:  knobs[0] symbol bytes 1/2/4/8, [1] window in symbols (256),
+     *          [2] minimum match, [3] shuffle 1 off / 2 on, [4] log2 symbols
+     *          per sub-chunk (12); defaults from the dtype (FORMAT.md 11.1)
      *   others: unused, must be 0. */
     uint32_t knobs[SCZ_NUM_KNOBS];
 } scz_params;

@@ -156,6 +156,14 @@ fi
 if has_codec lzss; then
     expect "lzss round trip u8" 0 "$SCZ" -i "$T/rand.f32" -o "$T/lzss.out" -t u8 -1 24576 -c lzss
     same "lzss bit-exact" "$T/rand.f32" "$T/lzss.out"
+    expect "lzss knob options" 0 "$SCZ" -i "$T/rand.f32" -z "$T/lzss2.scz" -o "$T/lzss2.out" -f -1 6144 -c lzss \
+        --symbol 2 --window 300 --min-match 3 --shuffle off --subchunk-log2 9
+    same "lzss knob options bit-exact" "$T/rand.f32" "$T/lzss2.out"
+    expect "lzss knobs recorded" 0 "$SCZ" info "$T/lzss2.scz"
+    grep_in "lzss knobs in info" "$T/out" "0=2 1=300 2=3 3=1 4=9 5=0"
+    expect "lzss knob with another codec" 1 "$SCZ" -i "$T/rand.f32" -z "$T/lzss3.scz" -f -1 6144 -c ndzip --window 9
+    expect "lzss bad shuffle value" 1 "$SCZ" -i "$T/rand.f32" -z "$T/lzss3.scz" -f -1 6144 -c lzss --shuffle maybe
+    expect "lzss symbol size 3 refused" 1 "$SCZ" -i "$T/rand.f32" -z "$T/lzss3.scz" -f -1 6144 -c lzss --symbol 3
 fi
 if has_codec huffman; then
     expect "huffman round trip u8" 0 "$SCZ" -i "$T/rand.f32" -o "$T/huff.out" -t u8 -1 24576 -c huffman

@@ -79,6 +79,9 @@ static void print_help(FILE *f) {
         "  -k I=V       codec knob I (0..5) set to V (lossy: 0 = quantization radius,\n"
         "               1 = workflow 0 auto / 1 Huffman / 2 run-length)\n"
         "  --radius N   same as -k 0=N        --workflow auto|huffman|rle   same as -k 1=...\n"
+        "  lzss knobs (0 or absent = default; FORMAT.md 11.1): --symbol 1|2|4|8 (-k 0),\n"
+        "               --window N symbols (-k 1), --min-match N (-k 2), --shuffle on|off (-k 3),\n"
+        "               --subchunk-log2 8..16 (-k 4)\n"
         "  -C BYTES     raw bytes per chunk (suffix K, M, G: binary units; default 32M)\n"
         "  --chunk-mb N raw MiB per chunk\n"
         "  -n THREADS   CPU threads (default: all cores)\n"
@@ -214,6 +217,7 @@ typedef struct opts {
     double eb;
     int have_eb;
     uint32_t knobs[SCZ_NUM_KNOBS];
+    const char *lzss_opt;   /* an lzss knob option given (then the codec must be lzss) */
     uint64_t chunk_bytes;
     int threads;
     int stats, quiet;
@@ -303,6 +307,22 @@ static int parse_opts(int argc, char **argv, opts *o) {
             if (!parse_u64(argv[++i], &v) || v > UINT32_MAX)
                 return usage_error("bad radius '%s'", argv[i]);
             o->knobs[0] = (uint32_t)v;
+        } else if (!strcmp(a, "--symbol") || !strcmp(a, "--window") || !strcmp(a, "--min-match") ||
+                   !strcmp(a, "--subchunk-log2")) {
+            NEED(1);
+            uint64_t v;
+            if (!parse_u64(argv[++i], &v) || v == 0 || v > UINT32_MAX)
+                return usage_error("bad value '%s' for %s", argv[i], a);
+            int k = !strcmp(a, "--symbol") ? 0 : !strcmp(a, "--window") ? 1 : !strcmp(a, "--min-match") ? 2 : 4;
+            o->knobs[k] = (uint32_t)v;
+            o->lzss_opt = a;
+        } else if (!strcmp(a, "--shuffle")) {
+            NEED(1);
+            const char *w = argv[++i];
+            if (!strcmp(w, "on")) o->knobs[3] = 2;
+            else if (!strcmp(w, "off")) o->knobs[3] = 1;
+            else return usage_error("bad value '%s' for --shuffle (on, off)", w);
+            o->lzss_opt = a;
         } else if (!strcmp(a, "--workflow")) {
             NEED(1);
             const char *w = argv[++i];
@@ -725,6 +745,8 @@ static int do_compress(const opts *o) {
             return CLI_EXIT_LIB;
         }
     }
+    if (o->lzss_opt && codec != SCZ_CODEC_LZSS)
+        return usage_error("%s is a knob of codec lzss, not of %s", o->lzss_opt, scz_codec_name(codec));
     scz_params params;
     scz_params_init(&params, codec);
     params.eb_mode = o->have_eb ? o->eb_mode : SCZ_EB_NONE;

@@ -4,7 +4,7 @@
  * into a buffer of exactly scz_compress_bound bytes and decompressed.
  *
  * Input layout (24 bytes, then the contents):
- *   0      codec: 1 + byte % 3 (ndzip, lossy, huffman)
+ *   0      codec: 1 + byte % 5 (ndzip, lossy, huffman, gfc, lzss; skipped if not built in)
  *   1      dtype: index (byte % count) into the codec's accepted dtypes
  *   2      bits 0-1: rank - 1; bit 7: 2 threads; bit 6: compress again with
  *          the other thread count (the stream must be byte-identical);
@@ -16,6 +16,9 @@
  *   20     chunk_bytes: 0 = default, else byte * 1 KiB (clamped by the library)
  *   21..22 lossy knobs[0] (radius): value % 32768 (0 = default)
  *   23     lossy knobs[1] (workflow): byte % 3
+ *   lzss:  knobs from bytes 21 (symbol: 0 default or 1 << (byte % 5 - 1)), 12..13
+ *          (window, u16, 0 default), 23 (minimum match), 11 (shuffle % 3), 22 (lg:
+ *          0 default or 7 + byte % 10)
  *   24..   contents, repeated cyclically to fill the array (zeros if none)
  * Arrays above FZ_MAX_RT_RAW bytes are skipped.
  *
@@ -111,7 +114,8 @@ static void check_lossy(const scz_shape *shape, const scz_params *p, const scz_i
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < FZ_RT_HDR) return 0;
     scz_params p;
-    scz_params_init(&p, (scz_codec)(1 + data[0] % 3));
+    if (!scz_codec_available((scz_codec)(1 + data[0] % 5))) return 0;
+    scz_params_init(&p, (scz_codec)(1 + data[0] % 5));
     scz_dtype accepted[8];
     int na = 0;
     for (int t = SCZ_DTYPE_F32; t <= SCZ_DTYPE_U64; t++)
@@ -131,6 +135,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         p.eb = fz_ldf64(data + 12);
         p.knobs[0] = fz_ld16(data + 21) % 32768u;
         p.knobs[1] = data[23] % 3u;
+    }
+    if (p.codec == SCZ_CODEC_LZSS) { /* every value below is valid (FORMAT.md 11.1) */
+        p.knobs[0] = data[21] % 5u ? 1u << (data[21] % 5u - 1) : 0;
+        p.knobs[1] = fz_ld16(data + 12);
+        p.knobs[2] = data[23];
+        p.knobs[3] = data[11] % 3u;
+        p.knobs[4] = data[22] % 10u ? 7u + data[22] % 10u : 0;
     }
     p.chunk_bytes = (uint64_t)data[20] << 10;
 

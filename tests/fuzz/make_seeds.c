@@ -85,6 +85,17 @@ static void roundtrip_seed(const char *name, const scz_params *p, const scz_shap
     h[20] = (uint8_t)(p->chunk_bytes >> 10 > 255 ? 0 : p->chunk_bytes >> 10);
     st16(h + 21, (uint16_t)p->knobs[0]);
     h[23] = (uint8_t)p->knobs[1];
+    if (p->codec == SCZ_CODEC_LZSS) { /* fuzz_roundtrip.c's lzss knob bytes */
+        unsigned sb = 0;
+        for (unsigned k = 1; k <= 4; k++)
+            if (p->knobs[0] == 1u << (k - 1)) sb = k;
+        h[21] = (uint8_t)sb;
+        memset(h + 12, 0, 8);
+        st16(h + 12, (uint16_t)(p->knobs[1] > 65535 ? 0 : p->knobs[1]));
+        h[23] = (uint8_t)p->knobs[2];
+        h[11] = (uint8_t)p->knobs[3];
+        h[22] = (uint8_t)(p->knobs[4] ? p->knobs[4] - 7 : 0);
+    }
     put(3, name, h, sizeof h, src, raw);
     if (!tiny && raw > 64) { /* also: a short pattern repeated (threads bits set) */
         h[2] |= 0xC0;
@@ -136,6 +147,12 @@ static void emit(const char *name, const scz_params *p, const scz_shape *s, cons
         st16(c + 9, (uint16_t)h.knobs[0]);
         c[11] = (uint8_t)h.knobs[1];
         scz__stf64(c + 12, h.eb_abs);
+        if (h.codec == SCZ_CODEC_LZSS) { /* fuzz_codec.c's lzss knob bytes */
+            scz__st32(c + 12, h.knobs[1]);
+            c[16] = (uint8_t)h.knobs[2];
+            c[17] = (uint8_t)h.knobs[3];
+            c[18] = (uint8_t)h.knobs[4];
+        }
         scz__st32(c + 20, ci.codec_info);
         snprintf(nm, sizeof nm, "%s_k%u", name, i);
         put(2, nm, c, sizeof c, z + 1 + ci.offset, (size_t)ci.size);
@@ -223,6 +240,24 @@ static void huff(const char *tag, scz_dtype t, gen_family f, scz_shape s, double
     free(a);
 }
 
+static void lz(const char *tag, scz_dtype t, gen_family f, scz_shape s, double levels, uint32_t S, uint32_t W,
+               uint32_t shuffle, uint32_t lg, uint64_t chunk) {
+    s.dtype = t;
+    void *a = (t == SCZ_DTYPE_F32 || t == SCZ_DTYPE_F64) ? gen_field(f, &s, 9, NULL) : int_field(f, &s, 9, levels);
+    scz_params p;
+    scz_params_init(&p, SCZ_CODEC_LZSS);
+    p.knobs[0] = S;
+    p.knobs[1] = W;
+    p.knobs[3] = shuffle;
+    p.knobs[4] = lg;
+    p.chunk_bytes = chunk;
+    char nm[300];
+    snprintf(nm, sizeof nm, "lzss_%s_%s_%s_%s_S%u_W%u_sh%u_lg%u", tag, scz_dtype_name(t), gen_family_name(f),
+             dims_str(&s), S, W, shuffle, lg);
+    emit(nm, &p, &s, a);
+    free(a);
+}
+
 static void tiny_set(void) {
     max_input = 2048;
     lossless_float("tiny", SCZ_DTYPE_F32, GEN_SMOOTH, mkshape(0, 1, 100, 1, 1, 1), 0);
@@ -232,6 +267,8 @@ static void tiny_set(void) {
     lossy("tiny", SCZ_DTYPE_F64, GEN_FILL_VALUE, mkshape(0, 3, 6, 5, 4, 1), SCZ_EB_ABS, 0.5, 0, 2, 0);
     huff("tiny", SCZ_DTYPE_U8, GEN_SMOOTH, mkshape(0, 1, 600, 1, 1, 1), 16, 0);
     huff("tiny", SCZ_DTYPE_U32, GEN_NOISY, mkshape(0, 2, 30, 10, 1, 1), 50, 0);
+    lz("tiny", SCZ_DTYPE_U8, GEN_SMOOTH, mkshape(0, 1, 700, 1, 1, 1), 16, 1, 0, 0, 8, 0);
+    lz("tiny", SCZ_DTYPE_F32, GEN_FILL_VALUE, mkshape(0, 2, 20, 12, 1, 1), 0, 0, 300, 0, 8, 0);
 }
 
 static void generated_set(void) {
@@ -254,6 +291,10 @@ static void generated_set(void) {
             lossy("fam", t, (gen_family)f, mkshape(0, 3, 12, 11, 10, 1), SCZ_EB_ABS, 1e-2, 4, 1, 0);
             lossy("famrle", t, (gen_family)f, mkshape(0, 1, 3000, 1, 1, 1), SCZ_EB_REL, 1e-2, 0, 2, 4096);
         }
+        for (int f = 0; f < GEN_NUM_FAMILIES; f++) {
+            lz("fam", t, (gen_family)f, mkshape(0, 2, 40, 30, 1, 1), 0, 0, 0, 0, 8, 0);
+            lz("fam", t, (gen_family)f, mkshape(0, 1, 3000, 1, 1, 1), 0, 8, 1000, 1, 9, 4096);
+        }
         for (int si = 0; si < ns; si++) {
             lossy("shape", t, GEN_SMOOTH, shapes[si], SCZ_EB_PSNR, 60, 0, 0, 0);
             lossy("shape4k", t, GEN_NOISY, shapes[si], SCZ_EB_ABS, 1e-3, 2, 1, 4096);
@@ -268,6 +309,7 @@ static void generated_set(void) {
         scz_dtype t = it[ti];
         for (int si = 0; si < ns; si++) huff("shape", t, GEN_SMOOTH, shapes[si], 200, 0);
         huff("noisy", t, GEN_NOISY, mkshape(0, 1, 5000, 1, 1, 1), t == SCZ_DTYPE_U8 ? 256 : 3000, 4096);
+        lz("int", t, GEN_NOISY, mkshape(0, 1, 5000, 1, 1, 1), t == SCZ_DTYPE_U8 ? 256 : 3000, 0, 0, 0, 0, 0);
         huff("const", t, GEN_CONSTANT, mkshape(0, 1, 3000, 1, 1, 1), 2, 0);
         huff("rand", t, GEN_RANDOM_BITS, mkshape(0, 1, 2000, 1, 1, 1), 2, 0);
         huff("sparse", t, GEN_SPARSE, mkshape(0, 2, 100, 90, 1, 1), 1000, 0);
