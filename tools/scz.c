@@ -71,7 +71,8 @@ static void print_help(FILE *f) {
         "  A dimension of 0 makes an empty array (its raw file must be empty).\n"
         "\n"
         "Compression:\n"
-        "  -c CODEC     ndzip (lossless float, default for f32/f64), gfc, lzss, huffman,\n"
+        "  -c CODEC     ndzip (lossless float, default for f32/f64), gfc, huffman (default\n"
+        "               for u8/u16/u32), lzss (default for u64),\n"
         "               lossy (error-bounded; the default when -M is given)\n"
         "  -M MODE B    error bound of the lossy codec: ABS B (|x-x'| <= B), REL B\n"
         "               (|x-x'| <= B * (max-min)), PSNR B (target PSNR in dB).\n"
@@ -621,9 +622,10 @@ static int is_dash(const char *p) { return p && p[0] == '-' && p[1] == 0; }
 static scz_codec default_codec(const opts *o) {
     if (o->have_eb) return SCZ_CODEC_LOSSY;
     if (o->dtype == SCZ_DTYPE_F32 || o->dtype == SCZ_DTYPE_F64) return SCZ_CODEC_NDZIP;
-    /* Integer data: the first lossless byte/symbol codec this build has. */
-    if (scz_codec_available(SCZ_CODEC_LZSS)) return SCZ_CODEC_LZSS;
-    if (scz_codec_available(SCZ_CODEC_HUFFMAN)) return SCZ_CODEC_HUFFMAN;
+    /* Integer data: huffman where it takes the dtype (u8/u16/u32: fast on
+     * the CPU and the GPU), else lzss (u64). */
+    if (scz_codec_available(SCZ_CODEC_HUFFMAN) && scz_codec_accepts(SCZ_CODEC_HUFFMAN, o->dtype))
+        return SCZ_CODEC_HUFFMAN;
     return SCZ_CODEC_LZSS;
 }
 

@@ -89,7 +89,8 @@ def _bytes_view(a: np.ndarray) -> np.ndarray:
 
 
 def _default_codec(dtype_name: str) -> str:
-    return "ndzip" if dtype_name in ("f32", "f64") else "huffman"
+    """ndzip for floats, huffman for u8/u16/u32, lzss for u64 (as the scz tool)."""
+    return "ndzip" if dtype_name in ("f32", "f64") else "lzss" if dtype_name == "u64" else "huffman"
 
 
 def _cuda_interface(a):
