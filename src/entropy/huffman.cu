@@ -79,19 +79,9 @@ constexpr uint32_t ETILE = 4096;      /* symbols per encoding tile */
 constexpr uint32_t EPT = ETILE / NT;  /* symbols per thread */
 constexpr uint32_t ASM_BYTES = 16384; /* payload bytes per assembling block */
 
-size_t rup(size_t x, size_t a) { return (x + a - 1) / a * a; }
-
-/* A bump layout of device scratch: the same sequence of take() gives the
- * size (base NULL) and the pointers. */
-struct Bump {
-    uint8_t *base;
-    size_t o;
-    template <typename P> P *take(size_t count) {
-        P *r = reinterpret_cast<P *>(base ? base + o : nullptr);
-        o = rup(o + count * sizeof(P), 256);
-        return r;
-    }
-};
+using scz_ku::Bump;
+using scz_ku::copy_bytes;
+using scz_ku::rup;
 
 __device__ __forceinline__ uint32_t chunk_count(uint32_t c, uint32_t n, uint64_t full, uint64_t last) {
     return (uint32_t)(c + 1 == n ? last : full);
@@ -309,18 +299,6 @@ __device__ __forceinline__ uint32_t item_chunk(const uint32_t *ib, uint32_t n, u
 
 /* Copies n bytes from s to d with the NTH threads of index tid: words to
  * 4-byte aligned destinations (sources through ld32u, never past s + n). */
-template <uint32_t NTH>
-__device__ __forceinline__ void copy_bytes(uint8_t *d, const uint8_t *s, uint64_t n, uint32_t tid) {
-    uint64_t head = (4 - (reinterpret_cast<uintptr_t>(d) & 3)) & 3;
-    if (head > n) head = n;
-    if (tid < head) d[tid] = s[tid];
-    const uint64_t nw = (n - head) / 4;
-    uint32_t *dw = reinterpret_cast<uint32_t *>(d + head);
-    const uint8_t *sw = s + head, *end = s + n;
-    for (uint64_t k = tid; k < nw; k += NTH) dw[k] = ld32u(sw + 4 * k, end);
-    const uint64_t t = head + 4 * nw + tid;
-    if (t < n) d[t] = s[t];
-}
 
 struct DShared {
     uint32_t table[TABLE];
@@ -439,12 +417,7 @@ __global__ void __launch_bounds__(NT) k_dmap(DParams p) {
     }
 }
 
-int persistent_grid(const void *fn) {
-    int dev = 0, sms = 0, per = 0;
-    if (cudaGetDevice(&dev) || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) sms = 132;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, fn, NT, 0) || per < 1) per = 1;
-    return sms * per;
-}
+int persistent_grid(const void *fn) { return scz_ku::persistent_grid(fn, NT); }
 
 DParams dparams(const scz_cuda_batch *b, void *scratch, const DLayout &L) {
     DParams p;

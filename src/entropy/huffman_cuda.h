@@ -24,6 +24,7 @@
 #define SCZ_HUFFMAN_CUDA_H
 
 #include "../cuda/cuda_rt.h"
+#include "../cuda/kutil.h"
 
 extern "C" {
 #include "huffman.h"
@@ -44,27 +45,10 @@ constexpr unsigned FULL = 0xffffffffu;
 /* Result codes of hs_parse (a codec maps them to its error codes). */
 enum { HS_OK = 0, HS_ERR_STREAM, HS_ERR_CODEBOOK, HS_ERR_PADDING, HS_ERR_BITSTREAM, HS_ERR_LONG };
 
-/* Little-endian loads at any byte address. */
-__device__ __forceinline__ uint32_t ldb32(const uint8_t *p) {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-__device__ __forceinline__ uint64_t ldb64(const uint8_t *p) { return ldb32(p) | (uint64_t)ldb32(p + 4) << 32; }
-
-/* The u32 at p (p + 4 <= end) from aligned word loads: the word holding p
- * (inside the allocation, whose start is aligned) and the next one if it
- * ends before `end`, else the missing bytes one by one. */
-__device__ __forceinline__ uint32_t ld32u(const uint8_t *p, const uint8_t *end) {
-    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
-    const unsigned sh = (unsigned)(a & 3);
-    const uint32_t *q = reinterpret_cast<const uint32_t *>(a - sh);
-    if (!sh) return q[0];
-    const uint32_t lo = q[0];
-    uint32_t hi = 0;
-    if (reinterpret_cast<const uint8_t *>(q + 2) <= end) hi = q[1];
-    else
-        for (unsigned i = 0; i < sh; i++) hi |= (uint32_t)p[4 - sh + i] << (8 * i);
-    return __funnelshift_r(lo, hi, 8 * sh);
-}
+/* Little-endian loads at any byte address (src/cuda/kutil.h). */
+using scz_ku::ld32u;
+using scz_ku::ldb32;
+using scz_ku::ldb64;
 
 /* LEB128 varint from p[0..end), FORMAT.md 7.6 (the CPU's scz__get_varint). */
 __device__ __forceinline__ const uint8_t *get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v) {

@@ -73,17 +73,9 @@ constexpr uint32_t MAXB = 4096;       /* elements of a lossy block, at most */
 constexpr uint64_t MAX_PAIR = 20;     /* bytes of an outlier pair, at most */
 static_assert(CT == NT * PER && RT == NT * PER && BT == NT * PER && MAXB == NT * PER, "tiles");
 
-size_t rup(size_t x, size_t a) { return (x + a - 1) / a * a; }
-
-struct Bump {
-    uint8_t *base;
-    size_t o;
-    template <typename P> P *take(size_t count) {
-        P *r = reinterpret_cast<P *>(base ? base + o : nullptr);
-        o = rup(o + count * sizeof(P), 256);
-        return r;
-    }
-};
+using scz_ku::Bump;
+using scz_ku::copy_bytes;
+using scz_ku::rup;
 
 /* Per chunk. */
 struct LMeta {
@@ -326,18 +318,6 @@ __global__ void __launch_bounds__(NT) k_items(Params p) {
 /* k_huff: stored copies and Huffman segments                          */
 /* ------------------------------------------------------------------ */
 
-template <uint32_t NTH>
-__device__ __forceinline__ void copy_bytes(uint8_t *d, const uint8_t *s, uint64_t n, uint32_t tid) {
-    uint64_t head = (4 - (reinterpret_cast<uintptr_t>(d) & 3)) & 3;
-    if (head > n) head = n;
-    if (tid < head) d[tid] = s[tid];
-    const uint64_t nw = (n - head) / 4;
-    uint32_t *dw = reinterpret_cast<uint32_t *>(d + head);
-    const uint8_t *sw = s + head, *end = s + n;
-    for (uint64_t k = tid; k < nw; k += NTH) dw[k] = ld32u(sw + 4 * k, end);
-    const uint64_t t = head + 4 * nw + tid;
-    if (t < n) d[t] = s[t];
-}
 
 struct HShared {
     uint32_t table[TABLE];
@@ -899,12 +879,7 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_recon(Params p) {
     }
 }
 
-int persistent_grid(const void *fn, int smem = 0) {
-    int dev = 0, sms = 0, per = 0;
-    if (cudaGetDevice(&dev) || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) sms = 132;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, fn, NT, smem) || per < 1) per = 1;
-    return sms * per;
-}
+int persistent_grid(const void *fn, int smem = 0) { return scz_ku::persistent_grid(fn, NT, smem); }
 
 } // namespace
 

@@ -39,6 +39,7 @@
  */
 #include "../entropy/huffman_enc_cuda.h"
 #include "lossy_cuda.h"
+#include "../cuda/kutil.h"
 #include "../cuda/prof.h"
 
 #include <cub/cub.cuh>
@@ -55,17 +56,7 @@ constexpr uint32_t NONE = 0xffffffffu;
 constexpr uint64_t NOFF = ~0ull;
 constexpr uint32_t STORE_PIECE = 16384;
 
-size_t rup(size_t x, size_t a) { return (x + a - 1) / a * a; }
-
-struct Bump {
-    uint8_t *base;
-    size_t o;
-    template <typename P> P *take(size_t count) {
-        P *r = reinterpret_cast<P *>(base ? base + o : nullptr);
-        o = rup(o + count * sizeof(P), 256);
-        return r;
-    }
-};
+using scz_ku::Bump;
 
 /* Chunk geometry (7.2): coding extents, block sides, blocks. */
 struct LGeo {

@@ -1,0 +1,78 @@
+/*
+ * kutil.h -- small pieces every codec's kernels use (CUDA C++, .cu files
+ * only): scratch layouts by bump allocation, byte-exact little-endian
+ * loads, a block-cooperative copy to any alignment, the grid of a
+ * persistent kernel. Inline, so each codec's translation unit has its own.
+ */
+#ifndef SCZ_CUDA_KUTIL_H
+#define SCZ_CUDA_KUTIL_H
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+namespace scz_ku {
+
+inline size_t rup(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+/* A bump layout of device scratch: the same sequence of take() gives the
+ * size (base NULL) and the pointers; every piece 256-byte aligned. */
+struct Bump {
+    uint8_t *base;
+    size_t o;
+    template <typename P> P *take(size_t count) {
+        P *r = reinterpret_cast<P *>(base ? base + o : nullptr);
+        o = rup(o + count * sizeof(P), 256);
+        return r;
+    }
+};
+
+/* Little-endian loads at any byte address. */
+__device__ __forceinline__ uint32_t ldb32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+__device__ __forceinline__ uint64_t ldb64(const uint8_t *p) { return ldb32(p) | (uint64_t)ldb32(p + 4) << 32; }
+
+/* The u32 at p (p + 4 <= end) from aligned word loads: the word holding p
+ * (inside the allocation, whose start is aligned) and the next one if it
+ * ends before `end`, else the missing bytes one by one. */
+__device__ __forceinline__ uint32_t ld32u(const uint8_t *p, const uint8_t *end) {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    const unsigned sh = (unsigned)(a & 3);
+    const uint32_t *q = reinterpret_cast<const uint32_t *>(a - sh);
+    if (!sh) return q[0];
+    const uint32_t lo = q[0];
+    uint32_t hi = 0;
+    if (reinterpret_cast<const uint8_t *>(q + 2) <= end) hi = q[1];
+    else
+        for (unsigned i = 0; i < sh; i++) hi |= (uint32_t)p[4 - sh + i] << (8 * i);
+    return __funnelshift_r(lo, hi, 8 * sh);
+}
+
+/* n bytes from s to d (any alignments) by NTH cooperating threads (tid
+ * 0..NTH-1): aligned 4-byte stores, bytes at the two ends. */
+template <uint32_t NTH>
+__device__ __forceinline__ void copy_bytes(uint8_t *d, const uint8_t *s, uint64_t n, uint32_t tid) {
+    uint64_t head = (4 - (reinterpret_cast<uintptr_t>(d) & 3)) & 3;
+    if (head > n) head = n;
+    if (tid < head) d[tid] = s[tid];
+    const uint64_t nw = (n - head) / 4;
+    uint32_t *dw = reinterpret_cast<uint32_t *>(d + head);
+    const uint8_t *sw = s + head, *end = s + n;
+    for (uint64_t k = tid; k < nw; k += NTH) dw[k] = ld32u(sw + 4 * k, end);
+    const uint64_t t = head + 4 * nw + tid;
+    if (t < n) d[t] = s[t];
+}
+
+/* Blocks of nt threads (smem bytes of dynamic shared memory) that fill the
+ * device once: the grid of a persistent kernel. */
+inline int persistent_grid(const void *fn, int nt, int smem = 0) {
+    int dev = 0, sms = 0, per = 0;
+    if (cudaGetDevice(&dev) || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) sms = 132;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, fn, nt, (size_t)smem) || per < 1) per = 1;
+    return sms * per;
+}
+
+} // namespace scz_ku
+
+#endif
