@@ -96,6 +96,52 @@ static uint64_t gfc_chunk_bound(const scz_header *h, const scz_chunk_geom *g) {
     return total;
 }
 
+static scz_status store_chunk(scz_ctx *ctx, const scz_chunk_geom *g, const void *src, uint8_t *dst, uint64_t cap,
+                              uint64_t *out_size, uint32_t *info) {
+    const uint64_t raw = g->count * g->esize;
+    if (raw > cap) return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination too small for the compressed stream");
+    memcpy(dst, src, (size_t)raw);
+    *out_size = raw;
+    *info = GFC_INFO_STORED;
+    return SCZ_OK;
+}
+
+/* One thread: segments coded in place after the offset table (through a
+ * small buffer where the slack of a full-word store is not there), the
+ * coding abandoned as soon as it reaches the raw size (10.6). */
+static scz_status compress_serial(scz_ctx *ctx, const scz_chunk_geom *g, const uint8_t *src, uint8_t *dst,
+                                  uint64_t cap, uint64_t *out_size, uint32_t *info, const uint8_t *pl, uint32_t dim) {
+    const uint64_t n = g->count, S = gfc_num_segments(n), raw = n * g->esize;
+    const uint64_t maxseg = GFC_MAX_SEG_BYTES(g->esize);
+    if (4 * S >= raw) return store_chunk(ctx, g, src, dst, cap, out_size, info);
+    if (4 * S > cap) return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination too small for the compressed stream");
+    uint8_t *tmp = scz__scratch(ctx, 0, (size_t)maxseg + 8);
+    if (!tmp) return scz__fail(ctx, SCZ_ERR_NOMEM, "cannot allocate gfc scratch");
+    const int wide = g->esize == 8;
+    const uint64_t room = cap - 4 * S; /* bytes of dst after the table */
+    uint8_t *data = dst + 4 * S;
+    uint64_t off = 0;
+    for (uint64_t s = 0; s < S; s++) {
+        const uint32_t nv = seg_values(n, s);
+        const uint8_t *x = src + s * GFC_SEG_VALUES * g->esize;
+        uint8_t *o = off + maxseg + 8 <= room ? data + off : tmp;
+        size_t b = wide ? enc_seg_64(x, nv, pl, dim, o) : enc_seg_32(x, nv, pl, dim, o);
+        off += b;
+        if (4 * S + off >= raw) return store_chunk(ctx, g, src, dst, cap, out_size, info);
+        if (off > UINT32_MAX)
+            return scz__fail(ctx, SCZ_ERR_OVERFLOW, "chunk too large for gfc's 32-bit offsets; use a smaller chunk size");
+        if (o == tmp) {
+            if (off > room)
+                return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination too small for the compressed stream");
+            memcpy(data + off - b, tmp, b);
+        }
+        scz__st32(dst + 4 * s, (uint32_t)off);
+    }
+    *info = GFC_INFO_CODED;
+    *out_size = 4 * S + off;
+    return SCZ_OK;
+}
+
 static scz_status gfc_compress_chunk(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *g,
                                      const void *src, uint8_t *dst, uint64_t cap, uint64_t *out_size,
                                      uint32_t *info) {
@@ -106,14 +152,16 @@ static scz_status gfc_compress_chunk(scz_ctx *ctx, const scz_header *h, const sc
     if (S > SIZE_MAX / maxseg - 1) return scz__fail(ctx, SCZ_ERR_OVERFLOW, "gfc chunk too large");
     int nt = scz__threads(ctx);
     if ((uint64_t)nt > S) nt = (int)S;
+    const uint32_t dim = h->knobs[0];
+    uint8_t pl[GFC_SUB];
+    pred_lanes(dim, pl);
+    const int wide = g->esize == 8;
+    const uint8_t *in = src;
+    if (nt == 1) return compress_serial(ctx, g, in, dst, cap, out_size, info, pl, dim);
     uint8_t *enc = scz__scratch(ctx, 0, (size_t)(S * maxseg + 8));
     uint32_t *len = scz__scratch(ctx, 1, (size_t)S * sizeof(uint32_t));
     uint64_t *part = scz__scratch(ctx, 2, (size_t)(nt + 1) * sizeof(uint64_t));
     if (!enc || !len || !part) return scz__fail(ctx, SCZ_ERR_NOMEM, "cannot allocate gfc scratch");
-    uint8_t pl[GFC_SUB];
-    pred_lanes(h->knobs[0], pl);
-    const int wide = g->esize == 8;
-    const uint8_t *in = src;
 
     /* Thread t codes segments [S t / nt, S (t+1) / nt) back to back from
      * enc + first * maxseg; part[t] gets their total size. */
@@ -129,7 +177,7 @@ static scz_status gfc_compress_chunk(scz_ctx *ctx, const scz_header *h, const sc
         for (uint64_t s = s0; s < s1; s++) {
             const uint32_t nv = seg_values(n, s);
             const uint8_t *x = in + s * GFC_SEG_VALUES * g->esize;
-            size_t b = wide ? enc_seg_64(x, nv, pl, h->knobs[0], o) : enc_seg_32(x, nv, pl, h->knobs[0], o);
+            size_t b = wide ? enc_seg_64(x, nv, pl, dim, o) : enc_seg_32(x, nv, pl, dim, o);
             len[s] = (uint32_t)b;
             o += b;
         }
@@ -138,14 +186,7 @@ static scz_status gfc_compress_chunk(scz_ctx *ctx, const scz_header *h, const sc
     uint64_t total = 0;
     for (int t = 0; t < nt; t++) total += part[t];
     const uint64_t need = 4 * S + total;
-    if (need >= raw) { /* 10.6: stored */
-        if (raw > cap)
-            return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination too small for the compressed stream");
-        memcpy(dst, src, (size_t)raw);
-        *out_size = raw;
-        *info = GFC_INFO_STORED;
-        return SCZ_OK;
-    }
+    if (need >= raw) return store_chunk(ctx, g, src, dst, cap, out_size, info); /* 10.6 */
     if (total > UINT32_MAX)
         return scz__fail(ctx, SCZ_ERR_OVERFLOW, "chunk too large for gfc's 32-bit offsets; use a smaller chunk size");
     if (need > cap) return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination too small for the compressed stream");
