@@ -4,7 +4,7 @@
  * into a buffer of exactly scz_compress_bound bytes and decompressed.
  *
  * Input layout (24 bytes, then the contents):
- *   0      codec: 1 + byte % 3 (ndzip, lossy, huffman)
+ *   0      codec: 1 + byte % 4 (ndzip, lossy, huffman, gfc)
  *   1      dtype: index (byte % count) into the codec's accepted dtypes
  *   2      bits 0-1: rank - 1; bit 7: 2 threads; bit 6: compress again with
  *          the other thread count (the stream must be byte-identical);
@@ -14,7 +14,8 @@
  *   11     lossy error-bound mode: 1 + byte % 3 (ABS, REL, PSNR)
  *   12..19 lossy bound (binary64, any bit pattern)
  *   20     chunk_bytes: 0 = default, else byte * 1 KiB (clamped by the library)
- *   21..22 lossy knobs[0] (radius): value % 32768 (0 = default)
+ *   21..22 lossy knobs[0] (radius): value % 32768 (0 = default);
+ *          gfc knobs[0] (dimensionality): value % 33 (0 = default)
  *   23     lossy knobs[1] (workflow): byte % 3
  *   24..   contents, repeated cyclically to fill the array (zeros if none)
  * Arrays above FZ_MAX_RT_RAW bytes are skipped.
@@ -111,7 +112,7 @@ static void check_lossy(const scz_shape *shape, const scz_params *p, const scz_i
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < FZ_RT_HDR) return 0;
     scz_params p;
-    scz_params_init(&p, (scz_codec)(1 + data[0] % 3));
+    scz_params_init(&p, (scz_codec)(1 + data[0] % 4));
     scz_dtype accepted[8];
     int na = 0;
     for (int t = SCZ_DTYPE_F32; t <= SCZ_DTYPE_U64; t++)
@@ -132,6 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         p.knobs[0] = fz_ld16(data + 21) % 32768u;
         p.knobs[1] = data[23] % 3u;
     }
+    if (p.codec == SCZ_CODEC_GFC) p.knobs[0] = fz_ld16(data + 21) % 33u;
     p.chunk_bytes = (uint64_t)data[20] << 10;
 
     const size_t raw = (size_t)(n * es);
