@@ -264,7 +264,7 @@ static void generated_set(void) {
             lossless_float("gen4k", t, GEN_NOISY, shapes[si], 4096);
         }
         for (int f = 0; f < GEN_NUM_FAMILIES; f++) lossless_float("fam", t, (gen_family)f, mkshape(0, 2, 40, 30, 1, 1), 0);
-        for (int si = 0; si < ns; si++) gfc("shape", t, GEN_SMOOTH, shapes[si], (uint32_t)(1 + 5 * si), 0);
+        for (int si = 0; si < ns; si++) gfc("shape", t, GEN_SMOOTH, shapes[si], (uint32_t)(1 + (5 * si) % 32), 0);
         for (int f = 0; f < GEN_NUM_FAMILIES; f++) gfc("fam", t, (gen_family)f, mkshape(0, 1, 2500, 1, 1, 1), 2, 4096);
         for (int f = 0; f < GEN_NUM_FAMILIES; f++) {
             lossy("fam", t, (gen_family)f, mkshape(0, 2, 40, 30, 1, 1), SCZ_EB_REL, 1e-3, 0, 0, 0);
