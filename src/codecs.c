@@ -7,12 +7,14 @@
 extern const scz_codec_ops scz__ndzip_ops;
 extern const scz_codec_ops scz__lossy_ops, scz__huffman_ops;
 extern const scz_codec_ops scz__lzss_ops;
+extern const scz_codec_ops scz__gfc_ops;
 
 static const scz_codec_ops *const registry[] = {
     &scz__ndzip_ops,
     &scz__lossy_ops,
     &scz__huffman_ops,
     &scz__lzss_ops,
+    &scz__gfc_ops,
 };
 
 const scz_codec_ops *scz__codec_ops(scz_codec id) {

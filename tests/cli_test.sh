@@ -152,6 +152,10 @@ has_codec() { case " $CODECS " in *" $1 "*) return 0 ;; esac; return 1; }
 if has_codec gfc; then
     expect "gfc round trip f64" 0 "$SCZ" -i "$T/rand.f64" -z "$T/gfc.scz" -o "$T/gfc.out" -d -2 50 100 -c gfc
     same "gfc bit-exact" "$T/rand.f64" "$T/gfc.out"
+    expect "gfc --gfc-dim 5 f32" 0 "$SCZ" -i "$T/rand.f32" -z "$T/gfc5.scz" -o "$T/gfc5.out" -f -3 16 12 32 -c gfc --gfc-dim 5
+    same "gfc dim 5 bit-exact" "$T/rand.f32" "$T/gfc5.out"
+    expect "gfc --gfc-dim 33 refused" 1 "$SCZ" -i "$T/rand.f32" -z "$T/gfc33.scz" -f -3 16 12 32 -c gfc --gfc-dim 33
+    expect "gfc -k 0=40 refused" 1 "$SCZ" -i "$T/rand.f32" -z "$T/gfc40.scz" -f -3 16 12 32 -c gfc -k 0=40
 fi
 if has_codec lzss; then
     expect "lzss round trip u8" 0 "$SCZ" -i "$T/rand.f32" -o "$T/lzss.out" -t u8 -1 24576 -c lzss

@@ -1,7 +1,8 @@
 /*
  * cli_demo.c -- `scz demo`: a self-contained run of every codec of this
- * build on generated fields of the types it takes (two float fields, one
- * integer detector image), verified, with a table of ratio, bit rate, error
+ * build on generated fields of the types it takes (two float fields, an
+ * interleaved float64 trajectory for gfc's dimensionality, one integer
+ * detector image), verified, with a table of ratio, bit rate, error
  * and throughput.
  *
  * The fields are the same bits on every platform: the generator uses its own
@@ -174,6 +175,25 @@ static uint16_t *gen_counts2d(uint64_t n) {
     return f;
 }
 
+/* Interleaved 3-component float64 trajectory (x y z per time step, the
+ * layout of particle or station output): a slowly precessing orbit with a
+ * drift. Component c of step t is element 3t + c, so each component is
+ * smooth with a stride of 3: the case of gfc's dimensionality knob (3). */
+static double *gen_orbit3(uint64_t steps) {
+    double *f = malloc(3 * steps * sizeof *f);
+    if (!f) return NULL;
+    for (uint64_t t = 0; t < steps; t++) {
+        double s1, c1, s2, c2;
+        sincos_turns((double)(t % 4096) / 4096.0, &s1, &c1);   /* orbit */
+        sincos_turns((double)(t % 65536) / 65536.0, &s2, &c2); /* precession */
+        double r = 7000.0 + 30.0 * s2;
+        f[3 * t] = r * (c1 * c2 - s1 * s2 * 0.5);
+        f[3 * t + 1] = r * (c1 * s2 + s1 * c2 * 0.5);
+        f[3 * t + 2] = r * s1 * 0.8660254037844386 + 1e-3 * (double)t;
+    }
+    return f;
+}
+
 /* ---------------- one case ---------------- */
 
 typedef struct field {
@@ -181,6 +201,7 @@ typedef struct field {
     scz_shape shape;
     const void *data;
     size_t bytes;
+    uint32_t gfc_dim; /* gfc's dimensionality knob for this field (0 = default) */
 } field;
 
 enum { CASE_OK, CASE_SKIPPED, CASE_ERROR, CASE_BAD };
@@ -196,10 +217,12 @@ static void fmt_num(char *b, size_t cap, double v, const char *fmt) {
 
 static int run_case(scz_ctx *ctx, const field *f, scz_codec codec, scz_eb_mode mode, double eb, int quiet) {
     char setting[32];
-    if (mode == SCZ_EB_NONE) snprintf(setting, sizeof setting, "lossless");
+    if (mode == SCZ_EB_NONE && codec == SCZ_CODEC_GFC) snprintf(setting, sizeof setting, "D=%u", f->gfc_dim ? f->gfc_dim : 1);
+    else if (mode == SCZ_EB_NONE) snprintf(setting, sizeof setting, "lossless");
     else snprintf(setting, sizeof setting, "%s %g", scz_eb_mode_name(mode), eb);
     scz_params p;
     scz_params_init(&p, codec);
+    if (codec == SCZ_CODEC_GFC) p.knobs[0] = f->gfc_dim;
     p.eb_mode = mode;
     p.eb = eb;
     uint64_t count = scz_shape_count(&f->shape);
@@ -275,15 +298,18 @@ int cli_demo(int threads, int quiet) {
     float *a = gen_smooth3d(n3);
     double *b = gen_turb2d(n2);
     uint16_t *c16 = gen_counts2d(n2);
+    const uint64_t n_orbit = 262144;
+    double *o3 = gen_orbit3(n_orbit);
     double tgen = cli_now() - t0;
-    if (!a || !b || !c16) {
+    if (!a || !b || !c16 || !o3) {
         cli_error("out of memory generating the demo fields");
         free(a);
         free(b);
         free(c16);
+        free(o3);
         return CLI_EXIT_LIB;
     }
-    enum { NFIELDS = 3 };
+    enum { NFIELDS = 4 };
     field fields[NFIELDS];
     memset(fields, 0, sizeof fields);
     fields[0].name = "smooth3d";
@@ -307,6 +333,15 @@ int cli_demo(int threads, int quiet) {
     fields[2].shape.dims[2] = fields[2].shape.dims[3] = 1;
     fields[2].data = c16;
     fields[2].bytes = (size_t)(n2 * n2 * sizeof(uint16_t));
+    fields[3].name = "orbit3";
+    fields[3].shape.dtype = SCZ_DTYPE_F64;
+    fields[3].shape.rank = 2;
+    fields[3].shape.dims[0] = 3;
+    fields[3].shape.dims[1] = n_orbit;
+    fields[3].shape.dims[2] = fields[3].shape.dims[3] = 1;
+    fields[3].data = o3;
+    fields[3].bytes = (size_t)(3 * n_orbit * sizeof(double));
+    fields[3].gfc_dim = 3;
 
     scz_ctx *ctx = NULL;
     scz_status st = scz_ctx_create(&ctx, SCZ_BACKEND_CPU);
@@ -317,6 +352,7 @@ int cli_demo(int threads, int quiet) {
         free(a);
         free(b);
         free(c16);
+        free(o3);
         return CLI_EXIT_LIB;
     }
 
@@ -328,6 +364,7 @@ int cli_demo(int threads, int quiet) {
         printf("  smooth3d  float32, 128 x 128 x 128 (fastest first), low-frequency modes + gradient\n");
         printf("  turb2d    float64, 1024 x 1024, random-phase modes with |k|^-1 spectrum + noise\n");
         printf("  counts2d  uint16, 1024 x 1024, detector frame: background counts, bright spots\n");
+        printf("  orbit3    float64, 3 x 262144, x y z interleaved per time step (gfc runs with D=3)\n");
         printf("each codec runs on the fields of the types it takes\n");
         printf("ratio = original/compressed; bits/value = compressed bits per value;\n"
                "PSNR = 20 log10(range) - 10 log10(MSE) in dB; MB/s = 1e6 raw bytes/s, wall clock,\n"
@@ -361,6 +398,7 @@ int cli_demo(int threads, int quiet) {
     free(a);
     free(b);
     free(c16);
+    free(o3);
     for (int c = SCZ_CODEC_NDZIP; c <= SCZ_CODEC_LZSS; c++)
         if (scz_codec_available((scz_codec)c) && !codecs_run[c]) {
             cli_error("demo: codec %s has no demo field of a type it takes", scz_codec_name((scz_codec)c));

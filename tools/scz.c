@@ -78,11 +78,13 @@ static void print_help(FILE *f) {
         "               (|x-x'| <= B * (max-min)), PSNR B (target PSNR in dB).\n"
         "               A bound with a lossless codec is an error.\n"
         "  -k I=V       codec knob I (0..5) set to V (lossy: 0 = quantization radius,\n"
-        "               1 = workflow 0 auto / 1 Huffman / 2 run-length)\n"
+        "               1 = workflow 0 auto / 1 Huffman / 2 run-length;\n"
+        "               gfc: 0 = dimensionality 1..32, the stride of interleaved data)\n"
         "  --radius N   same as -k 0=N        --workflow auto|huffman|rle   same as -k 1=...\n"
         "  lzss knobs (0 or absent = default; FORMAT.md 11.1): --symbol 1|2|4|8 (-k 0),\n"
         "               --window N symbols (-k 1), --min-match N (-k 2), --shuffle on|off (-k 3),\n"
         "               --subchunk-log2 8..16 (-k 4)\n"
+        "  --gfc-dim N  same as -k 0=N (gfc's dimensionality; default 1)\n"
         "  -C BYTES     raw bytes per chunk (suffix K, M, G: binary units; default 32M)\n"
         "  --chunk-mb N raw MiB per chunk\n"
         "  -n THREADS   CPU threads (default: all cores)\n"
@@ -324,6 +326,12 @@ static int parse_opts(int argc, char **argv, opts *o) {
             else if (!strcmp(w, "off")) o->knobs[3] = 1;
             else return usage_error("bad value '%s' for --shuffle (on, off)", w);
             o->lzss_opt = a;
+        } else if (!strcmp(a, "--gfc-dim")) {
+            NEED(1);
+            uint64_t v;
+            if (!parse_u64(argv[++i], &v) || v < 1 || v > 32)
+                return usage_error("bad gfc dimensionality '%s': expected 1..32", argv[i]);
+            o->knobs[0] = (uint32_t)v;
         } else if (!strcmp(a, "--workflow")) {
             NEED(1);
             const char *w = argv[++i];

@@ -3,7 +3,7 @@
  * internal codec interface (src/internal.h), with no container and so no
  * checksum in the way: every mutation of a payload reaches the ndzip
  * unpacker, the lossy decoder (outlier list, verbatim values, run-length
- * expansion) and the Huffman stream reader.
+ * expansion), the Huffman stream reader and the gfc segment decoder.
  *
  * Input layout (24 bytes, then the chunk payload):
  *   0      codec: 1 + byte % 5 (ndzip, lossy, huffman, gfc, lzss; skipped if not built in)
@@ -11,8 +11,9 @@
  *   2      bits 0-1: coding rank - 1 (rank 1..3, 3 also from value 3);
  *          bit 7: 2 threads
  *   3..8   chunk dims d0 d1 d2 as u16, each + 1 (dims beyond the rank: 1)
- *   9..10  knobs[0] (lossy: quantization radius)
- *   11     knobs[1] (lossy: workflow knob)
+ *   9..10  knobs[0] (lossy: quantization radius; gfc: dimensionality, a value
+ *          outside 1..32 becomes 1 + value % 32)
+ *   11     knobs[1] (lossy: workflow knob; 0 for gfc)
  *   12..19 eb_abs (binary64; lossy only, as eb_user too, mode ABS)
  *   20..23 codec_info (u32)
  *   24..   payload
@@ -49,6 +50,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     h.cksum_block_log2 = 12;
     h.knobs[0] = fz_ld16(data + 9);
     h.knobs[1] = data[11];
+    if (codec == SCZ_CODEC_GFC) {
+        if (h.knobs[0] < 1 || h.knobs[0] > 32) h.knobs[0] = 1 + h.knobs[0] % 32;
+        h.knobs[1] = 0;
+    }
     if (codec == SCZ_CODEC_LOSSY) {
         h.eb_mode = SCZ_EB_ABS;
         h.eb_abs = h.eb_user = fz_ldf64(data + 12);

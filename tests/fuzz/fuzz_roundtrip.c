@@ -14,7 +14,8 @@
  *   11     lossy error-bound mode: 1 + byte % 3 (ABS, REL, PSNR)
  *   12..19 lossy bound (binary64, any bit pattern)
  *   20     chunk_bytes: 0 = default, else byte * 1 KiB (clamped by the library)
- *   21..22 lossy knobs[0] (radius): value % 32768 (0 = default)
+ *   21..22 lossy knobs[0] (radius): value % 32768 (0 = default);
+ *          gfc knobs[0] (dimensionality): value % 33 (0 = default)
  *   23     lossy knobs[1] (workflow): byte % 3
  *   lzss:  knobs from bytes 21 (symbol: 0 default or 1 << (byte % 5 - 1)), 12..13
  *          (window, u16, 0 default), 23 (minimum match), 11 (shuffle % 3), 22 (lg:
@@ -143,6 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         p.knobs[3] = data[11] % 3u;
         p.knobs[4] = data[22] % 10u ? 7u + data[22] % 10u : 0;
     }
+    if (p.codec == SCZ_CODEC_GFC) p.knobs[0] = fz_ld16(data + 21) % 33u;
     p.chunk_bytes = (uint64_t)data[20] << 10;
 
     const size_t raw = (size_t)(n * es);

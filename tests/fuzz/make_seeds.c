@@ -209,6 +209,19 @@ static void lossless_float(const char *tag, scz_dtype t, gen_family f, scz_shape
     free(a);
 }
 
+static void gfc(const char *tag, scz_dtype t, gen_family f, scz_shape s, uint32_t dim, uint64_t chunk) {
+    s.dtype = t;
+    void *a = gen_field(f, &s, 9, NULL);
+    scz_params p;
+    scz_params_init(&p, SCZ_CODEC_GFC);
+    p.knobs[0] = dim;
+    p.chunk_bytes = chunk;
+    char nm[300];
+    snprintf(nm, sizeof nm, "gfc_%s_%s_%s_%s_d%u", tag, scz_dtype_name(t), gen_family_name(f), dims_str(&s), dim);
+    emit(nm, &p, &s, a);
+    free(a);
+}
+
 static void lossy(const char *tag, scz_dtype t, gen_family f, scz_shape s, scz_eb_mode m, double eb, uint32_t radius,
                   uint32_t wf, uint64_t chunk) {
     s.dtype = t;
@@ -266,6 +279,8 @@ static void tiny_set(void) {
     lossy("tiny", SCZ_DTYPE_F32, GEN_SPIKY, mkshape(0, 2, 20, 12, 1, 1), SCZ_EB_REL, 1e-3, 8, 1, 0);
     lossy("tiny", SCZ_DTYPE_F64, GEN_FILL_VALUE, mkshape(0, 3, 6, 5, 4, 1), SCZ_EB_ABS, 0.5, 0, 2, 0);
     huff("tiny", SCZ_DTYPE_U8, GEN_SMOOTH, mkshape(0, 1, 600, 1, 1, 1), 16, 0);
+    gfc("tiny", SCZ_DTYPE_F64, GEN_SMOOTH, mkshape(0, 1, 150, 1, 1, 1), 1, 0);
+    gfc("tiny", SCZ_DTYPE_F32, GEN_SPECIAL, mkshape(0, 2, 9, 7, 1, 1), 3, 0);
     huff("tiny", SCZ_DTYPE_U32, GEN_NOISY, mkshape(0, 2, 30, 10, 1, 1), 50, 0);
     lz("tiny", SCZ_DTYPE_U8, GEN_SMOOTH, mkshape(0, 1, 700, 1, 1, 1), 16, 1, 0, 0, 8, 0);
     lz("tiny", SCZ_DTYPE_F32, GEN_FILL_VALUE, mkshape(0, 2, 20, 12, 1, 1), 0, 0, 300, 0, 8, 0);
@@ -286,6 +301,8 @@ static void generated_set(void) {
             lossless_float("gen4k", t, GEN_NOISY, shapes[si], 4096);
         }
         for (int f = 0; f < GEN_NUM_FAMILIES; f++) lossless_float("fam", t, (gen_family)f, mkshape(0, 2, 40, 30, 1, 1), 0);
+        for (int si = 0; si < ns; si++) gfc("shape", t, GEN_SMOOTH, shapes[si], (uint32_t)(1 + (5 * si) % 32), 0);
+        for (int f = 0; f < GEN_NUM_FAMILIES; f++) gfc("fam", t, (gen_family)f, mkshape(0, 1, 2500, 1, 1, 1), 2, 4096);
         for (int f = 0; f < GEN_NUM_FAMILIES; f++) {
             lossy("fam", t, (gen_family)f, mkshape(0, 2, 40, 30, 1, 1), SCZ_EB_REL, 1e-3, 0, 0, 0);
             lossy("fam", t, (gen_family)f, mkshape(0, 3, 12, 11, 10, 1), SCZ_EB_ABS, 1e-2, 4, 1, 0);
@@ -357,6 +374,9 @@ static void data_set(void) {
         emit(nm, &p, &w, a);
         p.chunk_bytes = 4096;
         snprintf(nm, sizeof nm, "data_ndzip4k_%s", base);
+        emit(nm, &p, &w, a);
+        scz_params_init(&p, SCZ_CODEC_GFC);
+        snprintf(nm, sizeof nm, "data_gfc_%s", base);
         emit(nm, &p, &w, a);
         const double rel[3] = {1e-2, 1e-3, 1e-5};
         for (int r = 0; r < 3; r++)

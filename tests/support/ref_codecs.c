@@ -272,3 +272,61 @@ bytebuf ref_lossy(scz_dtype t, const void *data, const uint64_t dims[3], double 
     return o;
 }
 
+
+/* FORMAT.md 10: the gfc payload of a chunk of n values, value by value. */
+bytebuf ref_gfc(scz_dtype t, const void *data, uint64_t n, uint32_t dim, uint32_t *info) {
+    const unsigned E = t == SCZ_DTYPE_F32 ? 4 : 8, W = 8 * E;
+    const uint64_t mask = W == 64 ? ~0ull : 0xFFFFFFFFull;
+    const uint64_t K = (n + 31) / 32, S = (n + 1023) / 1024;
+    /* the values, padded to whole subchunks (10.1) */
+    uint64_t *x = calloc(K * 32 + 1, sizeof *x);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t u = 0;
+        memcpy(&u, (const uint8_t *)data + i * E, E);
+        x[i] = u;
+    }
+    bytebuf table = {0}, seg = {0};
+    uint64_t end = 0;
+    for (uint64_t s = 0; s < S; s++) {
+        size_t before = seg.n;
+        for (uint64_t k = 32 * s; k < 32 * s + 32 && k < K; k++) {
+            unsigned nib[32];
+            bytebuf kept = {0};
+            for (unsigned j = 0; j < 32; j++) {
+                uint64_t i = 32 * k + j;
+                uint64_t p = 32 * k - dim + j % dim; /* may wrap below 0: then p > i */
+                uint64_t P = (p < i && p >= 1024 * s) ? x[p] : 0;
+                if (i >= n) x[i] = P; /* padding: predicted perfectly */
+                uint64_t r = (x[i] - P) & mask;
+                unsigned g = (unsigned)(r >> (W - 1));
+                uint64_t m = g ? ((0 - r) & mask) : r;
+                unsigned z = 0;
+                while (z < E && ((m >> (W - 8 - 8 * z)) & 255) == 0) z++;
+                unsigned c;
+                if (W == 64) c = z <= 5 ? z : z == 6 ? 5 : z - 1;
+                else c = z;
+                unsigned keep = W == 64 ? (c <= 5 ? 8 - c : c == 6 ? 1 : 0) : 4 - c;
+                for (unsigned b = 0; b < keep; b++) bb_u8(&kept, (unsigned)(m >> (8 * b)) & 255);
+                nib[j] = g * 8 + c;
+            }
+            for (unsigned b = 0; b < 16; b++) bb_u8(&seg, nib[2 * b] | nib[2 * b + 1] << 4);
+            if (kept.n) bb_put(&seg, kept.p, kept.n);
+            free(kept.p);
+        }
+        end += seg.n - before;
+        bb_u32(&table, end);
+    }
+    free(x);
+    bytebuf out = {0};
+    if (table.n + seg.n >= n * E) { /* 10.6 */
+        bb_put(&out, data, (size_t)(n * E));
+        *info = 1;
+    } else {
+        bb_put(&out, table.p, table.n);
+        if (seg.n) bb_put(&out, seg.p, seg.n);
+        *info = 0;
+    }
+    free(table.p);
+    free(seg.p);
+    return out;
+}

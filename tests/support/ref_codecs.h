@@ -29,4 +29,9 @@ void ref_hs(bytebuf *o, const uint16_t *syms, uint64_t count, uint32_t K);
  * first) with absolute bound eb, radius r and workflow knob wfreq. */
 bytebuf ref_lossy(scz_dtype t, const void *data, const uint64_t dims[3], double eb, uint32_t r, uint32_t wfreq);
 
+/* FORMAT.md 10: the `gfc` payload of one chunk of n values (f32 or f64)
+ * with dimensionality dim (1..32); *info = its codec_info (0 coded, 1
+ * stored). */
+bytebuf ref_gfc(scz_dtype t, const void *data, uint64_t n, uint32_t dim, uint32_t *info);
+
 #endif

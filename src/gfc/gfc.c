@@ -1,0 +1,272 @@
+/*
+ * gfc.c -- CPU (OpenMP over segments) implementation of the gfc lossless
+ * codec for float32/float64: per 32-value subchunk, residuals against the
+ * value of the same dimension in the previous subchunk, a sign and a
+ * leading-zero-byte code per value, then the kept bytes; segments of 1024
+ * values coded independently and found through an offset table; the
+ * stored form for chunks the coding would not shrink. Implements
+ * docs/FORMAT.md section 10.
+ */
+#include "gfc.h"
+
+#include "../internal.h"
+
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the gfc CPU codec assumes a little-endian host"
+#endif
+
+#define T uint64_t
+#define W 64
+#define SFX 64
+#define ZERO_NIB GFC_ZERO_NIBBLE_F64
+#include "gfc_tmpl.h"
+#undef T
+#undef W
+#undef SFX
+#undef ZERO_NIB
+
+#define T uint32_t
+#define W 32
+#define SFX 32
+#define ZERO_NIB GFC_ZERO_NIBBLE_F32
+#include "gfc_tmpl.h"
+#undef T
+#undef W
+#undef SFX
+#undef ZERO_NIB
+
+static void pred_lanes(uint32_t d, uint8_t pl[GFC_SUB]) {
+    for (uint32_t j = 0; j < GFC_SUB; j++) pl[j] = (uint8_t)gfc_pred_lane(j, d);
+}
+
+/* Values of segment s of a chunk of n values. */
+static inline uint32_t seg_values(uint64_t n, uint64_t s) {
+    uint64_t rest = n - s * GFC_SEG_VALUES;
+    return (uint32_t)(rest < GFC_SEG_VALUES ? rest : GFC_SEG_VALUES);
+}
+
+/* ---------------- codec interface ---------------- */
+
+static scz_status gfc_check_fields(scz_ctx *ctx, const scz_header *h, int reading) {
+    if (h->dtype != SCZ_DTYPE_F32 && h->dtype != SCZ_DTYPE_F64)
+        return scz__fail(ctx, reading ? SCZ_ERR_CORRUPT : SCZ_ERR_UNSUPPORTED,
+                         "gfc compresses float32 and float64 only, not %s", scz_dtype_name(h->dtype));
+    if (h->knobs[0] < GFC_DIM_MIN || h->knobs[0] > GFC_DIM_MAX)
+        return scz__fail(ctx, reading ? SCZ_ERR_CORRUPT : SCZ_ERR_ARG,
+                         "gfc dimensionality (knob 0) must be 1..32, not %u", h->knobs[0]);
+    for (int i = 1; i < SCZ_NUM_KNOBS; i++)
+        if (h->knobs[i])
+            return scz__fail(ctx, reading ? SCZ_ERR_CORRUPT : SCZ_ERR_ARG,
+                             "gfc has one knob, the dimensionality (knob %d is %u)", i, h->knobs[i]);
+    return SCZ_OK;
+}
+
+static scz_status gfc_prepare(scz_ctx *ctx, scz_header *h, const void *src) {
+    (void)src;
+    if (h->knobs[0] == 0) h->knobs[0] = GFC_DIM_DEFAULT;
+    return gfc_check_fields(ctx, h, 0);
+}
+
+static scz_status gfc_check_header(scz_ctx *ctx, const scz_header *h) {
+    scz_status st = gfc_check_fields(ctx, h, 1);
+    if (st) return st;
+    if (h->eb_mode != SCZ_EB_NONE || h->eb_user != 0 || h->eb_abs != 0)
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "gfc stream carries an error bound");
+    return SCZ_OK;
+}
+
+static uint64_t gfc_slab_align(const scz_header *h) {
+    (void)h;
+    return 1;
+}
+
+/* Largest coded payload: the offset table and every subchunk at its
+ * largest (above the raw size, so it bounds the stored form too). */
+static uint64_t gfc_chunk_bound(const scz_header *h, const scz_chunk_geom *g) {
+    (void)h;
+    uint64_t subs = gfc_num_subchunks(g->count), data, total;
+    if (!scz__mul_ok(subs, GFC_MAX_SUB_BYTES(g->esize), &data) ||
+        !scz__add_ok(data, 4 * gfc_num_segments(g->count), &total))
+        return 0;
+    return total;
+}
+
+static scz_status store_chunk(scz_ctx *ctx, const scz_chunk_geom *g, const void *src, uint8_t *dst, uint64_t cap,
+                              uint64_t *out_size, uint32_t *info) {
+    const uint64_t raw = g->count * g->esize;
+    if (raw > cap) return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination too small for the compressed stream");
+    memcpy(dst, src, (size_t)raw);
+    *out_size = raw;
+    *info = GFC_INFO_STORED;
+    return SCZ_OK;
+}
+
+/* One thread: segments coded in place after the offset table (through a
+ * small buffer where the slack of a full-word store is not there), the
+ * coding abandoned as soon as it reaches the raw size (10.6). */
+static scz_status compress_serial(scz_ctx *ctx, const scz_chunk_geom *g, const uint8_t *src, uint8_t *dst,
+                                  uint64_t cap, uint64_t *out_size, uint32_t *info, const uint8_t *pl, uint32_t dim) {
+    const uint64_t n = g->count, S = gfc_num_segments(n), raw = n * g->esize;
+    const uint64_t maxseg = GFC_MAX_SEG_BYTES(g->esize);
+    if (4 * S >= raw) return store_chunk(ctx, g, src, dst, cap, out_size, info);
+    if (4 * S > cap) return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination too small for the compressed stream");
+    uint8_t *tmp = scz__scratch(ctx, 0, (size_t)maxseg + 8);
+    if (!tmp) return scz__fail(ctx, SCZ_ERR_NOMEM, "cannot allocate gfc scratch");
+    const int wide = g->esize == 8;
+    const uint64_t room = cap - 4 * S; /* bytes of dst after the table */
+    uint8_t *data = dst + 4 * S;
+    uint64_t off = 0;
+    for (uint64_t s = 0; s < S; s++) {
+        const uint32_t nv = seg_values(n, s);
+        const uint8_t *x = src + s * GFC_SEG_VALUES * g->esize;
+        uint8_t *o = off + maxseg + 8 <= room ? data + off : tmp;
+        size_t b = wide ? enc_seg_64(x, nv, pl, dim, o) : enc_seg_32(x, nv, pl, dim, o);
+        off += b;
+        if (4 * S + off >= raw) return store_chunk(ctx, g, src, dst, cap, out_size, info);
+        if (off > UINT32_MAX)
+            return scz__fail(ctx, SCZ_ERR_OVERFLOW, "chunk too large for gfc's 32-bit offsets; use a smaller chunk size");
+        if (o == tmp) {
+            if (off > room)
+                return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination too small for the compressed stream");
+            memcpy(data + off - b, tmp, b);
+        }
+        scz__st32(dst + 4 * s, (uint32_t)off);
+    }
+    *info = GFC_INFO_CODED;
+    *out_size = 4 * S + off;
+    return SCZ_OK;
+}
+
+static scz_status gfc_compress_chunk(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *g,
+                                     const void *src, uint8_t *dst, uint64_t cap, uint64_t *out_size,
+                                     uint32_t *info) {
+    *info = GFC_INFO_CODED;
+    const uint64_t n = g->count, S = gfc_num_segments(n), raw = n * g->esize;
+    if (n == 0) return scz__fail(ctx, SCZ_ERR_INTERNAL, "empty chunk");
+    const uint64_t maxseg = GFC_MAX_SEG_BYTES(g->esize);
+    if (S > SIZE_MAX / maxseg - 1) return scz__fail(ctx, SCZ_ERR_OVERFLOW, "gfc chunk too large");
+    int nt = scz__threads(ctx);
+    if ((uint64_t)nt > S) nt = (int)S;
+    const uint32_t dim = h->knobs[0];
+    uint8_t pl[GFC_SUB];
+    pred_lanes(dim, pl);
+    const int wide = g->esize == 8;
+    const uint8_t *in = src;
+    if (nt == 1) return compress_serial(ctx, g, in, dst, cap, out_size, info, pl, dim);
+    uint8_t *enc = scz__scratch(ctx, 0, (size_t)(S * maxseg + 8));
+    uint32_t *len = scz__scratch(ctx, 1, (size_t)S * sizeof(uint32_t));
+    uint64_t *part = scz__scratch(ctx, 2, (size_t)(nt + 1) * sizeof(uint64_t));
+    if (!enc || !len || !part) return scz__fail(ctx, SCZ_ERR_NOMEM, "cannot allocate gfc scratch");
+
+    /* Thread t codes segments [S t / nt, S (t+1) / nt) back to back from
+     * enc + first * maxseg; part[t] gets their total size. */
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+#ifdef _OPENMP
+        const int t = omp_get_thread_num();
+#else
+        const int t = 0;
+#endif
+        const uint64_t s0 = S * (uint64_t)t / (uint64_t)nt, s1 = S * (uint64_t)(t + 1) / (uint64_t)nt;
+        uint8_t *o = enc + s0 * maxseg;
+        for (uint64_t s = s0; s < s1; s++) {
+            const uint32_t nv = seg_values(n, s);
+            const uint8_t *x = in + s * GFC_SEG_VALUES * g->esize;
+            size_t b = wide ? enc_seg_64(x, nv, pl, dim, o) : enc_seg_32(x, nv, pl, dim, o);
+            len[s] = (uint32_t)b;
+            o += b;
+        }
+        part[t] = (uint64_t)(o - (enc + s0 * maxseg));
+    }
+    uint64_t total = 0;
+    for (int t = 0; t < nt; t++) total += part[t];
+    const uint64_t need = 4 * S + total;
+    if (need >= raw) return store_chunk(ctx, g, src, dst, cap, out_size, info); /* 10.6 */
+    if (total > UINT32_MAX)
+        return scz__fail(ctx, SCZ_ERR_OVERFLOW, "chunk too large for gfc's 32-bit offsets; use a smaller chunk size");
+    if (need > cap) return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination too small for the compressed stream");
+    uint64_t e = 0;
+    for (uint64_t s = 0; s < S; s++) {
+        e += len[s];
+        scz__st32(dst + 4 * s, (uint32_t)e);
+    }
+    uint8_t *data = dst + 4 * S;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nt > 1)
+    for (int t = 0; t < nt; t++) {
+        const uint64_t s0 = S * (uint64_t)t / (uint64_t)nt;
+        const uint64_t start = s0 ? scz__ld32(dst + 4 * (s0 - 1)) : 0;
+        if (part[t]) memcpy(data + start, enc + s0 * maxseg, (size_t)part[t]);
+    }
+    *out_size = need;
+    return SCZ_OK;
+}
+
+static scz_status gfc_decompress_chunk(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *g,
+                                       const uint8_t *src, uint64_t size, uint32_t info, void *dst) {
+    if (info != GFC_INFO_CODED && info != GFC_INFO_STORED)
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "gfc chunk with codec_info %u", info);
+    const uint64_t n = g->count, S = gfc_num_segments(n), raw = n * g->esize;
+    if (n == 0) return scz__fail(ctx, SCZ_ERR_INTERNAL, "empty chunk");
+    if (info == GFC_INFO_STORED) {
+        if (size != raw)
+            return scz__fail(ctx, SCZ_ERR_CORRUPT, "stored gfc chunk is %llu bytes, the chunk holds %llu raw bytes",
+                             (unsigned long long)size, (unsigned long long)raw);
+        memcpy(dst, src, (size_t)raw);
+        return SCZ_OK;
+    }
+    if (size >= raw)
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "coded gfc chunk of %llu bytes is not below its raw size %llu",
+                         (unsigned long long)size, (unsigned long long)raw);
+    if (size / 4 < S) return scz__fail(ctx, SCZ_ERR_CORRUPT, "gfc chunk shorter than its offset table");
+    const uint64_t data_size = size - 4 * S;
+    uint64_t prev = 0;
+    for (uint64_t i = 0; i < S; i++) {
+        uint64_t e = scz__ld32(src + 4 * i);
+        if (e < prev)
+            return scz__fail(ctx, SCZ_ERR_CORRUPT, "gfc segment offsets decrease at %llu", (unsigned long long)i);
+        prev = e;
+    }
+    if (prev != data_size)
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "gfc segment data is %llu bytes, the chunk holds %llu",
+                         (unsigned long long)prev, (unsigned long long)data_size);
+    uint8_t pl[GFC_SUB];
+    const uint32_t dim = h->knobs[0];
+    pred_lanes(dim, pl);
+    const uint8_t *data = src + 4 * S;
+    uint8_t *out = dst;
+    const int wide = g->esize == 8;
+    int nt = scz__threads(ctx);
+    if ((uint64_t)nt > S) nt = (int)S;
+    int64_t bad = -1;
+#pragma omp parallel for num_threads(nt) schedule(static) reduction(max : bad) if (nt > 1)
+    for (int64_t s = 0; s < (int64_t)S; s++) {
+        const uint64_t start = s ? scz__ld32(src + 4 * (s - 1)) : 0, stop = scz__ld32(src + 4 * s);
+        const uint32_t nv = seg_values(n, (uint64_t)s);
+        uint8_t *x = out + (uint64_t)s * GFC_SEG_VALUES * g->esize;
+        int r = wide ? dec_seg_64(data + start, stop - start, data_size - start, nv, pl, dim, x)
+                     : dec_seg_32(data + start, stop - start, data_size - start, nv, pl, dim, x);
+        if (r && s > bad) bad = s;
+    }
+    if (bad >= 0)
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "gfc segment %lld: its bytes do not match its nibbles",
+                         (long long)bad);
+    return SCZ_OK;
+}
+
+const scz_codec_ops scz__gfc_ops = {
+    .id = SCZ_CODEC_GFC,
+    .name = "gfc",
+    .lossless = 1,
+    .dtypes = 1u << SCZ_DTYPE_F32 | 1u << SCZ_DTYPE_F64,
+    .prepare = gfc_prepare,
+    .check_header = gfc_check_header,
+    .slab_align = gfc_slab_align,
+    .chunk_bound = gfc_chunk_bound,
+    .compress_chunk = gfc_compress_chunk,
+    .decompress_chunk = gfc_decompress_chunk,
+};
