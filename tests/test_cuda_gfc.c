@@ -1,0 +1,353 @@
+/*
+ * test_cuda_gfc.c -- the gfc codec (FORMAT.md 10) on the GPU against the
+ * CPU: the GPU writes exactly the CPU's bytes (host API with default and
+ * tiny batches, device API) and decodes the CPU's streams bit for bit, over
+ * the generated families (NaN payloads, -0.0, denormals, infinities, random
+ * bits...) x the property-test shapes x every length 0..300 x float32 /
+ * float64 x dimensionality 1..32 x chunk sizes that cut segments, and every
+ * file of $SCZ_DATA_DIR; corrupted and truncated streams (checksums
+ * resealed) get the CPU's answer on the GPU, without out-of-bounds access
+ * (run under compute-sanitizer by bench/run_gpu.sh). Skipped (exit 77)
+ * without a CUDA build or device.
+ *
+ * SCZ_TEST_QUICK=1: fewer cases (memcheck); =2: a handful (racecheck).
+ */
+#include "gen.h"
+#include "testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef SCZ_TEST_CUDA
+int main(void) {
+    char why[512];
+    scz_backend_probe(SCZ_BACKEND_CUDA, why, sizeof why);
+    tu_skip(why[0] ? why : "CUDA backend not built");
+    return TEST_SKIP_CODE;
+}
+#else
+
+#include "cuda/backend.h"
+
+#include <cuda_runtime.h>
+
+static scz_ctx *cpu, *gpu, *gpu_small;
+static int quick;
+static long n_streams, n_identical, n_decoded, n_device, n_stored, n_coded, n_corrupt;
+
+static const char *st(scz_status s) { return scz_status_string(s); }
+
+#define CUDA_OK(call)                                                                                          \
+    do {                                                                                                       \
+        cudaError_t e_ = (call);                                                                               \
+        if (e_ != cudaSuccess) {                                                                               \
+            fprintf(stderr, "FATAL %s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));      \
+            exit(1);                                                                                           \
+        }                                                                                                      \
+    } while (0)
+
+static scz_params gparams(uint32_t dim, uint64_t chunk) {
+    scz_params p;
+    scz_params_init(&p, SCZ_CODEC_GFC);
+    p.knobs[0] = dim;
+    p.chunk_bytes = chunk;
+    return p;
+}
+
+/* ctx decodes z[0..zn) to exactly ref[0..raw). */
+static void check_decode(scz_ctx *ctx, const uint8_t *z, size_t zn, const void *ref, size_t raw, const char *what,
+                         const char *who) {
+    uint8_t *out = tu_guarded_alloc(raw, 0x5A);
+    scz_status r = scz_decompress(ctx, z, zn, out, raw, NULL);
+    CHECK(r == SCZ_OK, "%s: %s decompress: %s (%s)", what, who, st(r), scz_ctx_last_error(ctx));
+    if (!r) {
+        const size_t d = tu_first_diff(ref, out, raw);
+        CHECK(d == raw, "%s: %s decoded differs at byte %zu of %zu", what, who, d, raw);
+        n_decoded += d == raw;
+    }
+    CHECK(tu_guard_intact(out, raw), "%s: %s decompress wrote past the array", what, who);
+    free(out);
+}
+
+/* Device API: the CPU's bytes, and the CPU's stream decoded on the device. */
+static void check_device_api(const scz_params *p, const scz_shape *s, const void *src, size_t raw,
+                             const uint8_t *ref, size_t ref_n, const char *what) {
+    const size_t bound = scz_compress_bound(s, p);
+    void *d_src, *d_z, *d_out;
+    CUDA_OK(cudaMalloc(&d_src, raw ? raw : 1));
+    CUDA_OK(cudaMalloc(&d_z, bound > ref_n ? bound : ref_n));
+    CUDA_OK(cudaMalloc(&d_out, raw ? raw : 1));
+    CUDA_OK(cudaMemcpy(d_src, src, raw, cudaMemcpyHostToDevice));
+    uint64_t *size_out;
+    CUDA_OK(cudaMallocHost((void **)&size_out, 8));
+    *size_out = 0;
+    scz_status r = scz_cuda_compress(gpu, p, s, d_src, d_z, bound, size_out, NULL);
+    CUDA_OK(cudaDeviceSynchronize());
+    n_streams++;
+    CHECK(r == SCZ_OK, "%s: device compress: %s (%s)", what, st(r), scz_ctx_last_error(gpu));
+    if (!r) {
+        CHECK(*size_out == ref_n, "%s: device stream %llu bytes, CPU %zu", what, (unsigned long long)*size_out, ref_n);
+        uint8_t *h = malloc(bound);
+        CUDA_OK(cudaMemcpy(h, d_z, bound, cudaMemcpyDeviceToHost));
+        if (*size_out == ref_n) {
+            const size_t d = tu_first_diff(h, ref, ref_n);
+            CHECK(d == ref_n, "%s: device stream differs from the CPU's at byte %zu of %zu", what, d, ref_n);
+            n_identical += d == ref_n;
+            n_device += d == ref_n;
+        }
+        free(h);
+    }
+    CUDA_OK(cudaMemcpy(d_z, ref, ref_n, cudaMemcpyHostToDevice));
+    CUDA_OK(cudaMemset(d_out, 0x77, raw ? raw : 1));
+    r = scz_cuda_decompress(gpu, d_z, ref_n, d_out, raw, NULL, NULL, NULL);
+    CHECK(r == SCZ_OK, "%s: device decompress: %s (%s)", what, st(r), scz_ctx_last_error(gpu));
+    if (!r) {
+        uint8_t *o = malloc(raw ? raw : 1);
+        CUDA_OK(cudaMemcpy(o, d_out, raw, cudaMemcpyDeviceToHost));
+        CHECK(tu_first_diff(o, src, raw) == raw, "%s: device decode differs", what);
+        free(o);
+    }
+    CUDA_OK(cudaFreeHost(size_out));
+    CUDA_OK(cudaFree(d_src));
+    CUDA_OK(cudaFree(d_z));
+    CUDA_OK(cudaFree(d_out));
+}
+
+static void count_forms(const uint8_t *z, size_t zn) {
+    scz_info info;
+    if (scz_inspect(z, zn, &info) != SCZ_OK) return;
+    for (uint32_t i = 0; i < info.num_chunks; i++) {
+        scz_chunk_info ci;
+        if (scz_inspect_chunk(z, zn, i, &ci) == SCZ_OK) {
+            n_stored += ci.codec_info == 1;
+            n_coded += ci.codec_info == 0;
+        }
+    }
+}
+
+/* CPU vs GPU for one array and one parameter set. */
+static void compare(const scz_shape *s, const void *data, const scz_params *p, int device_api, const char *name) {
+    char what[320];
+    snprintf(what, sizeof what, "%s [dim %u chunk %llu]", name, p->knobs[0], (unsigned long long)p->chunk_bytes);
+    const size_t raw = gen_bytes(s);
+    size_t nc = 0, ng = 0;
+    uint8_t *zc = tu_compress(cpu, p, s, data, &nc, what);
+    if (!zc) return;
+    count_forms(zc, nc);
+    scz_ctx *gctx[2] = {gpu, gpu_small};
+    for (int k = 0; k < (quick > 1 ? 1 : 2); k++) {
+        uint8_t *zg = tu_compress(gctx[k], p, s, data, &ng, what);
+        n_streams++;
+        if (zg) {
+            const int same = ng == nc && memcmp(zg, zc, nc) == 0;
+            CHECK(same, "%s: GPU stream (%s batches, %zu bytes) differs from the CPU's (%zu bytes) at byte %zu", what,
+                  k ? "small" : "default", ng, nc, tu_first_diff(zg, zc, ng < nc ? ng : nc));
+            n_identical += same;
+            free(zg);
+        }
+        check_decode(gctx[k], zc, nc, data, raw, what, k ? "GPU (small batches)" : "GPU");
+    }
+    if (device_api) check_device_api(p, s, data, raw, zc, nc, what);
+    free(zc);
+}
+
+/* The CPU and the GPU (host and device API) answer stream z alike; with
+ * both accepting it, the outputs agree. */
+static void corrupt_stream(const uint8_t *z, size_t n, const scz_shape *s, const char *what) {
+    const size_t raw = gen_bytes(s);
+    uint8_t *oc = tu_guarded_alloc(raw, 0x22), *o = tu_guarded_alloc(raw, 0x22);
+    const scz_status rc = scz_decompress(cpu, z, n, oc, raw, NULL);
+    const scz_status rg = scz_decompress(gpu, z, n, o, raw, NULL);
+    CHECK(rg == rc, "%s: CPU says %s, GPU says %s (%s)", what, st(rc), st(rg), scz_ctx_last_error(gpu));
+    if (rc == SCZ_OK && rg == SCZ_OK) CHECK(memcmp(o, oc, raw) == 0, "%s: CPU and GPU decode differently", what);
+    CHECK(tu_guard_intact(o, raw), "%s: wrote past the array", what);
+    void *dz, *dout;
+    CUDA_OK(cudaMalloc(&dz, n ? n : 1));
+    CUDA_OK(cudaMalloc(&dout, raw ? raw : 1));
+    CUDA_OK(cudaMemcpy(dz, z, n, cudaMemcpyHostToDevice));
+    const scz_status rd = scz_cuda_decompress(gpu, dz, n, dout, raw, NULL, NULL, NULL);
+    CHECK(rd == rc, "%s: device API says %s, CPU %s (%s)", what, st(rd), st(rc), scz_ctx_last_error(gpu));
+    CUDA_OK(cudaFree(dz));
+    CUDA_OK(cudaFree(dout));
+    free(o);
+    free(oc);
+    n_corrupt++;
+}
+
+/* Payload bytes of chunk 0 changed (checksums resealed), chunk sizes cut
+ * and grown, codec_info changed. */
+static void test_corrupt(void) {
+    scz_shape s;
+    memset(&s, 0, sizeof s);
+    s.dtype = SCZ_DTYPE_F64;
+    s.rank = 1;
+    s.dims[0] = 5000;
+    s.dims[1] = s.dims[2] = s.dims[3] = 1;
+    size_t bytes;
+    void *a = gen_field(GEN_NOISY, &s, 9, &bytes);
+    for (int dt = 0; dt < 2; dt++) {
+        if (dt) {
+            free(a);
+            s.dtype = SCZ_DTYPE_F32;
+            a = gen_field(GEN_NOISY, &s, 9, &bytes);
+        }
+        scz_params p = gparams(3, 16384);
+        size_t zn;
+        uint8_t *z = tu_compress(cpu, &p, &s, a, &zn, "corrupt base");
+        if (!z) continue;
+        scz_chunk_info ci;
+        if (scz_inspect_chunk(z, zn, 0, &ci) != SCZ_OK || ci.codec_info != 0) {
+            CHECK(0, "corrupt base: chunk 0 is not coded");
+            free(z);
+            continue;
+        }
+        uint64_t rng = 77 + (uint64_t)dt;
+        const int flips = quick ? 40 : 300;
+        for (int k = 0; k < flips; k++) {
+            uint8_t *c = malloc(zn);
+            memcpy(c, z, zn);
+            const uint64_t at = ci.offset + gen_splitmix64(&rng) % ci.size;
+            c[at] ^= (uint8_t)(1u << (gen_splitmix64(&rng) % 8));
+            if (k % 3 == 0) c[at] = (uint8_t)gen_splitmix64(&rng);
+            tu_reseal_chunk(c, 0);
+            char what[100];
+            snprintf(what, sizeof what, "%s byte %llu changed", scz_dtype_name(s.dtype), (unsigned long long)at);
+            corrupt_stream(c, zn, &s, what);
+            free(c);
+        }
+        const uint64_t sizes[4] = {0, ci.size / 2, ci.size - 1, ci.size + 3};
+        for (int k = 0; k < 4; k++)
+            for (uint32_t info = 0; info < 3; info++) {
+                size_t n2;
+                uint8_t *c = tu_edit_chunk(z, zn, 0, sizes[k], info, &n2);
+                if (!c) continue;
+                char what[100];
+                snprintf(what, sizeof what, "%s chunk 0 of %llu bytes, codec_info %u", scz_dtype_name(s.dtype),
+                         (unsigned long long)sizes[k], info);
+                corrupt_stream(c, n2, &s, what);
+                free(c);
+            }
+        free(z);
+    }
+    free(a);
+    printf("corrupt streams: %ld\n", n_corrupt);
+}
+
+static void test_generated(void) {
+    const scz_dtype dts[2] = {SCZ_DTYPE_F64, SCZ_DTYPE_F32};
+    long cases = 0;
+    for (int di = 0; di < 2; di++)
+        for (int f = 0; f < GEN_NUM_FAMILIES; f++)
+            for (int si = 0; si < gen_num_shapes; si++) {
+                if (quick && si % (quick > 1 ? 6 : 3)) continue;
+                const scz_shape s = gen_shape(&gen_shapes[si], dts[di]);
+                size_t bytes;
+                void *a = gen_field((gen_family)f, &s, 300u + (unsigned)si, &bytes);
+                char name[200];
+                snprintf(name, sizeof name, "%s %s %s", gen_family_name((gen_family)f), gen_shapes[si].name,
+                         scz_dtype_name(dts[di]));
+                const uint32_t dims[4] = {1, 2, 7, 32};
+                for (int k = 0; k < 4; k++) {
+                    if (quick > 1 && k % 2) continue;
+                    scz_params p = gparams(dims[k], k == 2 ? 8192 + 8 : 0);
+                    compare(&s, a, &p, k == 0 || k == 3, name);
+                    cases++;
+                }
+                free(a);
+            }
+    /* every length 0..300, every dimensionality 1..32 on one of them */
+    for (uint64_t n = 0; n <= 300; n++) {
+        if (quick && n % (quick > 1 ? 37 : 7)) continue;
+        for (int di = 0; di < 2; di++) {
+            scz_shape s;
+            memset(&s, 0, sizeof s);
+            s.dtype = dts[di];
+            s.rank = 1;
+            s.dims[0] = n;
+            s.dims[1] = s.dims[2] = s.dims[3] = 1;
+            size_t bytes;
+            void *a = gen_field(GEN_SPECIAL, &s, n, &bytes);
+            scz_params p = gparams((uint32_t)(n % 32) + 1, 0);
+            compare(&s, a, &p, n % 10 == 0, "length sweep");
+            free(a);
+            cases++;
+        }
+    }
+    {
+        scz_shape s;
+        memset(&s, 0, sizeof s);
+        s.dtype = SCZ_DTYPE_F64;
+        s.rank = 2;
+        s.dims[0] = 300;
+        s.dims[1] = 41;
+        s.dims[2] = s.dims[3] = 1;
+        size_t bytes;
+        void *a = gen_field(GEN_SMOOTH, &s, 4, &bytes);
+        for (uint32_t d = 1; d <= 32; d++) {
+            if (quick && d % 5) continue;
+            scz_params p = gparams(d, 40000);
+            compare(&s, a, &p, d == 1, "smooth 300x41 every dimensionality");
+            cases++;
+        }
+        free(a);
+    }
+    printf("generated: %ld cases\n", cases);
+}
+
+static void test_real_data(void) {
+    tu_datafile *files;
+    const int n = tu_data_files(&files);
+    if (n == 0) {
+        printf("real data: none in $SCZ_DATA_DIR, skipped\n");
+        return;
+    }
+    int done = 0;
+    for (int i = 0; i < n; i++) {
+        if (quick && i) continue;
+        size_t size;
+        void *data = tu_read_file(files[i].path, &size);
+        if (!data || size != gen_bytes(&files[i].shape)) {
+            CHECK(0, "%s: cannot read or size mismatch", files[i].name);
+            free(data);
+            continue;
+        }
+        scz_params p = gparams(1, 0);
+        compare(&files[i].shape, data, &p, 1, files[i].name);
+        p = gparams(2, 1 << 20);
+        compare(&files[i].shape, data, &p, 0, files[i].name);
+        free(data);
+        done++;
+    }
+    printf("real data: %d files\n", done);
+    free(files);
+}
+
+int main(void) {
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    const char *q = getenv("SCZ_TEST_QUICK");
+    quick = q ? atoi(q) : 0;
+    char why[512];
+    if (scz_backend_probe(SCZ_BACKEND_CUDA, why, sizeof why) != SCZ_OK) {
+        tu_skip(why);
+        return TEST_SKIP_CODE;
+    }
+    if (scz_ctx_create(&cpu, SCZ_BACKEND_CPU) || scz_ctx_create(&gpu, SCZ_BACKEND_CUDA) ||
+        scz_ctx_create(&gpu_small, SCZ_BACKEND_CUDA)) {
+        fprintf(stderr, "context creation failed\n");
+        return 1;
+    }
+    scz__cuda_set_batch_bytes(gpu_small, 1);
+    CHECK(scz_cuda_codec_supported(SCZ_CODEC_GFC), "gfc has GPU kernels in both directions");
+    test_generated();
+    test_real_data();
+    test_corrupt();
+    printf("CPU == GPU streams: %ld of %ld byte-identical (device API %ld); GPU decodes of CPU streams exact: %ld; "
+           "CPU chunks %ld coded, %ld stored\n",
+           n_identical, n_streams, n_device, n_decoded, n_coded, n_stored);
+    CHECK(n_coded && n_stored, "both forms reached");
+    scz_ctx_destroy(gpu_small);
+    scz_ctx_destroy(gpu);
+    scz_ctx_destroy(cpu);
+    return tu_finish("test_cuda_gfc");
+}
+#endif
