@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all demo test bench asan fp-check install clean python-test
+.PHONY: all demo test bench asan fp-check install clean python-test python-env
 
 all: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
@@ -23,7 +23,7 @@ bench: all
 	./$(BUILD)/bench/scz_bench $(BENCH_ARGS)
 
 asan:
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSCZ_SANITIZE=ON -DSCZ_BUILD_BENCH=OFF -DSCZ_CUDA=OFF $(CMAKE_FLAGS)
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DSCZ_SANITIZE=ON -DSCZ_BUILD_BENCH=OFF -DSCZ_CUDA=OFF -DSCZ_PYTHON=OFF $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 
@@ -33,12 +33,12 @@ asan:
 # project's floating-point flags.
 fp-check:
 	cmake -S . -B build-fp-gcc -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=gcc -DCMAKE_C_FLAGS="-O3 -march=native" \
-	  -DCMAKE_C_EXTENSIONS=ON -DSCZ_FP_FLAGS=OFF -DSCZ_CUDA=OFF -DSCZ_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	  -DCMAKE_C_EXTENSIONS=ON -DSCZ_FP_FLAGS=OFF -DSCZ_CUDA=OFF -DSCZ_PYTHON=OFF -DSCZ_BUILD_BENCH=OFF $(CMAKE_FLAGS)
 	cmake --build build-fp-gcc -j $(JOBS)
 	ctest --test-dir build-fp-gcc --output-on-failure -j $(JOBS)
 	cmake -S . -B build-fp-clang -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER=clang \
 	  -DCMAKE_C_FLAGS="-O3 -march=native -ffp-contract=fast" -DCMAKE_C_EXTENSIONS=ON -DSCZ_FP_FLAGS=OFF \
-	  -DSCZ_CUDA=OFF -DSCZ_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	  -DSCZ_CUDA=OFF -DSCZ_PYTHON=OFF -DSCZ_BUILD_BENCH=OFF $(CMAKE_FLAGS)
 	cmake --build build-fp-clang -j $(JOBS)
 	ctest --test-dir build-fp-clang --output-on-failure -j $(JOBS)
 
@@ -49,6 +49,16 @@ fp-check:
 PYTHON ?= python3
 PY_VENV ?= build-py-venv
 PY_CMAKE_ARGS ?=
+PY_TEST_DEPS ?= numpy pytest numcodecs "zarr>=3" dask xarray
+# A virtual environment with the packages of the Python tests: the next
+# configure of $(BUILD) takes its interpreter, and `make test` then runs
+# python/tests (tests/python.cmake).
+python-env:
+	$(PYTHON) -m venv $(PY_VENV)
+	$(PY_VENV)/bin/python -m pip install -q --upgrade pip
+	$(PY_VENV)/bin/python -m pip install -q $(PY_TEST_DEPS)
+	rm -f $(BUILD)/CMakeCache.txt
+
 python-test: all
 	$(PYTHON) -m venv $(PY_VENV)
 	$(PY_VENV)/bin/python -m pip install -q --upgrade pip
@@ -80,7 +90,7 @@ TSAN_CC ?= clang
 
 tsan:
 	@command -v $(TSAN_CC) >/dev/null || { echo "make tsan: needs $(TSAN_CC) and libomp (Debian: apt-get install clang libomp-dev)"; exit 1; }
-	cmake -S . -B $(TSAN_BUILD) -DCMAKE_C_COMPILER=$(TSAN_CC) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCZ_CUDA=OFF \
+	cmake -S . -B $(TSAN_BUILD) -DCMAKE_C_COMPILER=$(TSAN_CC) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCZ_CUDA=OFF -DSCZ_PYTHON=OFF \
 	  -DSCZ_BUILD_BENCH=OFF "-DCMAKE_C_FLAGS=-fsanitize=thread -fno-omit-frame-pointer" \
 	  -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread $(CMAKE_FLAGS)
 	cmake --build $(TSAN_BUILD) -j $(JOBS)
@@ -98,7 +108,7 @@ clean-tsan:
 FUZZ_BUILD ?= build-fuzz
 FUZZ_TIME ?= 60
 fuzz:
-	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCZ_FUZZ=ON -DSCZ_CUDA=OFF \
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSCZ_FUZZ=ON -DSCZ_CUDA=OFF -DSCZ_PYTHON=OFF \
 	  -DSCZ_BUILD_TOOLS=OFF -DSCZ_BUILD_TESTS=OFF -DSCZ_BUILD_BENCH=OFF $(CMAKE_FLAGS)
 	cmake --build $(FUZZ_BUILD) -j $(JOBS)
 	rm -rf $(FUZZ_BUILD)/fuzz-seeds

@@ -7,8 +7,8 @@
     scz.stats(a, b)["max_abs_err"] <= scz.info(z)["abs_bound"]
 
 Shapes follow numpy (C order, slowest first). Arrays exposing
-``__cuda_array_interface__`` (CuPy, PyTorch CUDA tensors, Numba) are
-compressed on the GPU straight from device memory and come back as CuPy
+``__cuda_array_interface__`` or a CUDA DLPack device (CuPy, PyTorch CUDA
+tensors, Numba, JAX) are compressed on the GPU straight from device memory and come back as CuPy
 arrays (docs/PYTHON.md). Errors raise :class:`SczError` with the library's
 message.
 """
@@ -93,8 +93,27 @@ def _default_codec(dtype_name: str) -> str:
     return "ndzip" if dtype_name in ("f32", "f64") else "lzss" if dtype_name == "u64" else "huffman"
 
 
+_DLPACK_CUDA = (2, 3, 13)  # kDLCUDA, kDLCUDAHost, kDLCUDAManaged
+
+
 def _cuda_interface(a):
-    return getattr(a, "__cuda_array_interface__", None)
+    """The array's CUDA array interface, or a marker for a DLPack-only CUDA
+    array (PyTorch and others), else None (a host array)."""
+    cai = getattr(a, "__cuda_array_interface__", None)
+    if cai is not None:
+        return cai
+    dev = getattr(a, "__dlpack_device__", None)
+    if dev is not None and not isinstance(a, np.ndarray):
+        try:
+            if dev()[0] in _DLPACK_CUDA:
+                return {"dlpack": True}
+        except Exception:
+            return None
+    return None
+
+
+def _as_cupy(cp, a, cai):
+    return cp.from_dlpack(a) if cai.get("dlpack") else cp.asarray(a)
 
 
 class Context(_Context):
@@ -156,14 +175,9 @@ class Context(_Context):
 
         return cupy
 
-    @staticmethod
-    def _stream_of(cai):
-        s = cai.get("stream")
-        return 0 if s in (None, 1, 2) else int(s)  # 1/2: legacy / per-thread default streams
-
     def _compress_device(self, array, cai, codec, mode, bound, knobs, chunk_bytes, options):
         cp = self._device_ready()
-        a = cp.asarray(array)
+        a = _as_cupy(cp, array, cai)
         if not a.flags.c_contiguous:
             a = cp.ascontiguousarray(a)
         dn = _dtype_name(a.dtype)
@@ -185,7 +199,7 @@ class Context(_Context):
 
     def _decompress_device(self, stream_arr, cai, out):
         cp = self._device_ready()
-        z = cp.asarray(stream_arr)
+        z = _as_cupy(cp, stream_arr, cai)
         if z.dtype != cp.uint8 or z.ndim != 1 or not z.flags.c_contiguous:
             raise SczError("a device stream must be a 1-D contiguous uint8 array")
         meta = _scz.header_info(cp.asnumpy(z[: min(z.size, 128)]).tobytes())  # 128 bytes to the host

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numcodecs.abc import Codec
 from numcodecs.compat import ensure_contiguous_ndarray, ensure_ndarray, ndarray_copy
+from numcodecs.registry import register_codec
 
 from . import compress, decompress
 
@@ -56,3 +57,8 @@ class Scz(Codec):
     def __repr__(self):
         return (f"Scz(codec={self.codec!r}, mode={self.mode!r}, bound={self.bound!r}, knobs={self.knobs!r}, "
                 f"chunk_bytes={self.chunk_bytes!r}" + "".join(f", {k}={v!r}" for k, v in self.options.items()) + ")")
+
+
+# Installed packages are found through the entry point; this also serves
+# a package used from a build tree.
+register_codec(Scz)

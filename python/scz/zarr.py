@@ -20,6 +20,7 @@ import numpy as np
 from zarr.abc.codec import ArrayBytesCodec
 from zarr.core.buffer import Buffer, NDBuffer
 from zarr.core.common import parse_named_configuration
+from zarr.registry import register_codec
 
 from . import compress, decompress
 
@@ -83,3 +84,8 @@ class SczCodec(ArrayBytesCodec):
 
     def compute_encoded_size(self, input_byte_length: int, _chunk_spec) -> int:
         raise NotImplementedError("scz streams have a variable size")
+
+
+# Installed packages are found through the entry point; this also serves
+# a package used from a build tree.
+register_codec("scz", SczCodec)

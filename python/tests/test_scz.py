@@ -215,8 +215,22 @@ def test_same_stream_as_the_library():
 # ---- numcodecs ----
 
 
+def test_entry_points():
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        dist = distribution("scz")
+    except PackageNotFoundError:
+        pytest.skip("the package is used from a build tree: entry points come with pip install (make python-test)")
+    groups = {(e.group, e.name, e.value) for e in dist.entry_points}
+    assert ("numcodecs.codecs", "scz", "scz.numcodecs:Scz") in groups
+    assert ("zarr.codecs", "scz", "scz.zarr:SczCodec") in groups
+
+
 def test_numcodecs_registry_and_config():
     numcodecs = pytest.importorskip("numcodecs")
+    import scz.numcodecs  # noqa: F401  (registers; installed packages need no import: test_entry_points)
+
     codec = numcodecs.get_codec({"id": "scz", "codec": "lossy", "mode": "abs", "bound": 0.01, "radius": 256})
     from scz.numcodecs import Scz
 
@@ -261,6 +275,28 @@ def test_zarr_v3(tmp_path):
     assert np.array_equal(lossless[:], v)
 
 
+def test_zarr_with_dask_and_xarray(tmp_path):
+    zarr = pytest.importorskip("zarr")
+    da = pytest.importorskip("dask.array")
+    if int(zarr.__version__.split(".")[0]) < 3:
+        pytest.skip("zarr v3 needed")
+    from scz.zarr import SczCodec
+
+    x = smooth((96, 130, 40))
+    z = zarr.create_array(store=str(tmp_path / "d.zarr"), shape=x.shape, chunks=(32, 64, 40), dtype="float32",
+                          serializer=SczCodec(codec="lossy", mode="rel", bound=1e-4), compressors=None)
+    da.store(da.from_array(x, chunks=(32, 64, 40)), z)  # written chunk by chunk by Dask's workers
+    y = da.from_zarr(str(tmp_path / "d.zarr")).compute()
+    assert np.abs(y - x).max() <= 1e-4 * (x.max() - x.min()) * 1.0001
+    xr = pytest.importorskip("xarray")
+    ds = xr.Dataset({"t": (("a", "b", "c"), x)}).chunk({"a": 32})
+    path = str(tmp_path / "x.zarr")
+    ds.to_zarr(path, mode="w", zarr_format=3, consolidated=False,
+               encoding={"t": {"serializer": SczCodec(codec="lossy", mode="abs", bound=1e-3), "compressors": None}})
+    back = xr.open_zarr(path, consolidated=False)["t"].values
+    assert np.abs(back - x).max() <= 1e-3
+
+
 # ---- CuPy ----
 
 
@@ -285,6 +321,26 @@ def test_cupy_device_arrays(mode, bound):
     assert np.array_equal(cp.asnumpy(db), scz.decompress(hz))
     lz = scz.compress(d)
     assert np.array_equal(cp.asnumpy(scz.decompress(lz)), a)
+
+
+def test_cupy_dlpack():
+    cp = _cupy()
+    a = smooth((32, 64, 64))
+    d = cp.asarray(a)
+
+    class OnlyDLPack:  # a device array seen through DLPack alone
+        def __init__(self, x):
+            self.x = x
+
+        def __dlpack__(self, **kw):
+            return self.x.__dlpack__(**kw)
+
+        def __dlpack_device__(self):
+            return self.x.__dlpack_device__()
+
+    dz = scz.compress(OnlyDLPack(d), codec="lossy", mode="abs", bound=1e-3)
+    assert isinstance(dz, cp.ndarray)
+    assert cp.asnumpy(dz).tobytes() == scz.compress(a, codec="lossy", mode="abs", bound=1e-3)
 
 
 def test_cupy_context_host_arrays():
