@@ -192,6 +192,9 @@ scz_status scz__plan(scz_ctx *ctx, const scz_params *p, const scz_shape *s, scz_
         return scz__fail(ctx, SCZ_ERR_ARG,
                          "codec '%s' is lossless: an error bound (%s) cannot be applied; use -c lossy",
                          ops->name, scz_eb_mode_name(p->eb_mode) ? scz_eb_mode_name(p->eb_mode) : "?");
+    if (ops->lossless && p->eb != 0)
+        return scz__fail(ctx, SCZ_ERR_ARG, "codec '%s' is lossless: the bound %g would be ignored; leave it 0",
+                         ops->name, p->eb);
     if (!ops->lossless && p->eb_mode == SCZ_EB_NONE)
         return scz__fail(ctx, SCZ_ERR_ARG, "codec '%s' needs an error bound (ABS, REL or PSNR)", ops->name);
     if ((unsigned)p->eb_mode > SCZ_EB_PSNR)

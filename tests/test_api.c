@@ -204,6 +204,13 @@ static void test_null_and_bad_args(void) {
         CHECK(r == SCZ_ERR_ARG, "ndzip with eb_mode %d: %s", (int)modes[i], st(r));
         CHECK(scz_ctx_last_error(c)[0] != 0, "eb_mode %d: message", (int)modes[i]);
     }
+    /* mode NONE with a bound: refused (a stream carrying it would not decode) */
+    q = p;
+    q.eb = 0.5;
+    {
+        scz_status r = scz_compress(c, &q, &s, src, dst, cap, &n);
+        CHECK(r == SCZ_ERR_ARG, "ndzip with mode none and a bound: %s", st(r));
+    }
     q = p;
     q.knobs[3] = 1;
     {
