@@ -23,33 +23,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef SCZ_TEST_CUDA
-int main(void) {
-    char why[512];
-    scz_backend_probe(SCZ_BACKEND_CUDA, why, sizeof why);
-    tu_skip(why[0] ? why : "CUDA backend not built");
-    return TEST_SKIP_CODE;
-}
-#else
+#include "cudatest.h"
+
+#ifdef SCZ_TEST_CUDA
 
 #include "cuda/backend.h"
-
-#include <cuda_runtime.h>
 
 static scz_ctx *cpu, *gpu, *gpu_small;
 static int quick;
 static long n_streams, n_identical, n_wf[3], n_device, n_bound, n_psnr_device;
-
-static const char *st(scz_status s) { return scz_status_string(s); }
-
-#define CUDA_OK(call)                                                                                          \
-    do {                                                                                                       \
-        cudaError_t e_ = (call);                                                                               \
-        if (e_ != cudaSuccess) {                                                                               \
-            fprintf(stderr, "FATAL %s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));      \
-            exit(1);                                                                                           \
-        }                                                                                                      \
-    } while (0)
 
 /* The CPU decodes stream z and every value is within eb_abs (NaN/Inf bit
  * for bit), in binary64. */

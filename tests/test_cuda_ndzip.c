@@ -21,35 +21,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef SCZ_TEST_CUDA
-int main(void) {
-    char why[512];
-    scz_backend_probe(SCZ_BACKEND_CUDA, why, sizeof why);
-    tu_skip(why[0] ? why : "CUDA backend not built");
-    return TEST_SKIP_CODE;
-}
-#else
+#include "cudatest.h"
+
+#ifdef SCZ_TEST_CUDA
 
 #include "cuda/backend.h"
 #include "format/container.h"
 
-#include <cuda_runtime.h>
-
 static scz_ctx *cpu, *gpu, *gpu_small; /* gpu_small: tiny batches, many in flight */
 static int quick; /* 0 all, 1 subset, 2 small subset */
 static long n_streams, n_identical, n_stored, n_coded; /* chunks of the compared CPU streams */
-
-static const char *st(scz_status s) { return scz_status_string(s); }
-
-#define CUDA_OK(call)                                                                                          \
-    do {                                                                                                       \
-        cudaError_t e_ = (call);                                                                               \
-        if (e_ != cudaSuccess) {                                                                               \
-            fprintf(stderr, "FATAL %s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));      \
-            exit(1);                                                                                           \
-        }                                                                                                      \
-    } while (0)
-
 
 static void check_decode(scz_ctx *ctx, const uint8_t *z, size_t zn, const void *ref, size_t raw,
                          const char *what) {
@@ -417,7 +398,6 @@ static void test_real_data(void) {
     free(files);
 }
 
-
 /* The CPU and the GPU (host and device API) reject stream z of n bytes
  * with the same status. */
 static void corrupt_stream(const uint8_t *z, size_t n, const scz_shape *s, const char *what) {
@@ -455,7 +435,6 @@ static void corrupt_case(const uint8_t *z0, size_t n, const scz_shape *s, void (
     corrupt_stream(z, n, s, what);
     free(z);
 }
-
 
 /* Stored chunks (6.7) behind valid checksums: wrong sizes, codec_info. */
 static void test_corrupt_stored(void) {
