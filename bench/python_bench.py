@@ -8,6 +8,14 @@ copies). Wall clock, median of --reps runs each. bench/RESULTS.md keeps the
 figures.
 
     python3 bench/python_bench.py --tool build/tools/scz --data ../shared/data --gib 1
+
+With --cupy FILE (a raw float32 file, e.g. tiled_wmag_512x512x512.f32 of
+make-large-inputs.py; --shape Z,Y,X) it times instead scz.compress /
+scz.decompress of a CuPy array on the GPU (device to device, the array's
+stream, synchronized) -- compare with scz_bench_gpu's D2D figures of the
+C device API on the same file and run.
+
+    python3 bench/python_bench.py --cupy /tmp/large/tiled_wmag_512x512x512.f32 --shape 512,512,512
 """
 import argparse
 import glob
@@ -42,14 +50,52 @@ def med(f, reps):
     return statistics.median(t), r
 
 
+def cupy_bench(a):
+    import cupy as cp
+
+    shape = tuple(int(v) for v in a.shape.split(",")) if a.shape else (-1,)
+    x = cp.asarray(np.fromfile(a.cupy, "<f4").reshape(shape))
+    gb = x.nbytes / 1e9
+    st = cp.cuda.get_current_stream()
+
+    def timed(f):
+        f()  # warm-up: buffers, kernels
+        st.synchronize()
+        t = []
+        for _ in range(max(1, a.reps)):
+            t0 = time.perf_counter()
+            r = f()
+            st.synchronize()
+            t.append(time.perf_counter() - t0)
+        return statistics.median(t), r
+
+    dev = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)["name"].decode()
+    print(f"CuPy device arrays: {os.path.basename(a.cupy)} {x.shape} float32, {x.nbytes / 2**30:.2f} GiB, "
+          f"{dev}; median of {a.reps}")
+    for name, kw in (("ndzip", {"codec": "ndzip"}), ("lossy REL 1e-3", {"codec": "lossy", "mode": "rel", "bound": 1e-3})):
+        tc, z = timed(lambda: scz.compress(x, **kw))
+        out = cp.empty_like(x)
+        td, y = timed(lambda: scz.decompress(z, out=out))
+        ok = bool(cp.array_equal(y, x)) if name == "ndzip" else True
+        print(f"{name:16s} ratio {x.nbytes / z.size:7.3f}  compress {gb / tc:7.1f} GB/s  decompress {gb / td:7.1f} GB/s"
+              f"{'' if ok else '  ROUND TRIP DIFFERS'}")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--tool", required=True)
+    ap.add_argument("--tool")
+    ap.add_argument("--cupy", help="raw float32 file: time CuPy device arrays instead")
+    ap.add_argument("--shape", help="Z,Y,X of the --cupy file (slowest first)")
     ap.add_argument("--data", default=os.environ.get("SCZ_DATA_DIR", "../shared/data"))
     ap.add_argument("--gib", type=float, default=1.0)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--tmp", default="/dev/shm")
     a = ap.parse_args()
+    if a.cupy:
+        return cupy_bench(a)
+    if not a.tool:
+        ap.error("--tool is required without --cupy")
     path, f = load_field(a.data)
     reps = max(1, int(round(a.gib * 2**30 / f.nbytes)))
     arr = np.ascontiguousarray(np.concatenate([f] * reps, axis=0))

@@ -482,6 +482,7 @@ struct EParams {
      * (no codec header, never stored) of K symbols, counts per stream */
     const uint32_t *cnt; /* per-stream counts, NULL: count_full / count_last */
     const uint64_t *woff; /* where each stream goes in pay, ~0: not written */
+    uint32_t hist_ready;  /* the histogram was counted by the set's producer */
     uint32_t hdr, K;     /* codec header bytes (16, 0 for bare streams); K (0: the codec's) */
 };
 
@@ -806,6 +807,32 @@ __global__ void __launch_bounds__(NT) k_ehistK(EParams p) {
     uint32_t *H = p.hist + (size_t)cl * p.Kcap;
     for (uint32_t k = tid; k < p.K; k += NT)
         if (h[k]) atomicAdd(&H[k], h[k]);
+}
+
+/* The used symbols' keys of a chunk sorted ascending in one block, for
+ * alphabets of at most KSORT symbols (keys are unique: any sort gives the
+ * cub segmented sort's order); larger ones go to cub. */
+constexpr uint32_t KSORT_IPT = 16;
+constexpr uint32_t KSORT = NT * KSORT_IPT;
+__global__ void __launch_bounds__(NT) k_esort(EParams p) {
+    typedef cub::BlockRadixSort<uint64_t, NT, KSORT_IPT> Sort;
+    __shared__ typename Sort::TempStorage ts;
+    const uint32_t cl = blockIdx.x;
+    const int b = p.segb[cl], e = p.sege[cl];
+    const uint32_t m = (uint32_t)(e - b);
+    if (m == 0) return; /* block-uniform */
+    uint64_t k[KSORT_IPT];
+#pragma unroll
+    for (uint32_t j = 0; j < KSORT_IPT; j++) {
+        const uint32_t i = threadIdx.x * KSORT_IPT + j;
+        k[j] = i < m ? p.keysA[b + i] : ~0ull; /* above every key (< 2^48) */
+    }
+    Sort(ts).Sort(k, 0, 48);
+#pragma unroll
+    for (uint32_t j = 0; j < KSORT_IPT; j++) {
+        const uint32_t i = threadIdx.x * KSORT_IPT + j;
+        if (i < m) p.keysB[b + i] = k[j];
+    }
 }
 
 /* Used symbols as sortable keys (count << 16 | symbol), compacted. */
@@ -1138,9 +1165,29 @@ __global__ void __launch_bounds__(NT) k_eoff(EParams p) {
 }
 
 /* Bits and escapes of each tile of a coded chunk. */
+/* A whole tile of u16 symbols, 16-byte aligned: thread t's symbols
+ * t * EPT .. t * EPT + EPT - 1 of the tile (blocked) in two 16-byte loads,
+ * or t * 8 + h * 8 * NT .. (striped by 8) with striped = true. */
+__device__ __forceinline__ bool etile_vec(const EParams &p, uint64_t i0, uint64_t n) {
+    return p.es == 2 && i0 + ETILE <= n && ((p.raw_full | reinterpret_cast<uintptr_t>(p.src)) & 15) == 0;
+}
+__device__ __forceinline__ void etile_load(const EParams &p, uint32_t cl, uint64_t i0, bool striped, uint32_t *sym) {
+    static_assert(EPT == 16, "two 16-byte loads per thread");
+    const uint4 *v = reinterpret_cast<const uint4 *>(p.src + (uint64_t)cl * p.raw_full + 2 * i0);
+#pragma unroll
+    for (uint32_t h = 0; h < 2; h++) {
+        const uint4 q = v[striped ? h * NT + threadIdx.x : threadIdx.x * 2 + h];
+        const uint32_t w[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+        for (uint32_t k = 0; k < 8; k++) sym[h * 8 + k] = (w[k / 2] >> (16 * (k & 1))) & 0xffffu;
+    }
+}
+constexpr uint32_t TABK = 4096; /* alphabets up to TABK: code tables in shared memory */
+
 __global__ void __launch_bounds__(NT) k_etbits(EParams p) {
     typedef cub::BlockReduce<uint32_t, NT> Red;
     __shared__ typename Red::TempStorage ts;
+    __shared__ uint8_t slen[TABK];
     const uint32_t cl = blockIdx.y;
     const EMeta &M = p.meta[cl];
     const uint64_t n = M.count, i0 = (uint64_t)blockIdx.x * ETILE;
@@ -1148,10 +1195,19 @@ __global__ void __launch_bounds__(NT) k_etbits(EParams p) {
     const uint8_t *len = p.len + (size_t)cl * p.Kcap;
     const bool esc = p.es == 4 && M.nesc;
     uint32_t b = 0, e = 0;
-    for (uint64_t i = i0 + threadIdx.x; i < i0 + ETILE && i < n; i += NT) {
-        const uint32_t s = esym(p, cl, i);
-        b += len[s];
-        e += esc && s == DICT_MAX;
+    if (p.K && p.K <= TABK && etile_vec(p, i0, n)) {
+        for (uint32_t k = threadIdx.x; k < p.K; k += NT) slen[k] = len[k];
+        __syncthreads();
+        uint32_t sym[EPT];
+        etile_load(p, cl, i0, true, sym);
+#pragma unroll
+        for (uint32_t k = 0; k < EPT; k++) b += slen[sym[k]];
+    } else {
+        for (uint64_t i = i0 + threadIdx.x; i < i0 + ETILE && i < n; i += NT) {
+            const uint32_t s = esym(p, cl, i);
+            b += len[s];
+            e += esc && s == DICT_MAX;
+        }
     }
     const uint32_t tb = Red(ts).Sum(b);
     __syncthreads();
@@ -1200,6 +1256,7 @@ __global__ void __launch_bounds__(NT) k_eenc(EParams p) {
     typedef cub::BlockScan<uint32_t, NT> Scan;
     __shared__ typename Scan::TempStorage ts;
     __shared__ uint32_t sw[ETILE * LMAX / 32 + 2];
+    __shared__ uint32_t sent[TABK];
     const uint32_t cl = blockIdx.y, tid = threadIdx.x;
     const EMeta &M = p.meta[cl];
     const uint64_t n = M.count, i0 = (uint64_t)blockIdx.x * ETILE;
@@ -1209,17 +1266,29 @@ __global__ void __launch_bounds__(NT) k_eenc(EParams p) {
     const bool escm = p.es == 4 && M.nesc;
     uint32_t e[EPT];
     uint32_t mybits = 0, myesc = 0;
+    if (p.K && p.K <= TABK && etile_vec(p, i0, n)) {
+        for (uint32_t k = tid; k < p.K; k += NT) sent[k] = entry[k];
+        __syncthreads();
+        uint32_t sym[EPT];
+        etile_load(p, cl, i0, false, sym);
 #pragma unroll
-    for (uint32_t k = 0; k < EPT; k++) {
-        const uint32_t li = tid * EPT + k;
-        uint32_t x = 0;
-        if (li < tn) {
-            const uint32_t s = esym(p, cl, i0 + li);
-            x = entry[s];
-            myesc += escm && s == DICT_MAX;
+        for (uint32_t k = 0; k < EPT; k++) {
+            e[k] = sent[sym[k]];
+            mybits += e[k] & 31;
         }
-        e[k] = x;
-        mybits += x & 31;
+    } else {
+#pragma unroll
+        for (uint32_t k = 0; k < EPT; k++) {
+            const uint32_t li = tid * EPT + k;
+            uint32_t x = 0;
+            if (li < tn) {
+                const uint32_t s = esym(p, cl, i0 + li);
+                x = entry[s];
+                myesc += escm && s == DICT_MAX;
+            }
+            e[k] = x;
+            mybits += x & 31;
+        }
     }
     uint32_t off, tbits;
     Scan(ts).ExclusiveSum(mybits, off, tbits);
@@ -1370,9 +1439,12 @@ size_t ebook_dyn(uint32_t ring, uint32_t Kc) { return (size_t)ring * 4 + Kc; }
 cudaError_t e_plan(EParams &p, const ELayout &L, void *cubtmp, cudaStream_t s) {
     const uint32_t ng = p.ng;
     cudaError_t e;
-    if ((e = cudaMemsetAsync(p.hist, 0, (size_t)ng * L.Kcap * 4, s))) return e;
     const dim3 tiles(L.tiles, ng);
-    if (p.K && p.K <= KSMALL)
+    if (p.hist_ready) {
+        /* counted by the producer of the symbols */
+    } else if ((e = cudaMemsetAsync(p.hist, 0, (size_t)ng * L.Kcap * 4, s))) {
+        return e;
+    } else if (p.K && p.K <= KSMALL)
         k_ehistK<<<dim3((unsigned)((p.count_full + HTILEK - 1) / HTILEK), ng), NT, 0, s>>>(p);
     else if (L.Kcap == 65536 && p.count_full >= HTILE16 / 2)
         k_ehist16<<<dim3((unsigned)((p.count_full + HTILE16 - 1) / HTILE16), ng), NT, 131072, s>>>(p);
@@ -1380,8 +1452,10 @@ cudaError_t e_plan(EParams &p, const ELayout &L, void *cubtmp, cudaStream_t s) {
         k_ehist<<<tiles, NT, 0, s>>>(p);
     k_eleaves<<<ng, NT, 0, s>>>(p);
     size_t tb = L.cub_bytes;
-    if ((e = cub::DeviceSegmentedRadixSort::SortKeys(cubtmp, tb, (const uint64_t *)p.keysA, p.keysB, (int)(ng * L.Kc),
-                                                      (int)ng, (const int *)p.segb, (const int *)p.sege, 0, 48, s)))
+    if (p.K && p.K <= KSORT) k_esort<<<ng, NT, 0, s>>>(p);
+    else if ((e = cub::DeviceSegmentedRadixSort::SortKeys(cubtmp, tb, (const uint64_t *)p.keysA, p.keysB,
+                                                           (int)(ng * L.Kc), (int)ng, (const int *)p.segb,
+                                                           (const int *)p.sege, 0, 48, s)))
         return e;
     k_ebook<<<ng, NT, p.dynbytes, s>>>(p);
     return cudaGetLastError();
@@ -1428,7 +1502,9 @@ void hse_params(const scz_hse *h, void *state, void *work, const ELayout &L, EPa
     p->tiles = L.tiles;
     p->ring = L.ring;
     p->dynbytes = ebook_dyn(L.ring, L.Kc);
+    p->hist_ready = h->hist_ready;
 }
+
 
 __global__ void k_hse_size(EParams p, uint64_t *size, uint64_t *bits) {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -1613,6 +1689,15 @@ size_t scz__hse_work(uint32_t n, uint64_t cap) { return hse_layout(n, cap).work;
 uint64_t scz__hse_bound(uint64_t cap, uint32_t K) {
     const uint64_t bits = cap * LMAX, units = (bits + U - 1) / U, segs = (units + G - 1) / G;
     return SCZ_HUFF_HDR_BYTES + 4ull * K + 8 + (units + 1) / 2 + 4 * segs + 4 * ((bits + 31) / 32);
+}
+
+uint32_t *scz__hse_hist(const scz_hse *h, void *state, uint32_t *stride) {
+    const ELayout L = hse_layout(h->n, h->cap);
+    EParams p;
+    void *cubtmp;
+    hse_params(h, state, nullptr, L, &p, &cubtmp);
+    *stride = L.Kcap;
+    return p.hist;
 }
 
 cudaError_t scz__hse_plan(const scz_hse *h, void *state, void *work, uint64_t *d_size, uint64_t *d_bits,

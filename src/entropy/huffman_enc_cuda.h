@@ -27,12 +27,17 @@ struct scz_hse {
     uint32_t n;            /* streams */
     uint32_t K;            /* alphabet size, 1..65536 */
     uint64_t cap;          /* most symbols of one stream */
+    uint32_t hist_ready;   /* 1: the caller counted the symbols into scz__hse_hist (plan skips its pass) */
 };
 
 size_t scz__hse_scratch(uint32_t n, uint64_t cap);
 size_t scz__hse_work(uint32_t n, uint64_t cap);
 /* The most bytes one stream of at most cap symbols can take. */
 uint64_t scz__hse_bound(uint64_t cap, uint32_t K);
+/* The set's histogram in `state`: stream i's counts at i * (*stride) u32.
+ * A producer that counts its symbols while writing them zeroes it, adds
+ * to it, and sets hist_ready; the counts must be exact. */
+uint32_t *scz__hse_hist(const scz_hse *h, void *state, uint32_t *stride);
 cudaError_t scz__hse_plan(const scz_hse *h, void *state, void *work, uint64_t *d_size, uint64_t *d_bits,
                           cudaStream_t s);
 cudaError_t scz__hse_write(const scz_hse *h, void *state, void *work, const uint64_t *d_off, uint8_t *out,

@@ -320,18 +320,21 @@ __global__ void __launch_bounds__(NT) k_items(Params p) {
 
 
 struct HShared {
-    uint32_t table[TABLE];
+    uint2 mt[TABLE]; /* multi-symbol entries (hs_build_multi) */
     uint32_t stage[DW][STAGE_SLOTS];
     LongTab L;
 };
 
-__global__ void __launch_bounds__(NT, 5) k_huff(Params p) {
-    __shared__ __align__(16) HShared sm;
+__global__ void __launch_bounds__(NT, 4) k_huff(Params p) {
+    extern __shared__ __align__(16) unsigned char hsm[]; /* sizeof(HShared), above the static limit */
+    HShared &sm = *reinterpret_cast<HShared *>(hsm);
     const uint64_t *ib = p.ib + IT_HUFF * (p.n + 1);
     const uint64_t total = ib[p.n];
     const uint32_t warp = threadIdx.x >> 5;
     uint32_t loaded = 0xffffffffu;
-    for (uint64_t it = blockIdx.x; it < total; it += gridDim.x) {
+    /* a contiguous range of items per block: the tables change rarely */
+    const uint64_t it0 = total * blockIdx.x / gridDim.x, it1 = total * (blockIdx.x + 1) / gridDim.x;
+    for (uint64_t it = it0; it < it1; it++) {
         const uint32_t c = item_chunk(ib, p.n, it);
         uint64_t j = it - ib[c];
         const LMeta &M = p.meta[c];
@@ -348,8 +351,14 @@ __global__ void __launch_bounds__(NT, 5) k_huff(Params p) {
         const uint32_t key = 2 * c + s;
         if (key != loaded) { /* block-uniform */
             __syncthreads();
-            const uint32_t *t = p.tables + (size_t)key * TABLE;
-            for (uint32_t i = threadIdx.x; i < TABLE; i += NT) sm.table[i] = t[i];
+            { /* the primary table through the (free) staging area */
+                uint32_t *t = &sm.stage[0][0];
+                static_assert(sizeof sm.stage >= TABLE * sizeof(uint32_t), "staging area");
+                const uint32_t *g = p.tables + (size_t)key * TABLE;
+                for (uint32_t i = threadIdx.x; i < TABLE; i += NT) t[i] = g[i];
+                __syncthreads();
+                hs_build_multi(t, sm.mt);
+            }
             if (threadIdx.x < LMAX + 2) {
                 sm.L.first[threadIdx.x] = M.S[s].first[threadIdx.x];
                 sm.L.lcount[threadIdx.x] = M.S[s].lcount[threadIdx.x];
@@ -363,9 +372,9 @@ __global__ void __launch_bounds__(NT, 5) k_huff(Params p) {
         uint16_t *o16;
         if (M.mode == 1) o16 = p.codes + (size_t)c * p.count_full;
         else o16 = reinterpret_cast<uint16_t *>(out) + (s ? M.nruns : 0);
-        const bool ok = hs_decode_segment<uint16_t, false>(M.S[s], g, sm.table, sm.L,
+        const bool ok = hs_decode_segment<uint16_t, false>(M.S[s], g, nullptr, sm.L,
                                                            p.longs + (size_t)key * p.long_cap, sm.stage[warp],
-                                                           o16, 0, nullptr);
+                                                           o16, 0, nullptr, sm.mt);
         if (!ok && (threadIdx.x & 31) == 0) fail(p, c, LZE_BITS);
     }
 }
@@ -499,10 +508,27 @@ __global__ void __launch_bounds__(NT) k_ctile(Params p) {
     const uint16_t *codes = p.codes + (size_t)c * p.count_full;
     const uint32_t vnew = 2 * p.r;
     Cnt3 a{0, 0, 0};
-    for (uint32_t i = t * CT + threadIdx.x; i < N && i < (t + 1) * CT; i += NT) {
-        const uint32_t x = codes[i];
-        if (x == 0) a.o++, a.l = i + 1;
-        a.v += x == vnew;
+    if ((p.count_full & 7) == 0 && (uint64_t)(t + 1) * CT <= N) {
+        /* a whole tile, 16-byte aligned: 8 codes per load */
+        const uint4 *v = reinterpret_cast<const uint4 *>(codes + (size_t)t * CT);
+#pragma unroll
+        for (uint32_t h = 0; h < CT / (8 * NT); h++) {
+            const uint32_t w = h * NT + threadIdx.x;
+            const uint4 q = v[w];
+            const uint32_t wd[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+            for (uint32_t k = 0; k < 8; k++) {
+                const uint32_t x = (wd[k / 2] >> (16 * (k & 1))) & 0xffffu;
+                if (x == 0) a.o++, a.l = t * CT + w * 8 + k + 1;
+                a.v += x == vnew;
+            }
+        }
+    } else {
+        for (uint32_t i = t * CT + threadIdx.x; i < N && i < (t + 1) * CT; i += NT) {
+            const uint32_t x = codes[i];
+            if (x == 0) a.o++, a.l = i + 1;
+            a.v += x == vnew;
+        }
     }
     const Cnt3 r = Red(ts).Reduce(a, Cnt3Op());
     if (threadIdx.x == 0) {
@@ -706,7 +732,126 @@ struct RShared {
     uint16_t pos[MAXB]; /* local index of the block's k-th outlier */
 };
 
-template <bool F32> __global__ void __launch_bounds__(NT) k_recon(Params p) {
+/* Fast path of k_recon: a whole block of one of the writer's shapes (4096,
+ * 64 x 64, 16^3) with no outlier and no verbatim element. Its codes are in
+ * [1, 2r - 1], |code - r| < r <= 32767, so every partial sum over at most
+ * 4096 of them fits in int32 and equals the generic path's sum modulo
+ * 2^64; double(Q) is exact and x' = T(Q * h) rounded once, as in
+ * recon_bits. The scans go axis by axis in registers and in shared memory
+ * (S, padded against bank conflicts), the output in array order. */
+enum { FS_NONE = 0, FS_1D, FS_2D, FS_3D };
+constexpr uint32_t S3Z = 272, S3Y = 17; /* 16^3: element (x, y, z) at z * S3Z + y * S3Y + x */
+
+template <bool F32> __device__ __forceinline__ void put_q(uint8_t *dst, uint64_t a, int32_t q, double h) {
+    const double v = __dmul_rn(__int2double_rn(q), h);
+    if (F32) reinterpret_cast<float *>(dst)[a] = __double2float_rn(v);
+    else reinterpret_cast<double *>(dst)[a] = v;
+}
+
+__device__ __forceinline__ int32_t warp_incl(int32_t v, uint32_t lane) {
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+        const int32_t y = __shfl_up_sync(FULL, v, d);
+        if ((int)lane >= d) v += y;
+    }
+    return v;
+}
+
+/* Returns true when the block was written; false (block-uniform) when it
+ * has outliers or verbatim values: the generic path takes it. */
+template <bool F32>
+__device__ __forceinline__ bool recon_fast(int shape, const uint16_t *cb, uint8_t *dst, uint64_t base, uint32_t e0,
+                                           uint32_t e1, uint32_t r, double h, int32_t *S) {
+    const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const uint32_t vnew = 2 * r;
+    const int32_t ri = (int32_t)r;
+    int sp = 0;
+    if (shape == FS_3D) {
+        /* z in registers: thread (x, y) = (tid & 15, tid >> 4) */
+        const uint32_t x = tid & 15, y = tid >> 4;
+        int32_t v[16], a = 0;
+#pragma unroll
+        for (uint32_t z = 0; z < 16; z++) {
+            const uint32_t c = cb[z * 256 + tid];
+            sp |= (c == 0) | (c >= vnew);
+            a += (int32_t)c - ri;
+            v[z] = a;
+        }
+        if (__syncthreads_or(sp)) return false;
+#pragma unroll
+        for (uint32_t z = 0; z < 16; z++) S[z * S3Z + y * S3Y + x] = v[z];
+        __syncthreads();
+        { /* x: thread (y, z) */
+            int32_t *L = S + (tid >> 4) * S3Z + (tid & 15) * S3Y;
+            int32_t b = 0;
+#pragma unroll
+            for (uint32_t k = 0; k < 16; k++) L[k] = b += L[k];
+        }
+        __syncthreads();
+        { /* y, and the output: thread (x, z) */
+            const uint32_t xx = tid & 15, z = tid >> 4;
+            const int32_t *L = S + z * S3Z + xx;
+            int32_t b = 0;
+#pragma unroll
+            for (uint32_t k = 0; k < 16; k++) {
+                b += L[k * S3Y];
+                put_q<F32>(dst, base + ((uint64_t)z * e1 + k) * e0 + xx, b, h);
+            }
+        }
+        return true;
+    }
+    if (shape == FS_2D) {
+        /* x: a warp per row, lane holds x = 2 lane, 2 lane + 1 */
+        for (uint32_t y = warp; y < 64; y += NT / 32) {
+            const uint32_t c0 = cb[y * 64 + 2 * lane], c1 = cb[y * 64 + 2 * lane + 1];
+            sp |= (c0 == 0) | (c0 >= vnew) | (c1 == 0) | (c1 >= vnew);
+            const int32_t d0 = (int32_t)c0 - ri, d1 = (int32_t)c1 - ri;
+            const int32_t in = warp_incl(d0 + d1, lane);
+            reinterpret_cast<int2 *>(S)[y * 32 + lane] = make_int2(in - d1, in);
+        }
+        if (__syncthreads_or(sp)) return false;
+        /* y: thread (x, g) scans rows 16 g .. 16 g + 15 of column x */
+        const uint32_t x = tid & 63, g = tid >> 6;
+        int32_t v[16], a = 0;
+#pragma unroll
+        for (uint32_t k = 0; k < 16; k++) v[k] = a += S[(16 * g + k) * 64 + x];
+        S[4096 + g * 64 + x] = a;
+        __syncthreads();
+        int32_t carry = 0;
+        for (uint32_t gg = 0; gg < g; gg++) carry += S[4096 + gg * 64 + x];
+#pragma unroll
+        for (uint32_t k = 0; k < 16; k++) put_q<F32>(dst, base + (uint64_t)(16 * g + k) * e0 + x, v[k] + carry, h);
+        return true;
+    }
+    /* FS_1D: coalesced loads into S (element j at j + j / 16), then thread
+     * t scans elements 16 t .. 16 t + 15 */
+#pragma unroll
+    for (uint32_t q = 0; q < 16; q++) {
+        const uint32_t j = tid + q * NT, c = cb[j];
+        sp |= (c == 0) | (c >= vnew);
+        S[j + (j >> 4)] = (int32_t)c - ri;
+    }
+    if (__syncthreads_or(sp)) return false;
+    int32_t v[16], a = 0;
+#pragma unroll
+    for (uint32_t k = 0; k < 16; k++) v[k] = a += S[17 * tid + k];
+    const int32_t in = warp_incl(a, lane);
+    if (lane == 31) S[4352 + warp] = in;
+    __syncthreads();
+    int32_t carry = in - a;
+    for (uint32_t w = 0; w < warp; w++) carry += S[4352 + w];
+#pragma unroll
+    for (uint32_t k = 0; k < 16; k++) S[17 * tid + k] = v[k] + carry;
+    __syncthreads();
+#pragma unroll
+    for (uint32_t q = 0; q < 16; q++) {
+        const uint32_t j = tid + q * NT;
+        put_q<F32>(dst, base + j, S[j + (j >> 4)], h);
+    }
+    return true;
+}
+
+template <bool F32> __global__ void __launch_bounds__(NT, 4) k_recon(Params p) {
     typedef cub::BlockScan<uint32_t, NT> ScanU;
     typedef cub::BlockScan<unsigned long long, NT> ScanL;
     typedef cub::BlockReduce<Cnt3, NT> Red;
@@ -746,6 +891,19 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_recon(Params p) {
         const uint64_t co = (uint64_t)z0 * e1 * e0 + (uint64_t)ez * y0 * e0 + (uint64_t)ez * ey * x0;
         const uint32_t m = ex * ey * ez, exy = ex * ey;
         const uint16_t *codes = p.codes + (size_t)c * p.count_full;
+        {
+            const uint32_t l0 = M.lb[0], l1 = M.lb[1], l2 = M.lb[2];
+            int shape = FS_NONE;
+            if (ex == sx && ey == sy && ez == sz && r <= LZ_MAX_RADIUS) {
+                if (l0 == 12 && l1 == 0 && l2 == 0) shape = FS_1D;
+                else if (l0 == 6 && l1 == 6 && l2 == 0) shape = FS_2D;
+                else if (l0 == 4 && l1 == 4 && l2 == 4) shape = FS_3D;
+            }
+            if (shape != FS_NONE &&
+                recon_fast<F32>(shape, codes + co, p.dst + (uint64_t)c * p.raw_full, base, e0, e1, r, p.h,
+                                reinterpret_cast<int32_t *>(sm.D)))
+                continue; /* block-uniform; the next item's first barrier orders S */
+        }
         /* counts before the block: the tile's prefix plus the tile's codes before co */
         const uint32_t t0 = (uint32_t)(co / CT);
         {
@@ -931,7 +1089,9 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     pf.mark("prep");
     if ((e = cudaGetLastError())) return e;
     if ((e = cudaFuncSetAttribute(k_huff, cudaFuncAttributePreferredSharedMemoryCarveout, 100))) return e;
-    k_huff<<<persistent_grid((const void *)k_huff), NT, 0, s>>>(p);
+    if ((e = cudaFuncSetAttribute(k_huff, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sizeof(HShared))))
+        return e;
+    k_huff<<<persistent_grid((const void *)k_huff, (int)sizeof(HShared)), NT, sizeof(HShared), s>>>(p);
     pf.mark("huff");
     const int g = persistent_grid((const void *)k_rsum);
     k_rsum<<<g, NT, 0, s>>>(p);
@@ -945,6 +1105,8 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     pf.mark("counts");
     k_bckpt<<<persistent_grid((const void *)k_bckpt), NT, 0, s>>>(p);
     pf.mark("outliers");
+    if ((e = cudaFuncSetAttribute(k_recon<true>, cudaFuncAttributePreferredSharedMemoryCarveout, 100))) return e;
+    if ((e = cudaFuncSetAttribute(k_recon<false>, cudaFuncAttributePreferredSharedMemoryCarveout, 100))) return e;
     if (p.es == 4) k_recon<true><<<persistent_grid((const void *)k_recon<true>), NT, 0, s>>>(p);
     else k_recon<false><<<persistent_grid((const void *)k_recon<false>), NT, 0, s>>>(p);
     pf.mark("recon");

@@ -55,6 +55,7 @@ constexpr uint32_t RTILE = 4096;   /* codes per run-length tile */
 constexpr uint32_t NONE = 0xffffffffu;
 constexpr uint64_t NOFF = ~0ull;
 constexpr uint32_t STORE_PIECE = 16384;
+constexpr uint32_t HK = 2048; /* alphabets up to HK are counted by the quantization kernels */
 
 using scz_ku::Bump;
 
@@ -130,7 +131,20 @@ struct LP {
     uint32_t *t_cnt, *t_last, *t_first, *t_base, *t_cut, *t_nxt;
     double eb, ebx2, recip;
     uint32_t r, knob, es;
+    uint32_t *hist; /* codes' histogram (the Huffman set's), chunk c at c * hstride; NULL: counted later */
+    uint32_t hstride;
 };
+
+/* The block's code counts (shared memory, K <= HK) added to its chunk's
+ * histogram: nonzero bins only. */
+__device__ __forceinline__ void hist_flush(const LP &p, uint32_t cl, const uint32_t *sh) {
+    uint32_t *H = p.hist + (uint64_t)cl * p.hstride;
+    const uint32_t K = 2 * p.r + 2;
+    for (uint32_t k = threadIdx.x; k < K; k += NT) {
+        const uint32_t v = sh[k];
+        if (v) atomicAdd(&H[k], v);
+    }
+}
 
 __device__ __forceinline__ const LGeo &geo(const LP &p, uint32_t cl) { return cl == p.nlast ? p.glast : p.gfull; }
 
@@ -217,6 +231,211 @@ template <> struct Bits<double> {
     typedef uint64_t U;
 };
 
+/* Fast pass 1 for whole blocks of the writer's shapes (4096, 64 x 64,
+ * 16^3): the block's values stay in registers, 16 per thread at code
+ * positions j = k * 256 + tid (1D, 3D: k = z) or rows 16 g + k of column
+ * x (2D: tid = 64 g + x); the Lorenzo prediction error is the forward
+ * difference along each axis (registers along k, shuffles and a small
+ * shared exchange across lanes and warps), modulo 2^64 as in k_quant.
+ * A block whose elements are all plainly coded gets its codes and
+ * statistics here; any other block is marked (bchg = NONE) for k_quant. */
+enum { QS_NONE = 0, QS_1D, QS_2D, QS_3D };
+
+__device__ __forceinline__ int qshape(const LGeo &g, const Blk &k) {
+    const uint32_t l0 = g.lb[0], l1 = g.lb[1], l2 = g.lb[2];
+    if (k.ex != 1u << l0 || k.ey != 1u << l1 || k.ez != 1u << l2) return QS_NONE;
+    if (l0 == 12 && l1 == 0 && l2 == 0) return QS_1D;
+    if (l0 == 6 && l1 == 6 && l2 == 0) return QS_2D;
+    if (l0 == 4 && l1 == 4 && l2 == 4) return QS_3D;
+    return QS_NONE;
+}
+
+template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
+    __shared__ int64_t xs[NT / 32][16][16]; /* 3D: the upper half-warp's values for the next warp */
+    __shared__ int64_t xe[NT / 32][16];     /* lane 31's values per warp */
+    __shared__ uint32_t ce[NT / 32][16];    /* lane 31's codes per warp */
+    __shared__ uint32_t s_chg[NT / 32];
+    __shared__ uint32_t sh[HK];
+    const uint32_t cl = blockIdx.y, b = blockIdx.x, tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
+    const LGeo &g = geo(p, cl);
+    if (b >= g.nblocks) return;
+    const uint64_t sb = (uint64_t)cl * p.nbc + b;
+    const Blk k = blk(g, b);
+    const int shape = qshape(g, k);
+    if (shape == QS_NONE) {
+        if (tid == 0) p.bchg[sb] = NONE;
+        return;
+    }
+    const T *src = reinterpret_cast<const T *>(p.src + (uint64_t)cl * p.raw_full) + k.base;
+    const uint64_t e0 = g.e[0], e01 = (uint64_t)g.e[0] * g.e[1];
+    const bool f32 = sizeof(T) == 4;
+    const uint32_t r = p.r;
+    const uint64_t span = 2 * (uint64_t)r - 1;
+    if (p.hist)
+        for (uint32_t q = tid; q < 2 * r + 2; q += NT) sh[q] = 0; /* ordered by the barriers below */
+    int64_t d[16];
+    int bad = 0;
+    if (shape == QS_3D) {
+        const uint32_t x = tid & 15, y = tid >> 4;
+        int64_t prev = 0;
+#pragma unroll
+        for (uint32_t z = 0; z < 16; z++) {
+            int64_t q;
+            bad |= prequant((double)src[z * e01 + y * e0 + x], p.recip, p.ebx2, p.eb, f32, &q);
+            d[z] = (int64_t)((uint64_t)q - (uint64_t)prev);
+            prev = q;
+        }
+#pragma unroll
+        for (uint32_t z = 0; z < 16; z++) {
+            const int64_t o = __shfl_up_sync(0xffffffffu, d[z], 1);
+            if (x) d[z] = (int64_t)((uint64_t)d[z] - (uint64_t)o);
+        }
+        if (lane >= 16)
+#pragma unroll
+            for (uint32_t z = 0; z < 16; z++) xs[w][z][lane - 16] = d[z];
+        bad = __syncthreads_or(bad);
+        if (bad) {
+            if (tid == 0) p.bchg[sb] = NONE;
+            return;
+        }
+#pragma unroll
+        for (uint32_t z = 0; z < 16; z++) {
+            const int64_t o = __shfl_up_sync(0xffffffffu, d[z], 16);
+            if (y) d[z] = (int64_t)((uint64_t)d[z] - (uint64_t)(lane >= 16 ? o : xs[w - 1][z][lane]));
+        }
+    } else if (shape == QS_2D) {
+        /* thread (x, g) = (tid & 63, tid >> 6): rows 16 g + k */
+        const uint32_t x = tid & 63, gq = tid >> 6;
+        int64_t *ql = &xs[0][0][0]; /* q of each group's last row: [g][x] */
+#pragma unroll
+        for (uint32_t kk = 0; kk < 16; kk++) {
+            int64_t q;
+            bad |= prequant((double)src[(16 * gq + kk) * e0 + x], p.recip, p.ebx2, p.eb, f32, &q);
+            d[kk] = q;
+        }
+        ql[gq * 64 + x] = d[15];
+        bad = __syncthreads_or(bad);
+        if (bad) {
+            if (tid == 0) p.bchg[sb] = NONE;
+            return;
+        }
+        const int64_t above = gq ? ql[(gq - 1) * 64 + x] : 0;
+#pragma unroll
+        for (uint32_t kk = 15; kk >= 1; kk--) d[kk] = (int64_t)((uint64_t)d[kk] - (uint64_t)d[kk - 1]);
+        d[0] = (int64_t)((uint64_t)d[0] - (uint64_t)above);
+        if (lane == 31)
+#pragma unroll
+            for (uint32_t kk = 0; kk < 16; kk++) xe[w][kk] = d[kk];
+        __syncthreads();
+#pragma unroll
+        for (uint32_t kk = 0; kk < 16; kk++) {
+            const int64_t o = __shfl_up_sync(0xffffffffu, d[kk], 1);
+            if (x) d[kk] = (int64_t)((uint64_t)d[kk] - (uint64_t)(lane ? o : xe[w - 1][kk]));
+        }
+    } else {
+        /* 1D: element j = k * 256 + tid */
+#pragma unroll
+        for (uint32_t kk = 0; kk < 16; kk++) {
+            int64_t q;
+            bad |= prequant((double)src[kk * NT + tid], p.recip, p.ebx2, p.eb, f32, &q);
+            d[kk] = q;
+        }
+        if (lane == 31)
+#pragma unroll
+            for (uint32_t kk = 0; kk < 16; kk++) xe[w][kk] = d[kk];
+        bad = __syncthreads_or(bad);
+        if (bad) {
+            if (tid == 0) p.bchg[sb] = NONE;
+            return;
+        }
+#pragma unroll
+        for (uint32_t kk = 0; kk < 16; kk++) {
+            const int64_t o = __shfl_up_sync(0xffffffffu, d[kk], 1);
+            int64_t pr = o;
+            if (lane == 0) pr = w ? xe[w - 1][kk] : (kk ? xe[NT / 32 - 1][kk - 1] : 0);
+            d[kk] = (int64_t)((uint64_t)d[kk] - (uint64_t)pr);
+        }
+    }
+    /* codes; an outlier sends the block to k_quant */
+    uint32_t c[16];
+    int out = 0;
+#pragma unroll
+    for (uint32_t kk = 0; kk < 16; kk++) {
+        const bool in = (uint64_t)d[kk] + (uint64_t)(r - 1) < span;
+        c[kk] = in ? (uint32_t)(d[kk] + (int64_t)r) : LZ_CODE_OUTLIER;
+        out |= !in;
+    }
+    if (lane == 31)
+#pragma unroll
+        for (uint32_t kk = 0; kk < 16; kk++) ce[w][kk] = c[kk];
+    out = __syncthreads_or(out);
+    if (out) {
+        if (tid == 0) p.bchg[sb] = NONE;
+        return;
+    }
+    /* code changes in code order, and the codes */
+    uint16_t *cd = p.codes + (uint64_t)cl * p.cf + k.co;
+    uint32_t chg = 0;
+    if (shape == QS_2D) {
+        const uint32_t x = tid & 63, gq = tid >> 6;
+#pragma unroll
+        for (uint32_t kk = 0; kk < 16; kk++) {
+            const uint32_t o = __shfl_up_sync(0xffffffffu, c[kk], 1);
+            uint32_t pr;
+            bool has = true;
+            if (lane) pr = o;
+            else if (x) pr = ce[w - 1][kk];                 /* x = 32: lane 31 of the even warp */
+            else if (kk) pr = ce[w + 1][kk - 1];             /* x = 0: x = 63 of the row above */
+            else if (gq) pr = ce[w - 1][15];                 /* the previous group's last row */
+            else has = false, pr = 0;
+            chg += has && pr != c[kk];
+            cd[(16 * gq + kk) * 64 + x] = (uint16_t)c[kk];
+        }
+    } else {
+#pragma unroll
+        for (uint32_t kk = 0; kk < 16; kk++) {
+            const uint32_t o = __shfl_up_sync(0xffffffffu, c[kk], 1);
+            uint32_t pr = o;
+            bool has = true;
+            if (lane == 0) {
+                if (w) pr = ce[w - 1][kk];
+                else if (kk) pr = ce[NT / 32 - 1][kk - 1];
+                else has = false;
+            }
+            chg += has && pr != c[kk];
+            cd[kk * NT + tid] = (uint16_t)c[kk];
+        }
+    }
+    if (p.hist) {
+        /* the most frequent code, r, counted in registers */
+        uint32_t nr = 0;
+#pragma unroll
+        for (uint32_t kk = 0; kk < 16; kk++) {
+            if (c[kk] == r) nr++;
+            else atomicAdd(&sh[c[kk]], 1u);
+        }
+#pragma unroll
+        for (uint32_t o = 16; o; o >>= 1) nr += __shfl_down_sync(0xffffffffu, nr, o);
+        if (lane == 0 && nr) atomicAdd(&sh[r], nr);
+    }
+#pragma unroll
+    for (uint32_t o = 16; o; o >>= 1) chg += __shfl_down_sync(0xffffffffu, chg, o);
+    if (lane == 0) s_chg[w] = chg;
+    __syncthreads();
+    if (p.hist) hist_flush(p, cl, sh);
+    if (tid == 0) {
+        uint32_t t = 0;
+        for (uint32_t i = 0; i < NT / 32; i++) t += s_chg[i];
+        p.bo_n[sb] = 0;
+        p.bo_bytes[sb] = 0;
+        p.bo_first[sb] = NONE;
+        p.bo_last[sb] = 0;
+        p.bv_n[sb] = 0;
+        p.bv_first[sb] = NONE;
+        p.bchg[sb] = t;
+    }
+}
+
 /* Pass 1 (P2 false): codes and block statistics. Pass 2: outlier list and
  * verbatim values of the blocks that have any, into the payload. */
 template <typename T, bool P2> __global__ void __launch_bounds__(NT) k_quant(LP p) {
@@ -241,6 +460,8 @@ template <typename T, bool P2> __global__ void __launch_bounds__(NT) k_quant(LP 
     if (P2) {
         if (p.meta[cl].wf == LZ_WF_STORED) return;
         if (p.bo_n[sb] == 0 && p.bv_n[sb] == 0) return;
+    } else if (p.bchg[sb] != NONE) {
+        return; /* k_qfast coded it */
     }
     const Blk k = blk(g, b);
     const uint32_t lb0 = g.lb[0], lb1 = g.lb[1], lb01 = lb0 + lb1, sx = 1u << lb0, sy = 1u << lb1;
@@ -254,6 +475,17 @@ template <typename T, bool P2> __global__ void __launch_bounds__(NT) k_quant(LP 
     /* prequantize (striped over the block's full shape) */
     int vloc = 0;
     for (uint32_t j = tid; j < BLK / 32; j += NT) svm[j] = 0;
+    /* pass 1, once the block's codes are in sc and sq is no longer read:
+     * their counts (in sq's memory) into the chunk's histogram */
+    auto count_codes = [&]() {
+        uint32_t *sh = reinterpret_cast<uint32_t *>(sq);
+        __syncthreads();
+        for (uint32_t q = tid; q < 2 * r + 2; q += NT) sh[q] = 0;
+        __syncthreads();
+        for (uint32_t jc = tid; jc < k.nel; jc += NT) atomicAdd(&sh[sc[jc]], 1u);
+        __syncthreads();
+        hist_flush(p, cl, sh);
+    };
     __syncthreads();
     for (uint32_t j = tid; j < full; j += NT) { /* full: 4096, whole warps */
         const uint32_t x = j & (sx - 1), y = (j >> lb0) & (sy - 1), z = j >> lb01;
@@ -403,6 +635,7 @@ template <typename T, bool P2> __global__ void __launch_bounds__(NT) k_quant(LP 
         typedef cub::BlockReduce<uint32_t, NT> Red;
         __shared__ typename Red::TempStorage rts;
         const uint32_t tchg = Red(rts).Sum(chg);
+        if (p.hist) count_codes();
         if (tid == 0) {
             p.bo_n[sb] = 0;
             p.bo_bytes[sb] = 0;
@@ -523,6 +756,7 @@ template <typename T, bool P2> __global__ void __launch_bounds__(NT) k_quant(LP 
         if (fv != NONE && lv == s_lv) p.bv_lbits[sb] = lbits;
         uint16_t *cd = p.codes + (uint64_t)cl * p.cf + k.co;
         for (uint32_t jc = tid; jc < k.nel; jc += NT) cd[jc] = sc[jc];
+        if (p.hist) count_codes();
         if (tid == 0) {
             p.bo_n[sb] = s_nout;
             p.bo_bytes[sb] = s_bytes; /* without the varint of the first outlier's gap */
@@ -635,6 +869,10 @@ __global__ void __launch_bounds__(NT) k_lscan(LP p) {
             if (p.bv_first[sb] != NONE && pv.has && p.bv_fbits[sb] == pv.bits) {
                 fix = 1;
                 cd[cob + p.bv_first[sb]] = (uint16_t)vrep;
+                if (p.hist) { /* the counts of the quantization pass */
+                    atomicSub(&p.hist[(uint64_t)cl * p.hstride + vnew], 1u);
+                    atomicAdd(&p.hist[(uint64_t)cl * p.hstride + vrep], 1u);
+                }
             }
             p.bv_fix[sb] = (uint8_t)fix;
             nvf = p.bv_n[sb] - fix;
@@ -1049,7 +1287,10 @@ ELay elay(const scz_cuda_batch *b) {
 template <typename T> cudaError_t launch_quant(const LP &p, uint32_t nbc, bool pass2, cudaStream_t s) {
     const dim3 grid(nbc, p.ng);
     if (pass2) k_quant<T, true><<<grid, NT, 0, s>>>(p);
-    else k_quant<T, false><<<grid, NT, 0, s>>>(p);
+    else {
+        k_qfast<T><<<grid, NT, 0, s>>>(p);
+        k_quant<T, false><<<grid, NT, 0, s>>>(p);
+    }
     return cudaGetLastError();
 }
 
@@ -1091,14 +1332,20 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
         p.gc0 = g0;
         p.nlast = g0 + ng == b->n ? ng - 1 : NONE;
         p.src = static_cast<const uint8_t *>(d_src) + (uint64_t)g0 * b->raw_full;
+        /* the codes' histogram is counted by the quantization kernels */
+        const scz_hse hc{p.codes, L.cf, p.cntC, ng, K, L.cf, K <= HK};
+        p.hist = nullptr;
+        if (hc.hist_ready) {
+            p.hist = scz__hse_hist(&hc, stC, &p.hstride);
+            if ((e = cudaMemset2DAsync(p.hist, (size_t)p.hstride * 4, 0, (size_t)K * 4, ng, s))) return e;
+        }
         if ((e = p.es == 4 ? launch_quant<float>(p, L.nbc, false, s) : launch_quant<double>(p, L.nbc, false, s)))
             return e;
         pf.mark("quant");
         k_lscan<<<ng, NT, 0, s>>>(p);
         pf.mark("lscan");
-        const scz_hse hc{p.codes, L.cf, p.cntC, ng, K, L.cf};
-        const scz_hse hv{p.rv, L.cf, p.cntR, ng, K, L.cf};
-        const scz_hse hl{p.rl, L.cf, p.cntR, ng, 65536, L.cf};
+        const scz_hse hv{p.rv, L.cf, p.cntR, ng, K, L.cf, 0};
+        const scz_hse hl{p.rl, L.cf, p.cntR, ng, 65536, L.cf, 0};
         if ((e = scz__hse_plan(&hc, stC, work, p.sizeC, p.bitsC, s))) return e;
         pf.mark("planC");
         k_ltry<<<(ng + NT - 1) / NT, NT, 0, s>>>(p);
