@@ -1306,15 +1306,26 @@ __global__ void __launch_bounds__(NT) k_eenc(EParams p) {
     const uint32_t ebase = escm ? p.tesc[(size_t)cl * p.tiles + blockIdx.x] + eoff : 0;
     uint32_t ek = 0;
     uint64_t o = tb0 + off;
+    /* the thread's bits gathered in acc (from its top): words it alone
+     * covers are stored, its first and last words (shared with the
+     * neighbours) or-ed */
+    uint32_t wa = (uint32_t)(o - (W0 << 5)) >> 5, nacc = (uint32_t)(o - (W0 << 5)) & 31;
+    uint64_t acc = 0;
+    bool firstw = true;
 #pragma unroll
     for (uint32_t k = 0; k < EPT; k++) {
         const uint32_t l = e[k] & 31, code = e[k] >> 5;
         if (!l) continue;
-        const uint32_t rel = (uint32_t)(o - (W0 << 5)), a = rel >> 5, sh = rel & 31;
-        if (sh + l <= 32) atomicOr(&sw[a], code << (32 - sh - l));
-        else {
-            atomicOr(&sw[a], code >> (sh + l - 32));
-            atomicOr(&sw[a + 1], code << (64 - sh - l));
+        acc |= (uint64_t)code << (64 - nacc - l);
+        nacc += l;
+        if (nacc >= 32) {
+            const uint32_t w = (uint32_t)(acc >> 32);
+            if (firstw) atomicOr(&sw[wa], w);
+            else sw[wa] = w;
+            firstw = false;
+            wa++;
+            acc <<= 32;
+            nacc -= 32;
         }
         const uint64_t b = ((o >> 10) + 1) << 10; /* next unit boundary */
         if (b <= o + l) {
@@ -1334,6 +1345,7 @@ __global__ void __launch_bounds__(NT) k_eenc(EParams p) {
         }
         o += l;
     }
+    if (nacc) atomicOr(&sw[wa], (uint32_t)(acc >> 32));
     if (blockIdx.x == 0 && tid == 0 && M.n_units) {
         gapb[0] = 0;
         segf[0] = 0;

@@ -239,10 +239,10 @@ struct LongTab {
 };
 
 /* The symbol whose code is at the top of hi (the next 32 bits of the
- * stream), e = the primary table's entry for hi; *len = its length, 0 =
- * invalid codeword. */
-__device__ __forceinline__ uint32_t dec_sym_e(uint32_t e, uint32_t hi, const LongTab &L, const uint16_t *longs,
-                                              unsigned *len) {
+ * stream); *len = its length, 0 = invalid codeword. */
+__device__ __forceinline__ uint32_t dec_sym(uint32_t hi, const uint32_t *table, const LongTab &L,
+                                            const uint16_t *longs, unsigned *len) {
+    const uint32_t e = table[hi >> (32 - TB)];
     *len = e >> 16;
     if (e >> 16) return e & 0xFFFFu;
     const uint32_t c = hi >> (32 - LMAX);
@@ -256,45 +256,6 @@ __device__ __forceinline__ uint32_t dec_sym_e(uint32_t e, uint32_t hi, const Lon
     }
     *len = 0;
     return 0;
-}
-__device__ __forceinline__ uint32_t dec_sym(uint32_t hi, const uint32_t *table, const LongTab &L,
-                                            const uint16_t *longs, unsigned *len) {
-    return dec_sym_e(table[hi >> (32 - TB)], hi, L, longs, len);
-}
-
-/* Multi-symbol entries (built from the primary table, one per TB-bit
- * window w): x = the first two symbols (s1 | s2 << 16); y = len1 (5 bits,
- * 0: a longer or invalid code) | len1 + len2 << 5 | n2 << 10 (codes, 0-2,
- * among the first two that lie wholly in w) | nc << 12 (the number of
- * codes that lie wholly in w, greedily from its top, 0-TB) | their bits
- * << 16. */
-__device__ __forceinline__ uint32_t mt_entry(const uint2 &m) { return (m.x & 0xFFFFu) | (m.y & 31u) << 16; }
-
-__device__ inline void hs_build_multi(const uint32_t *table, uint2 *mt) {
-    for (uint32_t w = threadIdx.x; w < TABLE; w += blockDim.x) {
-        const uint32_t e1 = table[w], l1 = e1 >> 16;
-        uint2 m = make_uint2(0, 0);
-        if (l1) {
-            uint32_t n2 = 1, l12 = l1, x = e1 & 0xFFFFu;
-            if (l1 < TB) {
-                const uint32_t e2 = table[(w << l1) & (TABLE - 1)], l2 = e2 >> 16;
-                if (l2 && l1 + l2 <= TB) {
-                    x |= (e2 & 0xFFFFu) << 16;
-                    n2 = 2;
-                    l12 = l1 + l2;
-                }
-            }
-            uint32_t nc = 0, bc = 0;
-            while (bc < TB) {
-                const uint32_t l = table[(w << bc) & (TABLE - 1)] >> 16;
-                if (!l || bc + l > TB) break;
-                nc++;
-                bc += l;
-            }
-            m = make_uint2(x, l1 | l12 << 5 | n2 << 10 | nc << 12 | bc << 16);
-        }
-        mt[w] = m;
-    }
 }
 
 /* Staged word k of a segment (zeros past the staged range). */
@@ -383,9 +344,7 @@ template <typename T> struct VecOut {
 template <typename T, bool ESC>
 __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *table, const LongTab &L,
                                   const uint16_t *longs, uint32_t *stage, T *out, uint32_t esc_sym,
-                                  uint32_t *esc_out, const uint2 *mt = nullptr) {
-    /* mt (hs_build_multi; table may then be NULL): several codes per
-     * lookup, counting and writing; without ESC only */
+                                  uint32_t *esc_out) {
     const uint32_t lane = threadIdx.x & 31;
     __syncwarp(); /* the warp's previous segment is no longer read */
     /* stage the segment's words (and the lookahead), zeros past the stream */
@@ -419,35 +378,10 @@ __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *t
         Reader R;
         R.start(stage, rp);
         uint32_t p = rp;
-        if (!ESC && mt) {
-            /* windows wholly inside the unit: every code they count ends in it */
-            while (p + TB <= lim) {
-                R.refill(stage);
-                const uint2 m = mt[R.hi >> (32 - TB)];
-                const uint32_t nc = (m.y >> 12) & 15u;
-                if (nc) {
-                    const uint32_t bc = (m.y >> 16) & 15u;
-                    R.skip(bc);
-                    p += bc;
-                    cnt += nc;
-                    continue;
-                }
-                unsigned l;
-                dec_sym_e(mt_entry(m), R.hi, L, longs, &l);
-                if (!l) {
-                    ok = false;
-                    break;
-                }
-                R.skip(l);
-                p += l;
-                cnt++;
-            }
-        }
-        while (ok && p < lim) {
+        while (p < lim) {
             R.refill(stage);
             unsigned l;
-            const uint32_t s = mt ? dec_sym_e(mt_entry(mt[R.hi >> (32 - TB)]), R.hi, L, longs, &l)
-                                  : dec_sym(R.hi, table, L, longs, &l);
+            const uint32_t s = dec_sym(R.hi, table, L, longs, &l);
             if (!l) {
                 ok = false;
                 break;
@@ -484,33 +418,13 @@ __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *t
         W.init(out + base + (incl - cnt), cnt);
         Reader R;
         R.start(stage, rp);
-        if (mt) {
-            for (uint32_t i = 0; i < cnt;) {
-                R.refill(stage);
-                const uint2 m = mt[R.hi >> (32 - TB)];
-                if (((m.y >> 10) & 3u) == 2 && i + 2 <= cnt) {
-                    W.put(i, m.x & 0xFFFFu);
-                    W.put(i + 1, m.x >> 16);
-                    R.skip((m.y >> 5) & 31u);
-                    i += 2;
-                    continue;
-                }
-                unsigned l;
-                const uint32_t s = dec_sym_e(mt_entry(m), R.hi, L, longs, &l);
-                if (!l) break; /* cannot happen: the counting pass decoded the same bits */
-                R.skip(l);
-                W.put(i, s);
-                i++;
-            }
-        } else {
-            for (uint32_t i = 0; i < cnt; i++) {
-                R.refill(stage);
-                unsigned l;
-                const uint32_t s = dec_sym(R.hi, table, L, longs, &l);
-                if (!l) break; /* cannot happen: the counting pass decoded the same bits */
-                R.skip(l);
-                W.put(i, s);
-            }
+        for (uint32_t i = 0; i < cnt; i++) {
+            R.refill(stage);
+            unsigned l;
+            const uint32_t s = dec_sym(R.hi, table, L, longs, &l);
+            if (!l) break; /* cannot happen: the counting pass decoded the same bits */
+            R.skip(l);
+            W.put(i, s);
         }
         W.finish(cnt);
     }

@@ -320,21 +320,18 @@ __global__ void __launch_bounds__(NT) k_items(Params p) {
 
 
 struct HShared {
-    uint2 mt[TABLE]; /* multi-symbol entries (hs_build_multi) */
+    uint32_t table[TABLE];
     uint32_t stage[DW][STAGE_SLOTS];
     LongTab L;
 };
 
-__global__ void __launch_bounds__(NT, 4) k_huff(Params p) {
-    extern __shared__ __align__(16) unsigned char hsm[]; /* sizeof(HShared), above the static limit */
-    HShared &sm = *reinterpret_cast<HShared *>(hsm);
+__global__ void __launch_bounds__(NT, 5) k_huff(Params p) {
+    __shared__ __align__(16) HShared sm;
     const uint64_t *ib = p.ib + IT_HUFF * (p.n + 1);
     const uint64_t total = ib[p.n];
     const uint32_t warp = threadIdx.x >> 5;
     uint32_t loaded = 0xffffffffu;
-    /* a contiguous range of items per block: the tables change rarely */
-    const uint64_t it0 = total * blockIdx.x / gridDim.x, it1 = total * (blockIdx.x + 1) / gridDim.x;
-    for (uint64_t it = it0; it < it1; it++) {
+    for (uint64_t it = blockIdx.x; it < total; it += gridDim.x) {
         const uint32_t c = item_chunk(ib, p.n, it);
         uint64_t j = it - ib[c];
         const LMeta &M = p.meta[c];
@@ -351,14 +348,8 @@ __global__ void __launch_bounds__(NT, 4) k_huff(Params p) {
         const uint32_t key = 2 * c + s;
         if (key != loaded) { /* block-uniform */
             __syncthreads();
-            { /* the primary table through the (free) staging area */
-                uint32_t *t = &sm.stage[0][0];
-                static_assert(sizeof sm.stage >= TABLE * sizeof(uint32_t), "staging area");
-                const uint32_t *g = p.tables + (size_t)key * TABLE;
-                for (uint32_t i = threadIdx.x; i < TABLE; i += NT) t[i] = g[i];
-                __syncthreads();
-                hs_build_multi(t, sm.mt);
-            }
+            const uint32_t *t = p.tables + (size_t)key * TABLE;
+            for (uint32_t i = threadIdx.x; i < TABLE; i += NT) sm.table[i] = t[i];
             if (threadIdx.x < LMAX + 2) {
                 sm.L.first[threadIdx.x] = M.S[s].first[threadIdx.x];
                 sm.L.lcount[threadIdx.x] = M.S[s].lcount[threadIdx.x];
@@ -372,9 +363,9 @@ __global__ void __launch_bounds__(NT, 4) k_huff(Params p) {
         uint16_t *o16;
         if (M.mode == 1) o16 = p.codes + (size_t)c * p.count_full;
         else o16 = reinterpret_cast<uint16_t *>(out) + (s ? M.nruns : 0);
-        const bool ok = hs_decode_segment<uint16_t, false>(M.S[s], g, nullptr, sm.L,
+        const bool ok = hs_decode_segment<uint16_t, false>(M.S[s], g, sm.table, sm.L,
                                                            p.longs + (size_t)key * p.long_cap, sm.stage[warp],
-                                                           o16, 0, nullptr, sm.mt);
+                                                           o16, 0, nullptr);
         if (!ok && (threadIdx.x & 31) == 0) fail(p, c, LZE_BITS);
     }
 }
@@ -1089,9 +1080,7 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     pf.mark("prep");
     if ((e = cudaGetLastError())) return e;
     if ((e = cudaFuncSetAttribute(k_huff, cudaFuncAttributePreferredSharedMemoryCarveout, 100))) return e;
-    if ((e = cudaFuncSetAttribute(k_huff, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sizeof(HShared))))
-        return e;
-    k_huff<<<persistent_grid((const void *)k_huff, (int)sizeof(HShared)), NT, sizeof(HShared), s>>>(p);
+    k_huff<<<persistent_grid((const void *)k_huff), NT, 0, s>>>(p);
     pf.mark("huff");
     const int g = persistent_grid((const void *)k_rsum);
     k_rsum<<<g, NT, 0, s>>>(p);
