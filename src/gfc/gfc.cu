@@ -36,6 +36,7 @@ extern "C" {
 }
 #include "../cuda/cuda_rt.h"
 #include "../cuda/kutil.h"
+#include "../cuda/prof.h"
 
 namespace {
 
@@ -107,44 +108,52 @@ __device__ __forceinline__ uint64_t chunk_count(const GParams &p, uint32_t c) {
     return c + 1 == p.n ? p.count_last : p.count_full;
 }
 
-/* Inclusive warp prefix sum. */
-__device__ __forceinline__ uint32_t warp_incl(uint32_t v, uint32_t lane) {
+/* Exclusive warp prefix sum and total of a kept-byte count nb < 2^NB,
+ * bit-sliced: one ballot per bit, population counts below the lane (no
+ * chain of shuffles). */
+template <int NB> struct Psum {
+    uint32_t ex, tot;
+    __device__ __forceinline__ Psum(uint32_t nb, uint32_t lt) {
+        ex = 0;
+        tot = 0;
 #pragma unroll
-    for (uint32_t o = 1; o < 32; o <<= 1) {
-        const uint32_t t = __shfl_up_sync(FULLM, v, o);
-        if (lane >= o) v += t;
+        for (int b = 0; b < NB; b++) {
+            const uint32_t m = __ballot_sync(FULLM, (nb >> b) & 1u);
+            ex += (uint32_t)__popc(m & lt) << b;
+            tot += (uint32_t)__popc(m) << b;
+        }
     }
-    return v;
-}
+};
+/* Bits of a kept-byte count: 0..8 (f64), 0..4 (f32). */
+template <typename T> __host__ __device__ constexpr int nb_bits() { return sizeof(T) == 8 ? 4 : 3; }
 
 /* ---- encoding ---- */
 
 /* Codes segment s of chunk c (n values) into the warp's slot; returns its
- * size in bytes. */
-template <typename T>
+ * size in bytes. FULLSEG: the segment has all 1024 values (straight-line
+ * loads); UNR: and straight-line code (the 32 subchunks overlap, only the
+ * byte position is carried). */
+template <typename T, bool FULLSEG, bool UNR>
 __device__ __forceinline__ uint32_t encode_seg(const GParams &p, uint32_t c, uint64_t n, uint32_t s, uint8_t *slot,
                                                uint32_t lane) {
     const uint64_t v0 = (uint64_t)s * GFC_SEG_VALUES;
-    const uint32_t vals = n - v0 < GFC_SEG_VALUES ? (uint32_t)(n - v0) : GFC_SEG_VALUES;
+    const uint32_t vals = FULLSEG ? GFC_SEG_VALUES : (uint32_t)(n - v0);
     const uint32_t nsub = (vals + GFC_SUB - 1) / GFC_SUB;
     const T *q = reinterpret_cast<const T *>(p.src + (uint64_t)c * p.raw_full) + v0 + lane;
     const int lim = (int)vals - (int)lane; /* value 32k + lane is real iff 32k < lim */
     T x[GFC_SEG_SUBS];
-    if (vals == GFC_SEG_VALUES) { /* straight-line loads, all in flight at once */
 #pragma unroll
-        for (uint32_t k = 0; k < GFC_SEG_SUBS; k++) x[k] = ldcs(q + GFC_SUB * k);
-    } else {
-#pragma unroll
-        for (uint32_t k = 0; k < GFC_SEG_SUBS; k++) x[k] = (int)(GFC_SUB * k) < lim ? ldcs(q + GFC_SUB * k) : (T)0;
-    }
+    for (uint32_t k = 0; k < GFC_SEG_SUBS; k++) /* all loads in flight at once */
+        x[k] = FULLSEG || (int)(GFC_SUB * k) < lim ? ldcs(q + GFC_SUB * k) : (T)0;
     const uint32_t plane = GFC_SUB - p.dim + lane % p.dim; /* predictor lane (10.2) */
+    const uint32_t lt = (1u << lane) - 1;
     uint32_t pos = 0;
 #pragma unroll
     for (uint32_t k = 0; k < GFC_SEG_SUBS; k++) {
-        if (k < nsub) { /* warp-uniform */
+        if ((FULLSEG && UNR) || k < nsub) { /* warp-uniform */
             T pr = 0;
             if (k) pr = __shfl_sync(FULLM, x[k - 1], plane);
-            if ((int)(GFC_SUB * k) >= lim) x[k] = pr; /* padding (10.1): residual 0 */
+            if (!FULLSEG && (int)(GFC_SUB * k) >= lim) x[k] = pr; /* padding (10.1): residual 0 */
             const T r = x[k] - pr;
             const uint32_t g = (uint32_t)(r >> (8 * sizeof(T) - 1));
             const T m = g ? (T)0 - r : r;
@@ -153,12 +162,12 @@ __device__ __forceinline__ uint32_t encode_seg(const GParams &p, uint32_t c, uin
             const uint32_t h = g << 3 | cc;
             const uint32_t hn = __shfl_down_sync(FULLM, h, 1);
             if (!(lane & 1)) slot[pos + lane / 2] = (uint8_t)(h | hn << 4);
-            const uint32_t incl = warp_incl(nb, lane);
-            uint8_t *o = slot + pos + GFC_HDR_BYTES + incl - nb;
+            const Psum<nb_bits<T>()> ps(nb, lt);
+            uint8_t *o = slot + pos + GFC_HDR_BYTES + ps.ex;
 #pragma unroll
             for (uint32_t b = 0; b < sizeof(T); b++)
                 if (b < nb) o[b] = (uint8_t)(m >> (8 * b));
-            pos += GFC_HDR_BYTES + __shfl_sync(FULLM, incl, 31);
+            pos += GFC_HDR_BYTES + ps.tot;
         }
     }
     __syncwarp();
@@ -197,7 +206,7 @@ __device__ __forceinline__ void locate(const GParams &p, uint64_t g, uint32_t &c
     }
 }
 
-template <typename T> __global__ void __launch_bounds__(NT, sizeof(T) == 8 ? 5 : 8) k_genc(GParams p) {
+template <typename T, int MINB, bool UNR> __global__ void __launch_bounds__(NT, MINB) k_genc(GParams p) {
     extern __shared__ __align__(16) uint8_t gsm[];
     __shared__ unsigned long long s_g, s_excl, s_start;
     __shared__ uint32_t s_size[WPB];
@@ -213,7 +222,9 @@ template <typename T> __global__ void __launch_bounds__(NT, sizeof(T) == 8 ? 5 :
     const uint32_t s = h * WPB + w;
     uint8_t *slot = gsm + w * slot_bytes<T>();
     uint32_t bytes = 0;
-    if (s < S) bytes = encode_seg<T>(p, c, n, s, slot, lane);
+    if (s < S)
+        bytes = n - (uint64_t)s * GFC_SEG_VALUES >= GFC_SEG_VALUES ? encode_seg<T, true, UNR>(p, c, n, s, slot, lane)
+                                                                   : encode_seg<T, false, false>(p, c, n, s, slot, lane);
     if (lane == 0) s_size[w] = bytes;
     __syncthreads();
     uint32_t wex = 0, agg = 0;
@@ -341,7 +352,55 @@ template <> __device__ __forceinline__ uint32_t kept_bytes<uint32_t>(const uint3
     return nb >= 4 ? m : m & ((1u << (8 * nb)) - 1);
 }
 
-template <typename T> __global__ void __launch_bounds__(NT) k_gdec(GParams p) {
+/* Decodes a staged segment (slot[o0 ..] holds its len bytes) to dst (lane
+ * j's value of subchunk k at dst[32 k]); returns whether the segment is
+ * malformed (10.4, 10.5). No branch on the data: a malformed segment is
+ * decoded to the end all the same, every read clamped inside the slot, and
+ * rejected afterwards (its values are written only where its own values
+ * go). FULLSEG: all 1024 values, fully unrolled. */
+template <typename T, bool FULLSEG>
+__device__ __forceinline__ bool decode_seg(const uint8_t *slot, uint32_t o0, uint32_t len, uint32_t vals, T *dst,
+                                           uint32_t plane, uint32_t lane) {
+    constexpr uint32_t SB = slot_bytes<T>();
+    const uint32_t *sw = reinterpret_cast<const uint32_t *>(slot);
+    const uint32_t nsub = FULLSEG ? GFC_SEG_SUBS : (vals + GFC_SUB - 1) / GFC_SUB, lt = (1u << lane) - 1;
+    const int lim = (int)vals - (int)lane;
+    T prev = 0;
+    uint32_t pos = 0;
+    bool bad = false;
+    auto step = [&](uint32_t k) {
+        bad |= pos + GFC_HDR_BYTES > len;
+        uint32_t rd = o0 + pos;
+        rd = rd < SB - 32 ? rd : SB - 32;
+        const uint32_t byte = slot[rd + lane / 2];
+        const uint32_t hn = (lane & 1) ? byte >> 4 : byte & 15;
+        const uint32_t g = hn >> 3, nb = Lz<T>::kept(hn & 7);
+        const bool real = FULLSEG || (int)(GFC_SUB * k) < lim;
+        const bool lbad = nb > sizeof(T) || (!real && hn != Lz<T>::ZERO); /* f32 codes 5..7; padding */
+        const uint32_t nbv = lbad ? 0 : nb;
+        const Psum<nb_bits<T>()> ps(nbv, lt);
+        bad |= lbad || pos + GFC_HDR_BYTES + ps.tot > len;
+        uint32_t at = o0 + pos + GFC_HDR_BYTES + ps.ex;
+        at = at < SB - 12 ? at : SB - 12;
+        const T m = kept_bytes<T>(sw, at, nbv);
+        const T pv = __shfl_sync(FULLM, prev, plane);
+        const T pr = k ? pv : (T)0;
+        const T x = g ? pr - m : pr + m;
+        if (real) stcs(dst + GFC_SUB * k, x);
+        prev = x;
+        pos += GFC_HDR_BYTES + ps.tot;
+    };
+    if (FULLSEG) {
+#pragma unroll
+        for (uint32_t k = 0; k < GFC_SEG_SUBS; k++) step(k);
+    } else {
+#pragma unroll 1
+        for (uint32_t k = 0; k < nsub; k++) step(k);
+    }
+    return __any_sync(FULLM, bad) || pos != len;
+}
+
+template <typename T, bool UNR> __global__ void __launch_bounds__(NT) k_gdec(GParams p) {
     extern __shared__ __align__(16) uint8_t gsm[];
     const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const uint32_t cl = blockIdx.y, s = blockIdx.x * WPB + w;
@@ -360,39 +419,10 @@ template <typename T> __global__ void __launch_bounds__(NT) k_gdec(GParams p) {
     const uint32_t a = s ? ldb32(P + 4 * (s - 1)) : 0, b = ldb32(P + 4 * s), len = b - a;
     uint8_t *slot = gsm + w * slot_bytes<T>();
     const uint32_t o0 = stage_in(slot, P + 4ull * S + a, len, lane);
-    const uint32_t *sw = reinterpret_cast<const uint32_t *>(slot);
     T *dst = reinterpret_cast<T *>(out) + v0 + lane;
-    const uint32_t nsub = (vals + GFC_SUB - 1) / GFC_SUB, plane = GFC_SUB - p.dim + lane % p.dim;
-    const int lim = (int)vals - (int)lane;
-    T prev = 0;
-    uint32_t pos = 0;
-    bool bad = false;
-#pragma unroll 2
-    for (uint32_t k = 0; k < nsub; k++) {
-        if (pos + GFC_HDR_BYTES > len) { /* warp-uniform */
-            bad = true;
-            break;
-        }
-        const uint32_t byte = slot[o0 + pos + lane / 2];
-        const uint32_t hn = (lane & 1) ? byte >> 4 : byte & 15;
-        const uint32_t g = hn >> 3, nb = Lz<T>::kept(hn & 7);
-        const bool real = (int)(GFC_SUB * k) < lim;
-        const bool lbad = nb > sizeof(T) || (!real && hn != Lz<T>::ZERO); /* f32 codes 5..7; padding */
-        const uint32_t nbv = lbad ? 0 : nb;
-        const uint32_t incl = warp_incl(nbv, lane), tot = __shfl_sync(FULLM, incl, 31);
-        if (__any_sync(FULLM, lbad) || pos + GFC_HDR_BYTES + tot > len) {
-            bad = true;
-            break;
-        }
-        const T m = kept_bytes<T>(sw, o0 + pos + GFC_HDR_BYTES + incl - nbv, nbv);
-        const T pv = __shfl_sync(FULLM, prev, plane);
-        const T pr = k ? pv : (T)0;
-        const T x = g ? pr - m : pr + m;
-        if (real) stcs(dst + GFC_SUB * k, x);
-        prev = x;
-        pos += GFC_HDR_BYTES + tot;
-    }
-    if (!bad && pos != len) bad = true;
+    const uint32_t plane = GFC_SUB - p.dim + lane % p.dim;
+    const bool bad = vals == GFC_SEG_VALUES ? decode_seg<T, UNR>(slot, o0, len, vals, dst, plane, lane)
+                                            : decode_seg<T, false>(slot, o0, len, vals, dst, plane, lane);
     if (bad && lane == 0) scz_cuda_report(p.err, p.c0 + cl, GFC_ERR_SEGMENT);
 }
 
@@ -448,6 +478,24 @@ template <typename K> cudaError_t prefer_shared(K *k) {
     return cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
 }
 
+/* Development variants (SCZ_GFC_EVAR, SCZ_GFC_DVAR; 0 = default). */
+int variant(const char *name) {
+    const char *e = getenv(name);
+    return e ? atoi(e) : 0;
+}
+
+template <typename T, int MINB, bool UNR> cudaError_t launch_enc(const GParams &p, unsigned count, cudaStream_t s) {
+    cudaError_t e = prefer_shared(k_genc<T, MINB, UNR>);
+    if (!e) k_genc<T, MINB, UNR><<<count, NT, (size_t)WPB * slot_bytes<T>(), s>>>(p);
+    return e;
+}
+
+template <typename T, bool UNR> cudaError_t launch_dec(const GParams &p, dim3 grid, cudaStream_t s) {
+    cudaError_t e = prefer_shared(k_gdec<T, UNR>);
+    if (!e) k_gdec<T, UNR><<<grid, NT, (size_t)WPB * slot_bytes<T>(), s>>>(p);
+    return e;
+}
+
 } // namespace
 
 static scz_status gfc_cuda_check(scz_ctx *ctx, const scz_cuda_batch *b) {
@@ -480,24 +528,28 @@ static cudaError_t gfc_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
     p.state = reinterpret_cast<unsigned long long *>(sc + L.state);
     p.counter = reinterpret_cast<unsigned long long *>(sc + L.counter);
     cudaError_t e;
+    ScProf pf("gfc encode", s); /* SCZ_GPU_PROFILE=1: phase times */
     if (ca == 0 && (e = cudaMemsetAsync(sc, 0, L.total, s))) return e; /* state and ticket, once per batch */
+    pf.mark("memset");
     /* tiles of chunks [ca, cb); the tickets continue from the chunks before,
      * whose launches came first on this stream */
     const uint64_t g_begin = (uint64_t)ca * p.tiles_full, g_end = cb == b->n ? p.tiles : (uint64_t)cb * p.tiles_full;
     const unsigned count = (unsigned)(g_end - g_begin);
+    const int var = variant("SCZ_GFC_EVAR");
     if (p.es == 8) {
-        const size_t dyn = (size_t)WPB * slot_bytes<uint64_t>();
-        if ((e = prefer_shared(k_genc<uint64_t>))) return e;
-        k_genc<uint64_t><<<count, NT, dyn, s>>>(p);
+        if (var == 1) e = launch_enc<uint64_t, 4, true>(p, count, s);
+        else if (var == 2) e = launch_enc<uint64_t, 5, false>(p, count, s);
+        else e = launch_enc<uint64_t, 5, true>(p, count, s);
     } else {
-        const size_t dyn = (size_t)WPB * slot_bytes<uint32_t>();
-        if ((e = prefer_shared(k_genc<uint32_t>))) return e;
-        k_genc<uint32_t><<<count, NT, dyn, s>>>(p);
+        e = var == 2 ? launch_enc<uint32_t, 8, false>(p, count, s) : launch_enc<uint32_t, 8, true>(p, count, s);
     }
+    if (e) return e;
     if ((e = cudaGetLastError())) return e;
+    pf.mark("k_genc");
     uint64_t slices = (b->raw_full + (512u << 10) - 1) >> 19;
     slices = slices < 1 ? 1 : slices > 64 ? 64 : slices;
     k_gstored<<<dim3((unsigned)slices, cb - ca), NT2, 0, s>>>(p, ca);
+    pf.mark("k_gstored");
     return cudaGetLastError();
 }
 
@@ -515,21 +567,21 @@ static cudaError_t gfc_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     p.err = err;
     const dim3 grid((p.smax + WPB - 1) / WPB, b->n);
     cudaError_t e;
+    ScProf pf("gfc decode", s);
     k_gdchk<<<b->n, NT2, 0, s>>>(p);
-    if (p.es == 8) {
-        if ((e = prefer_shared(k_gdec<uint64_t>))) return e;
-        k_gdec<uint64_t><<<grid, NT, (size_t)WPB * slot_bytes<uint64_t>(), s>>>(p);
-    } else {
-        if ((e = prefer_shared(k_gdec<uint32_t>))) return e;
-        k_gdec<uint32_t><<<grid, NT, (size_t)WPB * slot_bytes<uint32_t>(), s>>>(p);
-    }
+    pf.mark("k_gdchk");
+    const int var = variant("SCZ_GFC_DVAR");
+    if (p.es == 8) e = var == 1 ? launch_dec<uint64_t, false>(p, grid, s) : launch_dec<uint64_t, true>(p, grid, s);
+    else e = var == 1 ? launch_dec<uint32_t, false>(p, grid, s) : launch_dec<uint32_t, true>(p, grid, s);
+    if (e) return e;
+    pf.mark("k_gdec");
     return cudaGetLastError();
 }
 
 static cudaError_t gfc_cuda_probe(void) {
     cudaFuncAttributes a;
-    cudaError_t e = cudaFuncGetAttributes(&a, k_genc<uint64_t>);
-    if (!e) e = cudaFuncGetAttributes(&a, k_gdec<uint64_t>);
+    cudaError_t e = cudaFuncGetAttributes(&a, k_genc<uint64_t, 5, true>);
+    if (!e) e = cudaFuncGetAttributes(&a, k_gdec<uint64_t, true>);
     return e;
 }
 
