@@ -124,6 +124,16 @@ template <int NB> struct Psum {
         }
     }
 };
+/* The same, the total by one warp reduction. */
+template <int NB> struct Psum2 {
+    uint32_t ex, tot;
+    __device__ __forceinline__ Psum2(uint32_t nb, uint32_t lt) {
+        ex = 0;
+#pragma unroll
+        for (int b = 0; b < NB; b++) ex += (uint32_t)__popc(__ballot_sync(FULLM, (nb >> b) & 1u) & lt) << b;
+        tot = __reduce_add_sync(FULLM, nb);
+    }
+};
 /* Bits of a kept-byte count: 0..8 (f64), 0..4 (f32). */
 template <typename T> __host__ __device__ constexpr int nb_bits() { return sizeof(T) == 8 ? 4 : 3; }
 
@@ -174,6 +184,71 @@ __device__ __forceinline__ uint32_t encode_seg(const GParams &p, uint32_t c, uin
     return pos;
 }
 
+/* Byte of the warp's slot where a segment's input is staged for
+ * encode_staged: subchunk k's output ends at or below 272 (k + 1) (f64;
+ * 144 (k + 1) f32), which never reaches the input of subchunk k + 1 at
+ * IN_OFF + 256 (k + 1) (128 (k + 1)): the segment is coded in place. */
+constexpr uint32_t IN_OFF = GFC_SUB * GFC_HDR_BYTES; /* 512 */
+
+/* encode_seg with the segment's values staged in the slot by asynchronous
+ * 16-byte copies (no registers held while they are in flight) and read
+ * back one subchunk at a time. */
+template <typename T, bool FULLSEG>
+__device__ __forceinline__ uint32_t encode_staged(const GParams &p, uint32_t c, uint64_t n, uint32_t s, uint8_t *slot,
+                                                  uint32_t lane) {
+    const uint64_t v0 = (uint64_t)s * GFC_SEG_VALUES;
+    const uint32_t vals = FULLSEG ? GFC_SEG_VALUES : (uint32_t)(n - v0);
+    const uint32_t nsub = (vals + GFC_SUB - 1) / GFC_SUB;
+    const T *src = reinterpret_cast<const T *>(p.src + (uint64_t)c * p.raw_full) + v0;
+    T *in = reinterpret_cast<T *>(slot + IN_OFF);
+    if (FULLSEG && !(reinterpret_cast<uintptr_t>(src) & 15)) {
+        constexpr uint32_t NP = GFC_SEG_VALUES * sizeof(T) / 16; /* 16-byte pieces */
+#pragma unroll
+        for (uint32_t q = lane; q < NP; q += 32)
+            scz_ku::cp_async16(reinterpret_cast<uint8_t *>(in) + 16 * q,
+                               reinterpret_cast<const uint8_t *>(src) + 16 * q);
+        scz_ku::cp_async_wait_all();
+    } else {
+        for (uint32_t i = lane; i < vals; i += 32) in[i] = ldcs(src + i);
+    }
+    __syncwarp();
+    const uint32_t plane = GFC_SUB - p.dim + lane % p.dim; /* predictor lane (10.2) */
+    const uint32_t lt = (1u << lane) - 1;
+    const int lim = (int)vals - (int)lane; /* value 32k + lane is real iff 32k < lim */
+    uint32_t pos = 0;
+    T prev = 0, xk = (FULLSEG || lim > 0) ? in[lane] : (T)0;
+#pragma unroll
+    for (uint32_t k = 0; k < GFC_SEG_SUBS; k++) {
+        if (FULLSEG || k < nsub) { /* warp-uniform */
+            /* the next subchunk's value now: this subchunk's output may
+             * overwrite its own input, never the next one's */
+            T xn = 0;
+            if (k + 1 < GFC_SEG_SUBS && (FULLSEG || (int)(GFC_SUB * (k + 1)) < lim)) xn = in[GFC_SUB * (k + 1) + lane];
+            const T pr = k ? __shfl_sync(FULLM, prev, plane) : (T)0;
+            if (!FULLSEG && (int)(GFC_SUB * k) >= lim) xk = pr; /* padding (10.1): residual 0 */
+            const T r = xk - pr;
+            const uint32_t g = (uint32_t)(r >> (8 * sizeof(T) - 1));
+            const T m = g ? (T)0 - r : r;
+            uint32_t cc, nb;
+            Lz<T>::code(m, &cc, &nb);
+            const uint32_t h = g << 3 | cc;
+            const uint32_t hn = __shfl_down_sync(FULLM, h, 1);
+            const Psum2<nb_bits<T>()> ps(nb, lt);
+            __syncwarp(); /* every lane has read this subchunk's input */
+            if (!(lane & 1)) slot[pos + lane / 2] = (uint8_t)(h | hn << 4);
+            uint8_t *o = slot + pos + GFC_HDR_BYTES + ps.ex;
+#pragma unroll
+            for (uint32_t b = 0; b < sizeof(T); b++)
+                if (b < nb) o[b] = (uint8_t)(m >> (8 * b));
+            pos += GFC_HDR_BYTES + ps.tot;
+            prev = xk;
+            xk = xn;
+        }
+    }
+    __syncwarp();
+    return pos;
+}
+
 /* A warp stores len bytes of its slot (4-byte aligned, data from byte 0)
  * at d (any alignment): bytes up to d's next 16-byte boundary, 16-byte
  * stores (the slot's words funnel-shifted into place), the last bytes. */
@@ -206,7 +281,8 @@ __device__ __forceinline__ void locate(const GParams &p, uint64_t g, uint32_t &c
     }
 }
 
-template <typename T, int MINB, bool UNR> __global__ void __launch_bounds__(NT, MINB) k_genc(GParams p) {
+template <typename T, int MINB, bool UNR, bool STAGED>
+__global__ void __launch_bounds__(NT, MINB) k_genc(GParams p) {
     extern __shared__ __align__(16) uint8_t gsm[];
     __shared__ unsigned long long s_g, s_excl, s_start;
     __shared__ uint32_t s_size[WPB];
@@ -222,9 +298,14 @@ template <typename T, int MINB, bool UNR> __global__ void __launch_bounds__(NT, 
     const uint32_t s = h * WPB + w;
     uint8_t *slot = gsm + w * slot_bytes<T>();
     uint32_t bytes = 0;
-    if (s < S)
-        bytes = n - (uint64_t)s * GFC_SEG_VALUES >= GFC_SEG_VALUES ? encode_seg<T, true, UNR>(p, c, n, s, slot, lane)
-                                                                   : encode_seg<T, false, false>(p, c, n, s, slot, lane);
+    if (s < S) {
+        const bool full = n - (uint64_t)s * GFC_SEG_VALUES >= GFC_SEG_VALUES;
+        if (STAGED)
+            bytes = full ? encode_staged<T, true>(p, c, n, s, slot, lane) : encode_staged<T, false>(p, c, n, s, slot, lane);
+        else
+            bytes = full ? encode_seg<T, true, UNR>(p, c, n, s, slot, lane)
+                         : encode_seg<T, false, false>(p, c, n, s, slot, lane);
+    }
     if (lane == 0) s_size[w] = bytes;
     __syncthreads();
     uint32_t wex = 0, agg = 0;
@@ -358,7 +439,7 @@ template <> __device__ __forceinline__ uint32_t kept_bytes<uint32_t>(const uint3
  * decoded to the end all the same, every read clamped inside the slot, and
  * rejected afterwards (its values are written only where its own values
  * go). FULLSEG: all 1024 values, fully unrolled. */
-template <typename T, bool FULLSEG>
+template <typename T, bool FULLSEG, bool RDX>
 __device__ __forceinline__ bool decode_seg(const uint8_t *slot, uint32_t o0, uint32_t len, uint32_t vals, T *dst,
                                            uint32_t plane, uint32_t lane) {
     constexpr uint32_t SB = slot_bytes<T>();
@@ -378,9 +459,18 @@ __device__ __forceinline__ bool decode_seg(const uint8_t *slot, uint32_t o0, uin
         const bool real = FULLSEG || (int)(GFC_SUB * k) < lim;
         const bool lbad = nb > sizeof(T) || (!real && hn != Lz<T>::ZERO); /* f32 codes 5..7; padding */
         const uint32_t nbv = lbad ? 0 : nb;
-        const Psum<nb_bits<T>()> ps(nbv, lt);
-        bad |= lbad || pos + GFC_HDR_BYTES + ps.tot > len;
-        uint32_t at = o0 + pos + GFC_HDR_BYTES + ps.ex;
+        uint32_t psex, pstot;
+        if (RDX) {
+            const Psum2<nb_bits<T>()> ps(nbv, lt);
+            psex = ps.ex;
+            pstot = ps.tot;
+        } else {
+            const Psum<nb_bits<T>()> ps(nbv, lt);
+            psex = ps.ex;
+            pstot = ps.tot;
+        }
+        bad |= lbad || pos + GFC_HDR_BYTES + pstot > len;
+        uint32_t at = o0 + pos + GFC_HDR_BYTES + psex;
         at = at < SB - 12 ? at : SB - 12;
         const T m = kept_bytes<T>(sw, at, nbv);
         const T pv = __shfl_sync(FULLM, prev, plane);
@@ -388,7 +478,7 @@ __device__ __forceinline__ bool decode_seg(const uint8_t *slot, uint32_t o0, uin
         const T x = g ? pr - m : pr + m;
         if (real) stcs(dst + GFC_SUB * k, x);
         prev = x;
-        pos += GFC_HDR_BYTES + ps.tot;
+        pos += GFC_HDR_BYTES + pstot;
     };
     if (FULLSEG) {
 #pragma unroll
@@ -400,7 +490,7 @@ __device__ __forceinline__ bool decode_seg(const uint8_t *slot, uint32_t o0, uin
     return __any_sync(FULLM, bad) || pos != len;
 }
 
-template <typename T, bool UNR> __global__ void __launch_bounds__(NT) k_gdec(GParams p) {
+template <typename T, bool RDX> __global__ void __launch_bounds__(NT) k_gdec(GParams p) {
     extern __shared__ __align__(16) uint8_t gsm[];
     const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const uint32_t cl = blockIdx.y, s = blockIdx.x * WPB + w;
@@ -421,8 +511,8 @@ template <typename T, bool UNR> __global__ void __launch_bounds__(NT) k_gdec(GPa
     const uint32_t o0 = stage_in(slot, P + 4ull * S + a, len, lane);
     T *dst = reinterpret_cast<T *>(out) + v0 + lane;
     const uint32_t plane = GFC_SUB - p.dim + lane % p.dim;
-    const bool bad = vals == GFC_SEG_VALUES ? decode_seg<T, UNR>(slot, o0, len, vals, dst, plane, lane)
-                                            : decode_seg<T, false>(slot, o0, len, vals, dst, plane, lane);
+    const bool bad = vals == GFC_SEG_VALUES ? decode_seg<T, true, RDX>(slot, o0, len, vals, dst, plane, lane)
+                                            : decode_seg<T, false, RDX>(slot, o0, len, vals, dst, plane, lane);
     if (bad && lane == 0) scz_cuda_report(p.err, p.c0 + cl, GFC_ERR_SEGMENT);
 }
 
@@ -484,15 +574,16 @@ int variant(const char *name) {
     return e ? atoi(e) : 0;
 }
 
-template <typename T, int MINB, bool UNR> cudaError_t launch_enc(const GParams &p, unsigned count, cudaStream_t s) {
-    cudaError_t e = prefer_shared(k_genc<T, MINB, UNR>);
-    if (!e) k_genc<T, MINB, UNR><<<count, NT, (size_t)WPB * slot_bytes<T>(), s>>>(p);
+template <typename T, int MINB, bool UNR, bool STAGED>
+cudaError_t launch_enc(const GParams &p, unsigned count, cudaStream_t s) {
+    cudaError_t e = prefer_shared(k_genc<T, MINB, UNR, STAGED>);
+    if (!e) k_genc<T, MINB, UNR, STAGED><<<count, NT, (size_t)WPB * slot_bytes<T>(), s>>>(p);
     return e;
 }
 
-template <typename T, bool UNR> cudaError_t launch_dec(const GParams &p, dim3 grid, cudaStream_t s) {
-    cudaError_t e = prefer_shared(k_gdec<T, UNR>);
-    if (!e) k_gdec<T, UNR><<<grid, NT, (size_t)WPB * slot_bytes<T>(), s>>>(p);
+template <typename T, bool RDX> cudaError_t launch_dec(const GParams &p, dim3 grid, cudaStream_t s) {
+    cudaError_t e = prefer_shared(k_gdec<T, RDX>);
+    if (!e) k_gdec<T, RDX><<<grid, NT, (size_t)WPB * slot_bytes<T>(), s>>>(p);
     return e;
 }
 
@@ -535,14 +626,11 @@ static cudaError_t gfc_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
      * whose launches came first on this stream */
     const uint64_t g_begin = (uint64_t)ca * p.tiles_full, g_end = cb == b->n ? p.tiles : (uint64_t)cb * p.tiles_full;
     const unsigned count = (unsigned)(g_end - g_begin);
-    const int var = variant("SCZ_GFC_EVAR");
-    if (p.es == 8) {
-        if (var == 1) e = launch_enc<uint64_t, 4, true>(p, count, s);
-        else if (var == 2) e = launch_enc<uint64_t, 5, false>(p, count, s);
-        else e = launch_enc<uint64_t, 5, true>(p, count, s);
-    } else {
-        e = var == 2 ? launch_enc<uint32_t, 8, false>(p, count, s) : launch_enc<uint32_t, 8, true>(p, count, s);
-    }
+    const int var = variant("SCZ_GFC_EVAR"); /* 0: staged input; 1: values in registers (first version) */
+    if (p.es == 8)
+        e = var == 1 ? launch_enc<uint64_t, 5, true, false>(p, count, s) : launch_enc<uint64_t, 6, true, true>(p, count, s);
+    else
+        e = var == 1 ? launch_enc<uint32_t, 8, true, false>(p, count, s) : launch_enc<uint32_t, 8, true, true>(p, count, s);
     if (e) return e;
     if ((e = cudaGetLastError())) return e;
     pf.mark("k_genc");
@@ -570,7 +658,7 @@ static cudaError_t gfc_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     ScProf pf("gfc decode", s);
     k_gdchk<<<b->n, NT2, 0, s>>>(p);
     pf.mark("k_gdchk");
-    const int var = variant("SCZ_GFC_DVAR");
+    const int var = variant("SCZ_GFC_DVAR"); /* 0: totals by reduction; 1: by ballots */
     if (p.es == 8) e = var == 1 ? launch_dec<uint64_t, false>(p, grid, s) : launch_dec<uint64_t, true>(p, grid, s);
     else e = var == 1 ? launch_dec<uint32_t, false>(p, grid, s) : launch_dec<uint32_t, true>(p, grid, s);
     if (e) return e;
@@ -580,7 +668,7 @@ static cudaError_t gfc_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
 
 static cudaError_t gfc_cuda_probe(void) {
     cudaFuncAttributes a;
-    cudaError_t e = cudaFuncGetAttributes(&a, k_genc<uint64_t, 5, true>);
+    cudaError_t e = cudaFuncGetAttributes(&a, k_genc<uint64_t, 6, true, true>);
     if (!e) e = cudaFuncGetAttributes(&a, k_gdec<uint64_t, true>);
     return e;
 }
