@@ -108,26 +108,12 @@ __device__ __forceinline__ uint64_t chunk_count(const GParams &p, uint32_t c) {
     return c + 1 == p.n ? p.count_last : p.count_full;
 }
 
-/* Exclusive warp prefix sum and total of a kept-byte count nb < 2^NB,
- * bit-sliced: one ballot per bit, population counts below the lane (no
- * chain of shuffles). */
+/* Exclusive warp prefix sum and total of a kept-byte count nb < 2^NB:
+ * the prefix bit-sliced (one ballot per bit, population counts below the
+ * lane; no chain of shuffles), the total by one warp reduction. */
 template <int NB> struct Psum {
     uint32_t ex, tot;
     __device__ __forceinline__ Psum(uint32_t nb, uint32_t lt) {
-        ex = 0;
-        tot = 0;
-#pragma unroll
-        for (int b = 0; b < NB; b++) {
-            const uint32_t m = __ballot_sync(FULLM, (nb >> b) & 1u);
-            ex += (uint32_t)__popc(m & lt) << b;
-            tot += (uint32_t)__popc(m) << b;
-        }
-    }
-};
-/* The same, the total by one warp reduction. */
-template <int NB> struct Psum2 {
-    uint32_t ex, tot;
-    __device__ __forceinline__ Psum2(uint32_t nb, uint32_t lt) {
         ex = 0;
 #pragma unroll
         for (int b = 0; b < NB; b++) ex += (uint32_t)__popc(__ballot_sync(FULLM, (nb >> b) & 1u) & lt) << b;
@@ -139,62 +125,20 @@ template <typename T> __host__ __device__ constexpr int nb_bits() { return sizeo
 
 /* ---- encoding ---- */
 
-/* Codes segment s of chunk c (n values) into the warp's slot; returns its
- * size in bytes. FULLSEG: the segment has all 1024 values (straight-line
- * loads); UNR: and straight-line code (the 32 subchunks overlap, only the
- * byte position is carried). */
-template <typename T, bool FULLSEG, bool UNR>
-__device__ __forceinline__ uint32_t encode_seg(const GParams &p, uint32_t c, uint64_t n, uint32_t s, uint8_t *slot,
-                                               uint32_t lane) {
-    const uint64_t v0 = (uint64_t)s * GFC_SEG_VALUES;
-    const uint32_t vals = FULLSEG ? GFC_SEG_VALUES : (uint32_t)(n - v0);
-    const uint32_t nsub = (vals + GFC_SUB - 1) / GFC_SUB;
-    const T *q = reinterpret_cast<const T *>(p.src + (uint64_t)c * p.raw_full) + v0 + lane;
-    const int lim = (int)vals - (int)lane; /* value 32k + lane is real iff 32k < lim */
-    T x[GFC_SEG_SUBS];
-#pragma unroll
-    for (uint32_t k = 0; k < GFC_SEG_SUBS; k++) /* all loads in flight at once */
-        x[k] = FULLSEG || (int)(GFC_SUB * k) < lim ? ldcs(q + GFC_SUB * k) : (T)0;
-    const uint32_t plane = GFC_SUB - p.dim + lane % p.dim; /* predictor lane (10.2) */
-    const uint32_t lt = (1u << lane) - 1;
-    uint32_t pos = 0;
-#pragma unroll
-    for (uint32_t k = 0; k < GFC_SEG_SUBS; k++) {
-        if ((FULLSEG && UNR) || k < nsub) { /* warp-uniform */
-            T pr = 0;
-            if (k) pr = __shfl_sync(FULLM, x[k - 1], plane);
-            if (!FULLSEG && (int)(GFC_SUB * k) >= lim) x[k] = pr; /* padding (10.1): residual 0 */
-            const T r = x[k] - pr;
-            const uint32_t g = (uint32_t)(r >> (8 * sizeof(T) - 1));
-            const T m = g ? (T)0 - r : r;
-            uint32_t cc, nb;
-            Lz<T>::code(m, &cc, &nb);
-            const uint32_t h = g << 3 | cc;
-            const uint32_t hn = __shfl_down_sync(FULLM, h, 1);
-            if (!(lane & 1)) slot[pos + lane / 2] = (uint8_t)(h | hn << 4);
-            const Psum<nb_bits<T>()> ps(nb, lt);
-            uint8_t *o = slot + pos + GFC_HDR_BYTES + ps.ex;
-#pragma unroll
-            for (uint32_t b = 0; b < sizeof(T); b++)
-                if (b < nb) o[b] = (uint8_t)(m >> (8 * b));
-            pos += GFC_HDR_BYTES + ps.tot;
-        }
-    }
-    __syncwarp();
-    return pos;
-}
-
 /* Byte of the warp's slot where a segment's input is staged for
  * encode_staged: subchunk k's output ends at or below 272 (k + 1) (f64;
  * 144 (k + 1) f32), which never reaches the input of subchunk k + 1 at
  * IN_OFF + 256 (k + 1) (128 (k + 1)): the segment is coded in place. */
 constexpr uint32_t IN_OFF = GFC_SUB * GFC_HDR_BYTES; /* 512 */
 
-/* encode_seg with the segment's values staged in the slot by asynchronous
- * 16-byte copies (no registers held while they are in flight) and read
- * back one subchunk at a time. */
+/* Codes segment s of chunk c (n values) into the warp's slot; returns its
+ * size in bytes. The segment's values are staged in the slot by
+ * asynchronous 16-byte copies (no registers held while they are in
+ * flight: more warps per SM than with the values in registers) and read
+ * back a subchunk at a time; FULLSEG: all 1024 values (straight-line
+ * code, only the byte position is carried from a subchunk to the next). */
 template <typename T, bool FULLSEG>
-__device__ __forceinline__ uint32_t encode_staged(const GParams &p, uint32_t c, uint64_t n, uint32_t s, uint8_t *slot,
+__device__ __forceinline__ uint32_t encode_seg(const GParams &p, uint32_t c, uint64_t n, uint32_t s, uint8_t *slot,
                                                   uint32_t lane) {
     const uint64_t v0 = (uint64_t)s * GFC_SEG_VALUES;
     const uint32_t vals = FULLSEG ? GFC_SEG_VALUES : (uint32_t)(n - v0);
@@ -233,7 +177,7 @@ __device__ __forceinline__ uint32_t encode_staged(const GParams &p, uint32_t c, 
             Lz<T>::code(m, &cc, &nb);
             const uint32_t h = g << 3 | cc;
             const uint32_t hn = __shfl_down_sync(FULLM, h, 1);
-            const Psum2<nb_bits<T>()> ps(nb, lt);
+            const Psum<nb_bits<T>()> ps(nb, lt);
             __syncwarp(); /* every lane has read this subchunk's input */
             if (!(lane & 1)) slot[pos + lane / 2] = (uint8_t)(h | hn << 4);
             uint8_t *o = slot + pos + GFC_HDR_BYTES + ps.ex;
@@ -281,8 +225,7 @@ __device__ __forceinline__ void locate(const GParams &p, uint64_t g, uint32_t &c
     }
 }
 
-template <typename T, int MINB, bool UNR, bool STAGED>
-__global__ void __launch_bounds__(NT, MINB) k_genc(GParams p) {
+template <typename T> __global__ void __launch_bounds__(NT, sizeof(T) == 8 ? 6 : 8) k_genc(GParams p) {
     extern __shared__ __align__(16) uint8_t gsm[];
     __shared__ unsigned long long s_g, s_excl, s_start;
     __shared__ uint32_t s_size[WPB];
@@ -298,14 +241,9 @@ __global__ void __launch_bounds__(NT, MINB) k_genc(GParams p) {
     const uint32_t s = h * WPB + w;
     uint8_t *slot = gsm + w * slot_bytes<T>();
     uint32_t bytes = 0;
-    if (s < S) {
-        const bool full = n - (uint64_t)s * GFC_SEG_VALUES >= GFC_SEG_VALUES;
-        if (STAGED)
-            bytes = full ? encode_staged<T, true>(p, c, n, s, slot, lane) : encode_staged<T, false>(p, c, n, s, slot, lane);
-        else
-            bytes = full ? encode_seg<T, true, UNR>(p, c, n, s, slot, lane)
-                         : encode_seg<T, false, false>(p, c, n, s, slot, lane);
-    }
+    if (s < S)
+        bytes = n - (uint64_t)s * GFC_SEG_VALUES >= GFC_SEG_VALUES ? encode_seg<T, true>(p, c, n, s, slot, lane)
+                                                                   : encode_seg<T, false>(p, c, n, s, slot, lane);
     if (lane == 0) s_size[w] = bytes;
     __syncthreads();
     uint32_t wex = 0, agg = 0;
@@ -439,7 +377,7 @@ template <> __device__ __forceinline__ uint32_t kept_bytes<uint32_t>(const uint3
  * decoded to the end all the same, every read clamped inside the slot, and
  * rejected afterwards (its values are written only where its own values
  * go). FULLSEG: all 1024 values, fully unrolled. */
-template <typename T, bool FULLSEG, bool RDX>
+template <typename T, bool FULLSEG>
 __device__ __forceinline__ bool decode_seg(const uint8_t *slot, uint32_t o0, uint32_t len, uint32_t vals, T *dst,
                                            uint32_t plane, uint32_t lane) {
     constexpr uint32_t SB = slot_bytes<T>();
@@ -459,18 +397,9 @@ __device__ __forceinline__ bool decode_seg(const uint8_t *slot, uint32_t o0, uin
         const bool real = FULLSEG || (int)(GFC_SUB * k) < lim;
         const bool lbad = nb > sizeof(T) || (!real && hn != Lz<T>::ZERO); /* f32 codes 5..7; padding */
         const uint32_t nbv = lbad ? 0 : nb;
-        uint32_t psex, pstot;
-        if (RDX) {
-            const Psum2<nb_bits<T>()> ps(nbv, lt);
-            psex = ps.ex;
-            pstot = ps.tot;
-        } else {
-            const Psum<nb_bits<T>()> ps(nbv, lt);
-            psex = ps.ex;
-            pstot = ps.tot;
-        }
-        bad |= lbad || pos + GFC_HDR_BYTES + pstot > len;
-        uint32_t at = o0 + pos + GFC_HDR_BYTES + psex;
+        const Psum<nb_bits<T>()> ps(nbv, lt);
+        bad |= lbad || pos + GFC_HDR_BYTES + ps.tot > len;
+        uint32_t at = o0 + pos + GFC_HDR_BYTES + ps.ex;
         at = at < SB - 12 ? at : SB - 12;
         const T m = kept_bytes<T>(sw, at, nbv);
         const T pv = __shfl_sync(FULLM, prev, plane);
@@ -478,7 +407,7 @@ __device__ __forceinline__ bool decode_seg(const uint8_t *slot, uint32_t o0, uin
         const T x = g ? pr - m : pr + m;
         if (real) stcs(dst + GFC_SUB * k, x);
         prev = x;
-        pos += GFC_HDR_BYTES + pstot;
+        pos += GFC_HDR_BYTES + ps.tot;
     };
     if (FULLSEG) {
 #pragma unroll
@@ -490,7 +419,7 @@ __device__ __forceinline__ bool decode_seg(const uint8_t *slot, uint32_t o0, uin
     return __any_sync(FULLM, bad) || pos != len;
 }
 
-template <typename T, bool RDX> __global__ void __launch_bounds__(NT) k_gdec(GParams p) {
+template <typename T> __global__ void __launch_bounds__(NT) k_gdec(GParams p) {
     extern __shared__ __align__(16) uint8_t gsm[];
     const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const uint32_t cl = blockIdx.y, s = blockIdx.x * WPB + w;
@@ -511,8 +440,8 @@ template <typename T, bool RDX> __global__ void __launch_bounds__(NT) k_gdec(GPa
     const uint32_t o0 = stage_in(slot, P + 4ull * S + a, len, lane);
     T *dst = reinterpret_cast<T *>(out) + v0 + lane;
     const uint32_t plane = GFC_SUB - p.dim + lane % p.dim;
-    const bool bad = vals == GFC_SEG_VALUES ? decode_seg<T, true, RDX>(slot, o0, len, vals, dst, plane, lane)
-                                            : decode_seg<T, false, RDX>(slot, o0, len, vals, dst, plane, lane);
+    const bool bad = vals == GFC_SEG_VALUES ? decode_seg<T, true>(slot, o0, len, vals, dst, plane, lane)
+                                            : decode_seg<T, false>(slot, o0, len, vals, dst, plane, lane);
     if (bad && lane == 0) scz_cuda_report(p.err, p.c0 + cl, GFC_ERR_SEGMENT);
 }
 
@@ -568,22 +497,15 @@ template <typename K> cudaError_t prefer_shared(K *k) {
     return cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
 }
 
-/* Development variants (SCZ_GFC_EVAR, SCZ_GFC_DVAR; 0 = default). */
-int variant(const char *name) {
-    const char *e = getenv(name);
-    return e ? atoi(e) : 0;
-}
-
-template <typename T, int MINB, bool UNR, bool STAGED>
-cudaError_t launch_enc(const GParams &p, unsigned count, cudaStream_t s) {
-    cudaError_t e = prefer_shared(k_genc<T, MINB, UNR, STAGED>);
-    if (!e) k_genc<T, MINB, UNR, STAGED><<<count, NT, (size_t)WPB * slot_bytes<T>(), s>>>(p);
+template <typename T> cudaError_t launch_enc(const GParams &p, unsigned count, cudaStream_t s) {
+    cudaError_t e = prefer_shared(k_genc<T>);
+    if (!e) k_genc<T><<<count, NT, (size_t)WPB * slot_bytes<T>(), s>>>(p);
     return e;
 }
 
-template <typename T, bool RDX> cudaError_t launch_dec(const GParams &p, dim3 grid, cudaStream_t s) {
-    cudaError_t e = prefer_shared(k_gdec<T, RDX>);
-    if (!e) k_gdec<T, RDX><<<grid, NT, (size_t)WPB * slot_bytes<T>(), s>>>(p);
+template <typename T> cudaError_t launch_dec(const GParams &p, dim3 grid, cudaStream_t s) {
+    cudaError_t e = prefer_shared(k_gdec<T>);
+    if (!e) k_gdec<T><<<grid, NT, (size_t)WPB * slot_bytes<T>(), s>>>(p);
     return e;
 }
 
@@ -626,11 +548,7 @@ static cudaError_t gfc_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
      * whose launches came first on this stream */
     const uint64_t g_begin = (uint64_t)ca * p.tiles_full, g_end = cb == b->n ? p.tiles : (uint64_t)cb * p.tiles_full;
     const unsigned count = (unsigned)(g_end - g_begin);
-    const int var = variant("SCZ_GFC_EVAR"); /* 0: staged input; 1: values in registers (first version) */
-    if (p.es == 8)
-        e = var == 1 ? launch_enc<uint64_t, 5, true, false>(p, count, s) : launch_enc<uint64_t, 6, true, true>(p, count, s);
-    else
-        e = var == 1 ? launch_enc<uint32_t, 8, true, false>(p, count, s) : launch_enc<uint32_t, 8, true, true>(p, count, s);
+    e = p.es == 8 ? launch_enc<uint64_t>(p, count, s) : launch_enc<uint32_t>(p, count, s);
     if (e) return e;
     if ((e = cudaGetLastError())) return e;
     pf.mark("k_genc");
@@ -658,9 +576,7 @@ static cudaError_t gfc_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     ScProf pf("gfc decode", s);
     k_gdchk<<<b->n, NT2, 0, s>>>(p);
     pf.mark("k_gdchk");
-    const int var = variant("SCZ_GFC_DVAR"); /* 0: totals by reduction; 1: by ballots */
-    if (p.es == 8) e = var == 1 ? launch_dec<uint64_t, false>(p, grid, s) : launch_dec<uint64_t, true>(p, grid, s);
-    else e = var == 1 ? launch_dec<uint32_t, false>(p, grid, s) : launch_dec<uint32_t, true>(p, grid, s);
+    e = p.es == 8 ? launch_dec<uint64_t>(p, grid, s) : launch_dec<uint32_t>(p, grid, s);
     if (e) return e;
     pf.mark("k_gdec");
     return cudaGetLastError();
@@ -668,8 +584,8 @@ static cudaError_t gfc_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
 
 static cudaError_t gfc_cuda_probe(void) {
     cudaFuncAttributes a;
-    cudaError_t e = cudaFuncGetAttributes(&a, k_genc<uint64_t, 6, true, true>);
-    if (!e) e = cudaFuncGetAttributes(&a, k_gdec<uint64_t, true>);
+    cudaError_t e = cudaFuncGetAttributes(&a, k_genc<uint64_t>);
+    if (!e) e = cudaFuncGetAttributes(&a, k_gdec<uint64_t>);
     return e;
 }
 
