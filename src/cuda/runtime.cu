@@ -124,7 +124,7 @@ template <typename P> cudaError_t hgrow(P **p, size_t *cap, size_t need) {
  * flight; 32 KiB jobs leave a short tail. Lane 4k then converges the four
  * accumulators and hashes the block's last bytes. Payloads that start 4
  * bytes off an 8-byte boundary take two word loads per 8 bytes; payloads at
- * any other byte (gfc's, whose sizes are any number of bytes, and lzss's)
+ * any other byte (gfc's: its payload sizes are any number of bytes)
  * take the two aligned 8-byte words that hold the 8 bytes, funnel-shifted
  * (the first may begin before the payload, inside the stream: its header
  * comes first), and byte loads only where the second word would end past
