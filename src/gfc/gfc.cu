@@ -7,12 +7,14 @@
  * Encoding, one pass over the input (chunks [ca, cb) of a batch):
  *   k_genc    a block of WPB warps codes a *tile* of WPB consecutive
  *             segments of one chunk; blocks take tiles in ticket order.
- *             Each warp loads its segment's 1024 values at once (all 32
- *             loads in flight, coalesced), computes residuals against the
- *             previous subchunk's values (a shuffle from lane
- *             32 - D + j mod D), nibbles and kept bytes, and assembles the
- *             segment in its shared-memory slot (warp prefix sums give the
- *             byte positions). The tile's size goes through a decoupled
+ *             Each warp stages its segment's 1024 values in its
+ *             shared-memory slot (asynchronous 16-byte copies, all in
+ *             flight at once), computes residuals against the previous
+ *             subchunk's values (a shuffle from lane 32 - D + j mod D),
+ *             nibbles and kept bytes, and codes the segment in place in the
+ *             slot (bit-sliced warp prefix sums give the byte positions).
+ *             SCZ_GPU_PROFILE=1 times the phases. The tile's size goes
+ *             through a decoupled
  *             look-back (kutil.h) whose values are payload offsets, so the
  *             tile learns where its bytes go and the chunk's start; the
  *             warps store their segments with 16-byte aligned stores and
@@ -26,7 +28,7 @@
  *   k_gdchk   block per chunk: codec_info, sizes, offset table (10.5, 10.6);
  *   k_gdec    warp per segment: the segment's bytes staged in shared memory
  *             with asynchronous 16-byte copies, per subchunk the nibbles, a
- *             warp prefix sum of the kept bytes, the kept bytes from aligned
+ *             bit-sliced warp prefix sum of the kept bytes, the kept bytes from aligned
  *             shared words, the values from the previous subchunk's by a
  *             shuffle, coalesced stores; the segment must decode to exactly
  *             its bytes.
@@ -126,7 +128,7 @@ template <typename T> __host__ __device__ constexpr int nb_bits() { return sizeo
 /* ---- encoding ---- */
 
 /* Byte of the warp's slot where a segment's input is staged for
- * encode_staged: subchunk k's output ends at or below 272 (k + 1) (f64;
+ * encode_seg: subchunk k's output ends at or below 272 (k + 1) (f64;
  * 144 (k + 1) f32), which never reaches the input of subchunk k + 1 at
  * IN_OFF + 256 (k + 1) (128 (k + 1)): the segment is coded in place. */
 constexpr uint32_t IN_OFF = GFC_SUB * GFC_HDR_BYTES; /* 512 */
