@@ -15,7 +15,9 @@
  * bit for bit; a mismatch prints FAIL and the exit status is 1.
  * Built with nvCOMP (SCZ_HAVE_NVCOMP, bench/nvcomp_peer.c), the same run
  * measures nvCOMP's codecs on the same device buffers, right after scz on
- * each file, and prints their table after scz's (--no-nvcomp skips them).
+ * each file, and prints their table after scz's (after gfc's with --gfc;
+ * --no-nvcomp skips them). --gfc rows also compare each stream with the
+ * CPU backend's.
  *
  * Throughput = raw (uncompressed) bytes / time, in GB/s (1e9 bytes/s).
  */
@@ -52,6 +54,7 @@ static int g_huff_only = 0;  /* --huffman-only: no ndzip rows */
 static double g_big_gib = 0;
 static double g_big_rel = 0; /* --big-lossy REL: the large array through lossy too */
 static int g_gfc = 0;         /* --gfc: a table of the gfc codec */
+static scz_ctx *g_cpu = NULL; /* gfc rows: the GPU stream compared with the CPU's */
 static uint64_t g_chunk = 0;
 static FILE *g_csv;
 
@@ -276,6 +279,24 @@ static void bench_device(scz_ctx *gpu, const input *in, const void *h_src, doubl
             g_fail = 1;
         }
         free(h);
+        if (codec == SCZ_CODEC_GFC && g_cpu) { /* the large inputs too: the GPU writes the CPU's bytes */
+            uint8_t *zg = malloc(zn), *zc = malloc(bound);
+            size_t cn = 0;
+            if (!zg || !zc || scz_compress(g_cpu, &p, &in->shape, h_src, zc, bound, &cn)) {
+                check = "FAIL(cpu)";
+                g_fail = 1;
+            } else {
+                CK(cudaMemcpy(zg, d_z, zn, cudaMemcpyDeviceToHost));
+                if (cn != zn || memcmp(zg, zc, zn)) {
+                    check = "FAIL(cpu!=gpu)";
+                    g_fail = 1;
+                } else if (!strcmp(check, "exact")) {
+                    check = "exact, =cpu";
+                }
+            }
+            free(zg);
+            free(zc);
+        }
         char dims[96];
         double mc = bench_median(tc, n), md = bench_median(td, n);
         printf("%-34s %-3s %-14s %8.1f %6.3f %9.1f %5.1f%% %9.1f %5.1f%%  %s\n", in->name,
@@ -797,9 +818,13 @@ int main(int argc, char **argv) {
         bench_device(gpu, &ins[i], h, copy, SCZ_CODEC_NDZIP);
         free(h);
     }
-    print_nvcomp(copy);
-    if (g_gfc && scz_cuda_codec_supported(SCZ_CODEC_GFC)) {
-        printf("\ngfc device to device, median of %d after %d warm-up; same columns as ndzip's\n", g_reps, g_warmup);
+    const int gfc_rows = g_gfc && scz_cuda_codec_supported(SCZ_CODEC_GFC);
+    if (!gfc_rows) print_nvcomp(copy);
+    if (gfc_rows) {
+        printf("\ngfc device to device, median of %d after %d warm-up; same columns as ndzip's; \"=cpu\": the "
+               "stream equals the CPU backend's byte for byte\n",
+               g_reps, g_warmup);
+        g_cpu = cpu;
         printf("%-34s %-3s %-14s %8s %6s %9s %6s %9s %6s  %s\n", "file", "dt", "dims(fastest)", "MB", "ratio",
                "comp GB/s", "%copy", "dec GB/s", "%copy", "check");
         const int nv = g_nvcomp;
@@ -814,6 +839,8 @@ int main(int argc, char **argv) {
             free(h);
         }
         g_nvcomp = nv;
+        g_cpu = NULL;
+        print_nvcomp(copy); /* measured with ndzip's rows, on the same buffers: the peers beside gfc */
     }
     if (g_nlossy) {
         printf("\nlossy device to device, median of %d after %d warm-up; GB/s = raw bytes / time / 1e9; %% = of the "

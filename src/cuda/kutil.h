@@ -1,8 +1,10 @@
 /*
  * kutil.h -- small pieces every codec's kernels use (CUDA C++, .cu files
  * only): scratch layouts by bump allocation, byte-exact little-endian
- * loads, a block-cooperative copy to any alignment, the grid of a
- * persistent kernel. Inline, so each codec's translation unit has its own.
+ * loads, a block-cooperative copy to any alignment, asynchronous 16-byte
+ * copies into shared memory, the decoupled look-back of a one-pass encoder
+ * (ndzip, gfc), the grid of a persistent kernel. Inline, so each codec's
+ * translation unit has its own.
  */
 #ifndef SCZ_CUDA_KUTIL_H
 #define SCZ_CUDA_KUTIL_H
@@ -62,6 +64,76 @@ __device__ __forceinline__ void copy_bytes(uint8_t *d, const uint8_t *s, uint64_
     for (uint64_t k = tid; k < nw; k += NTH) dw[k] = ld32u(sw + 4 * k, end);
     const uint64_t t = head + 4 * nw + tid;
     if (t < n) d[t] = s[t];
+}
+
+/* 16-byte asynchronous copy global -> shared (LDGSTS, both addresses
+ * 16-byte aligned): no registers held, so every piece of a staged block is
+ * in flight at once; cp_async_wait_all() waits for this thread's copies
+ * (a barrier or __syncwarp() then makes them visible to the others). */
+__device__ __forceinline__ void cp_async16(void *sdst, const void *gsrc) {
+    const unsigned sa = (unsigned)__cvta_generic_to_shared(sdst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sa), "l"(gsrc) : "memory");
+}
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
+/* Decoupled look-back over the work units of a one-pass encoder, in
+ * ticket order (a unit waits only for units of lower tickets, which have
+ * started): called by one whole warp, it publishes unit g's aggregate
+ * `agg`, sums the aggregates of the units before it until one with an
+ * inclusive prefix, publishes its own inclusive prefix and returns the
+ * exclusive one. State words (zeroed before the launch): flag in the top
+ * two bits (LB_AGG aggregate, LB_INC inclusive), value (< 2^62) below.
+ * Used for payload offsets: the last unit of a chunk publishes nothing here
+ * (publish = false) and, once it knows the chunk's form (coded or stored),
+ * the chunk's end as an inclusive prefix (never an aggregate), so every
+ * look-back stops at the chunk's start at the latest, and lb_chunk_start()
+ * of the chunk's first unit is the payload offset of the chunk. */
+constexpr unsigned long long LB_AGG = 1ull << 62, LB_INC = 2ull << 62, LB_VAL = LB_AGG - 1;
+
+__device__ inline uint64_t lookback(unsigned long long *state, uint64_t g, uint64_t agg, bool publish) {
+    const int lane = threadIdx.x & 31;
+    volatile unsigned long long *vs = state;
+    if (g == 0) {
+        if (publish && lane == 0) vs[0] = LB_INC | agg;
+        return 0;
+    }
+    if (publish && lane == 0) vs[g] = LB_AGG | agg;
+    uint64_t excl = 0;
+    int64_t base = (int64_t)g - 1;
+    for (;;) {
+        const int64_t idx = base - lane;
+        unsigned long long s = LB_INC;
+        if (idx >= 0) {
+            do {
+                s = vs[idx];
+            } while ((s >> 62) == 0);
+        }
+        const unsigned pm = __ballot_sync(0xffffffffu, (s >> 62) == 2);
+        uint64_t val = s & LB_VAL;
+        if (pm) {
+            const int first = __ffs(pm) - 1;
+            if (lane > first) val = 0;
+        }
+#pragma unroll
+        for (int d = 16; d; d >>= 1) val += __shfl_xor_sync(0xffffffffu, val, d);
+        excl += val;
+        if (pm) break;
+        base -= 32;
+    }
+    if (publish && lane == 0) vs[g] = LB_INC | (excl + agg);
+    return excl;
+}
+
+/* Payload offset of the chunk whose first unit is g0: the end of the
+ * previous chunk, published by its last unit (inclusive only). */
+__device__ __forceinline__ uint64_t lb_chunk_start(const unsigned long long *state, uint64_t g0) {
+    if (g0 == 0) return 0;
+    volatile const unsigned long long *vs = state;
+    unsigned long long s;
+    do {
+        s = vs[g0 - 1];
+    } while ((s >> 62) != 2);
+    return s & LB_VAL;
 }
 
 /* Blocks of nt threads (smem bytes of dynamic shared memory) that fill the

@@ -123,19 +123,26 @@ template <typename P> cudaError_t hgrow(P **p, size_t *cap, size_t need) {
  * so there is no shared memory and every resident warp keeps loads in
  * flight; 32 KiB jobs leave a short tail. Lane 4k then converges the four
  * accumulators and hashes the block's last bytes. Payloads that start 4
- * bytes off an 8-byte boundary take two word loads per 8 bytes; payloads
- * that are not 4-byte aligned (only in corrupt device streams) take byte
- * loads (plain cached loads: the codec kernel next to this one reads or
- * has written the same bytes). Warps are independent (no block barrier). */
+ * bytes off an 8-byte boundary take two word loads per 8 bytes; payloads at
+ * any other byte (gfc's: its payload sizes are any number of bytes)
+ * take the two aligned 8-byte words that hold the 8 bytes, funnel-shifted
+ * (the first may begin before the payload, inside the stream: its header
+ * comes first), and byte loads only where the second word would end past
+ * the payload (plain cached loads: the codec kernel next to this one reads
+ * or has written the same bytes). Warps are independent (no block barrier). */
 constexpr int HWARPS = 4, HBPW = 8, HUNROLL = 8;
 
-__device__ __forceinline__ uint64_t hash_word(const uint8_t *p, uint32_t mode) {
+__device__ __forceinline__ uint64_t hash_word(const uint8_t *p, uint32_t mode, const uint8_t *end) {
     if (mode == 0) return __ldg(reinterpret_cast<const unsigned long long *>(p));
     if (mode == 1) {
         const uint32_t *q = reinterpret_cast<const uint32_t *>(p);
         return (uint64_t)__ldg(q) | ((uint64_t)__ldg(q + 1) << 32);
     }
-    return scz_xxh_le64(p);
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p) & ~(uintptr_t)7;
+    if (reinterpret_cast<const uint8_t *>(a + 16) > end) return scz_xxh_le64(p);
+    const unsigned sh = 8u * (unsigned)(reinterpret_cast<uintptr_t>(p) & 7); /* 8..56, not 32 */
+    const unsigned long long *q = reinterpret_cast<const unsigned long long *>(a);
+    return (__ldg(q) >> sh) | (__ldg(q + 1) << (64 - sh));
 }
 
 __global__ void __launch_bounds__(32 * HWARPS, 8) k_block_hash(const uint8_t *pay, const uint64_t *choff,
@@ -157,17 +164,17 @@ __global__ void __launch_bounds__(32 * HWARPS, 8) k_block_hash(const uint8_t *pa
         const uint64_t b = wb0 + (lane >> 2);
         const uint64_t len = b < nb ? (b + 1 < nb ? (1ull << blog2) : n - ((nb - 1) << blog2)) : 0;
         const uint64_t ns = len >> 5; /* whole stripes */
-        const uint8_t *p = base + (b << blog2) + 8 * q;
+        const uint8_t *p = base + (b << blog2) + 8 * q, *const end = base + n;
         uint64_t acc = q == 0 ? SCZ_XXP1 + SCZ_XXP2 : q == 1 ? SCZ_XXP2 : q == 2 ? 0 : 0 - SCZ_XXP1;
         uint64_t s = 0;
         for (; s + HUNROLL <= ns; s += HUNROLL) {
             uint64_t w[HUNROLL];
 #pragma unroll
-            for (int k = 0; k < HUNROLL; k++) w[k] = hash_word(p + 32 * (s + k), mode);
+            for (int k = 0; k < HUNROLL; k++) w[k] = hash_word(p + 32 * (s + k), mode, end);
 #pragma unroll
             for (int k = 0; k < HUNROLL; k++) acc = scz_xxh_round(acc, w[k]);
         }
-        for (; s < ns; s++) acc = scz_xxh_round(acc, hash_word(p + 32 * s, mode));
+        for (; s < ns; s++) acc = scz_xxh_round(acc, hash_word(p + 32 * s, mode, end));
         scz_xxh_acc a;
         const int l0 = lane & ~3;
         a.v1 = __shfl_sync(0xffffffffu, acc, l0);

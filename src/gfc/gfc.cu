@@ -2,36 +2,47 @@
  * gfc.cu -- the gfc codec (id 4, FORMAT.md 10) on the GPU: writes exactly
  * the bytes of the CPU codec (gfc.c) and decodes them. One warp per
  * segment of 1024 values (32 subchunks of 32, lane j takes value j of each
- * subchunk), as the format was designed for; no warp talks to another.
+ * subchunk), as the format was designed for.
  *
- * Encoding (chunks [ca, cb) of a batch, one launch per step):
- *   k_gsize   warp per segment: residuals against the previous subchunk's
- *             values (a shuffle from lane 32 - D + j mod D), nibbles, kept
- *             bytes; the segment's size;
- *   k_gscan   block per chunk: segment offsets (a scan), the coded size,
- *             stored or coded (10.6);
- *   k_goff    one block: payload offsets of the chunks (a scan);
- *   k_gwrite  warp per segment: the same walk again, the segment's bytes
- *             assembled in shared memory, then copied out in aligned words
- *             (and its entry of the offset table); a stored chunk's warps
- *             copy its raw bytes.
+ * Encoding, one pass over the input (chunks [ca, cb) of a batch):
+ *   k_genc    a block of WPB warps codes a *tile* of WPB consecutive
+ *             segments of one chunk; blocks take tiles in ticket order.
+ *             Each warp stages its segment's 1024 values in its
+ *             shared-memory slot (asynchronous 16-byte copies, all in
+ *             flight at once), computes residuals against the previous
+ *             subchunk's values (a shuffle from lane 32 - D + j mod D),
+ *             nibbles and kept bytes, and codes the segment in place in the
+ *             slot (bit-sliced warp prefix sums give the byte positions).
+ *             SCZ_GPU_PROFILE=1 times the phases. The tile's size goes
+ *             through a decoupled
+ *             look-back (kutil.h) whose values are payload offsets, so the
+ *             tile learns where its bytes go and the chunk's start; the
+ *             warps store their segments with 16-byte aligned stores and
+ *             write their entries of the offset table. The chunk's last
+ *             tile decides coded or stored (10.6) and publishes the chunk's
+ *             end. A tile whose bytes would reach the chunk's raw size
+ *             writes nothing (the chunk is stored then).
+ *   k_gstored the raw bytes of stored chunks (their payload region may
+ *             hold the coded bytes of tiles that ended below the raw size).
  * Decoding:
  *   k_gdchk   block per chunk: codec_info, sizes, offset table (10.5, 10.6);
- *   k_gdec    warp per segment: the segment's bytes staged in shared memory,
- *             per subchunk the nibbles, a warp prefix sum of the kept bytes,
- *             the values from the previous subchunk's by a shuffle; the
- *             segment must decode to exactly its bytes.
- * Reads the input twice when encoding (sizes, then bytes): the offsets of
- * a segment's output are known before it is written.
+ *   k_gdec    warp per segment: the segment's bytes staged in shared memory
+ *             with asynchronous 16-byte copies, per subchunk the nibbles, a
+ *             bit-sliced warp prefix sum of the kept bytes, the kept bytes from aligned
+ *             shared words, the values from the previous subchunk's by a
+ *             shuffle, coalesced stores; the segment must decode to exactly
+ *             its bytes.
  */
 extern "C" {
 #include "gfc.h"
 }
 #include "../cuda/cuda_rt.h"
-
-#include <cub/cub.cuh>
+#include "../cuda/kutil.h"
+#include "../cuda/prof.h"
 
 namespace {
+
+using scz_ku::ldb32;
 
 enum {
     GFC_ERR_INFO = SCZ_CUDA_ERR_CODEC, /* codec_info, or a payload of the wrong size for its form */
@@ -39,217 +50,264 @@ enum {
     GFC_ERR_SEGMENT,                   /* a segment that does not decode to exactly its bytes */
 };
 
-constexpr uint32_t NT = 256;            /* threads per block */
-constexpr uint32_t WPB = NT / 32;       /* warps (segments) per block */
+constexpr uint32_t WPB = 4;           /* warps (segments) per block: one tile */
+constexpr uint32_t NT = 32 * WPB;     /* threads of k_genc / k_gdec */
+constexpr uint32_t NT2 = 256;         /* threads of k_gdchk / k_gstored */
 constexpr unsigned FULLM = 0xffffffffu;
 
-__device__ __forceinline__ uint32_t chunk_count(uint32_t c, uint32_t n, uint64_t full, uint64_t last) {
-    return (uint32_t)(c + 1 == n ? last : full);
-}
-
-__device__ __forceinline__ uint32_t ld32le(const uint8_t *p) {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
+/* A warp's shared-memory slot: the largest segment, a 16-byte shift of the
+ * staged bytes (decoder) and words read past the end (never used). */
+template <typename T> __host__ __device__ constexpr uint32_t slot_bytes() { return GFC_MAX_SEG_BYTES(sizeof(T)) + 32; }
 
 /* Leading-zero code and kept bytes of a magnitude (10.3). */
 template <typename T> struct Lz;
 template <> struct Lz<uint64_t> {
     static constexpr uint32_t ZERO = GFC_ZERO_NIBBLE_F64;
     __device__ static __forceinline__ void code(uint64_t m, uint32_t *c, uint32_t *n) {
-        const uint32_t z = m ? (uint32_t)__clzll((long long)m) / 8 : 8;
-        const uint32_t cc = z < 6 ? z : z - 1;              /* 6 -> 5, 7 -> 6, 8 -> 7 */
+        const uint32_t z = (uint32_t)__clzll((long long)m) >> 3; /* 8 for m = 0 */
+        const uint32_t cc = z < 6 ? z : z - 1;                  /* 6 -> 5, 7 -> 6, 8 -> 7 */
         *c = cc;
-        *n = cc < 6 ? 8 - cc : cc == 6 ? 1 : 0;             /* 8 7 6 5 4 3 1 0 */
+        *n = cc < 6 ? 8 - cc : cc == 6 ? 1 : 0;                 /* 8 7 6 5 4 3 1 0 */
     }
     __device__ static __forceinline__ uint32_t kept(uint32_t c) { return c < 6 ? 8 - c : c == 6 ? 1 : 0; }
 };
 template <> struct Lz<uint32_t> {
     static constexpr uint32_t ZERO = GFC_ZERO_NIBBLE_F32;
     __device__ static __forceinline__ void code(uint32_t m, uint32_t *c, uint32_t *n) {
-        const uint32_t z = m ? (uint32_t)__clz((int)m) / 8 : 4;
+        const uint32_t z = (uint32_t)__clz((int)m) >> 3; /* 4 for m = 0 */
         *c = z;
         *n = 4 - z;
     }
     __device__ static __forceinline__ uint32_t kept(uint32_t c) { return c <= 4 ? 4 - c : 0xffu; }
 };
 
+/* Streaming loads and stores (read or written once: evict first). */
+__device__ __forceinline__ uint64_t ldcs(const uint64_t *p) {
+    return __ldcs(reinterpret_cast<const unsigned long long *>(p));
+}
+__device__ __forceinline__ uint32_t ldcs(const uint32_t *p) { return __ldcs(reinterpret_cast<const unsigned *>(p)); }
+__device__ __forceinline__ void stcs(uint64_t *p, uint64_t v) {
+    __stcs(reinterpret_cast<unsigned long long *>(p), (unsigned long long)v);
+}
+__device__ __forceinline__ void stcs(uint32_t *p, uint32_t v) { __stcs(reinterpret_cast<unsigned *>(p), v); }
+
 struct GParams {
-    const uint8_t *src; /* encode: the range's first raw chunk */
-    uint8_t *dst;       /* decode: the batch's first raw chunk */
-    const uint8_t *pay;
-    uint8_t *wpay;
+    const uint8_t *src; /* encode: raw chunk i at src + i * raw_full */
+    uint8_t *wpay;      /* encode: payloads, back to back */
     uint64_t *choff, *chsize, *chinfo;
+    unsigned long long *state, *counter; /* encode: look-back state per tile, ticket */
+    uint8_t *dst;                        /* decode: raw chunk i at dst + i * raw_full */
+    const uint8_t *pay;
     const uint64_t *rchoff, *rchsize, *rchinfo;
     unsigned long long *err;
-    uint32_t *segsz, *segoff; /* per chunk: smax entries */
-    uint64_t *csize;          /* per chunk: payload size (coded or stored) */
-    uint32_t *cinfo, *cbad;   /* per chunk */
+    uint32_t *cbad; /* decode: per chunk */
     uint64_t count_full, count_last, raw_full;
-    uint32_t n, ng, g0, c0, smax, dim, es;
+    uint64_t tiles_full, tiles; /* tiles of a full chunk, of the batch */
+    uint32_t n, c0, smax, dim, es;
 };
 
-/* Residual of lane j of subchunk k against the previous subchunk's values
- * (prev: this lane's value of subchunk k-1), sign g and magnitude m. */
-template <typename T>
-__device__ __forceinline__ void residual(T x, T prev, uint32_t k0, uint32_t dim, uint32_t lane, uint32_t *g, T *m) {
-    const T pv = __shfl_sync(FULLM, prev, 32 - dim + lane % dim);
-    const T p = k0 ? pv : (T)0;
-    const T r = x - p;
-    *g = (uint32_t)(r >> (8 * sizeof(T) - 1));
-    *m = *g ? (T)0 - r : r;
+__device__ __forceinline__ uint64_t chunk_count(const GParams &p, uint32_t c) {
+    return c + 1 == p.n ? p.count_last : p.count_full;
 }
 
-/* Value of lane j in subchunk k of the chunk (padded positions take their
- * prediction, 10.1): x of the real ones is loaded by the caller. */
-template <typename T>
-__device__ __forceinline__ T load_or_pad(const T *src, uint64_t i, uint64_t n, T prev, uint32_t k0, uint32_t dim,
-                                         uint32_t lane) {
-    const T pv = __shfl_sync(FULLM, prev, 32 - dim + lane % dim);
-    return i < n ? src[i] : (k0 ? pv : (T)0);
-}
+/* Exclusive warp prefix sum and total of a kept-byte count nb < 2^NB:
+ * the prefix bit-sliced (one ballot per bit, population counts below the
+ * lane; no chain of shuffles), the total by one warp reduction. */
+template <int NB> struct Psum {
+    uint32_t ex, tot;
+    __device__ __forceinline__ Psum(uint32_t nb, uint32_t lt) {
+        ex = 0;
+#pragma unroll
+        for (int b = 0; b < NB; b++) ex += (uint32_t)__popc(__ballot_sync(FULLM, (nb >> b) & 1u) & lt) << b;
+        tot = __reduce_add_sync(FULLM, nb);
+    }
+};
+/* Bits of a kept-byte count: 0..8 (f64), 0..4 (f32). */
+template <typename T> __host__ __device__ constexpr int nb_bits() { return sizeof(T) == 8 ? 4 : 3; }
 
-/* Sizes of the segments of the range's chunks. */
-template <typename T> __global__ void __launch_bounds__(NT) k_gsize(GParams p) {
-    const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    const uint32_t cl = blockIdx.y, s = blockIdx.x * WPB + w;
-    const uint64_t n = chunk_count(p.g0 + cl, p.n, p.count_full, p.count_last);
-    const uint64_t S = (n + GFC_SEG_VALUES - 1) / GFC_SEG_VALUES;
-    if (s >= S) return; /* whole warps */
-    const T *src = reinterpret_cast<const T *>(p.src + (uint64_t)cl * p.raw_full);
+/* ---- encoding ---- */
+
+/* Byte of the warp's slot where a segment's input is staged for
+ * encode_seg: subchunk k's output ends at or below 272 (k + 1) (f64;
+ * 144 (k + 1) f32), which never reaches the input of subchunk k + 1 at
+ * IN_OFF + 256 (k + 1) (128 (k + 1)): the segment is coded in place. */
+constexpr uint32_t IN_OFF = GFC_SUB * GFC_HDR_BYTES; /* 512 */
+
+/* Codes segment s of chunk c (n values) into the warp's slot; returns its
+ * size in bytes. The segment's values are staged in the slot by
+ * asynchronous 16-byte copies (no registers held while they are in
+ * flight: more warps per SM than with the values in registers) and read
+ * back a subchunk at a time; FULLSEG: all 1024 values (straight-line
+ * code, only the byte position is carried from a subchunk to the next). */
+template <typename T, bool FULLSEG>
+__device__ __forceinline__ uint32_t encode_seg(const GParams &p, uint32_t c, uint64_t n, uint32_t s, uint8_t *slot,
+                                                  uint32_t lane) {
     const uint64_t v0 = (uint64_t)s * GFC_SEG_VALUES;
-    const uint32_t nsub = (uint32_t)((n - v0 + GFC_SUB - 1) / GFC_SUB < GFC_SEG_SUBS ? (n - v0 + GFC_SUB - 1) / GFC_SUB
-                                                                                      : GFC_SEG_SUBS);
-    T prev = 0;
-    uint32_t bytes = 0;
-    for (uint32_t k = 0; k < nsub; k++) {
-        const uint64_t i = v0 + (uint64_t)k * GFC_SUB + lane;
-        const T x = load_or_pad<T>(src, i, n, prev, k, p.dim, lane);
-        uint32_t g, c, nb;
-        T m;
-        residual<T>(x, prev, k, p.dim, lane, &g, &m);
-        Lz<T>::code(m, &c, &nb);
-        bytes += nb;
-        prev = x;
-    }
-    for (uint32_t o = 16; o; o >>= 1) bytes += __shfl_xor_sync(FULLM, bytes, o);
-    if (lane == 0) p.segsz[(uint64_t)cl * p.smax + s] = bytes + nsub * GFC_HDR_BYTES;
-}
-
-/* Per chunk: segment offsets, coded size, stored or coded. */
-__global__ void __launch_bounds__(NT) k_gscan(GParams p) {
-    typedef cub::BlockScan<uint64_t, NT> Scan;
-    __shared__ typename Scan::TempStorage ts;
-    const uint32_t cl = blockIdx.x;
-    const uint64_t n = chunk_count(p.g0 + cl, p.n, p.count_full, p.count_last);
-    const uint32_t S = (uint32_t)((n + GFC_SEG_VALUES - 1) / GFC_SEG_VALUES);
-    uint64_t carry = 0;
-    for (uint32_t s0 = 0; s0 < S; s0 += NT) {
-        const uint32_t s = s0 + threadIdx.x;
-        const uint64_t x = s < S ? p.segsz[(uint64_t)cl * p.smax + s] : 0;
-        uint64_t ex, tot;
-        Scan(ts).ExclusiveSum(x, ex, tot);
-        if (s < S) p.segoff[(uint64_t)cl * p.smax + s] = (uint32_t)(carry + ex); /* < raw size < 2^32 when coded */
-        carry += tot;
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) {
-        const uint64_t R = n * p.es, C = 4ull * S + carry;
-        const bool stored = C >= R;
-        p.csize[cl] = stored ? R : C;
-        p.cinfo[cl] = stored ? GFC_INFO_STORED : GFC_INFO_CODED;
-    }
-}
-
-/* Payload offsets of the range's chunks, after the chunks before it. */
-__global__ void __launch_bounds__(NT) k_goff(GParams p) {
-    typedef cub::BlockScan<uint64_t, NT> Scan;
-    __shared__ typename Scan::TempStorage ts;
-    uint64_t carry = p.g0 ? p.choff[p.g0 - 1] + p.chsize[p.g0 - 1] : 0;
-    for (uint32_t c0 = 0; c0 < p.ng; c0 += NT) {
-        const uint32_t cl = c0 + threadIdx.x;
-        const uint64_t x = cl < p.ng ? p.csize[cl] : 0;
-        uint64_t ex, tot;
-        Scan(ts).ExclusiveSum(x, ex, tot);
-        if (cl < p.ng) {
-            p.choff[p.g0 + cl] = carry + ex;
-            p.chsize[p.g0 + cl] = x;
-            p.chinfo[p.g0 + cl] = p.cinfo[cl];
-        }
-        carry += tot;
-        __syncthreads();
-    }
-}
-
-/* A warp copies len bytes from s (shared or global) to d (any alignment):
- * aligned 4-byte words of d, bytes at the two ends. */
-__device__ __forceinline__ void warp_copy(uint8_t *d, const uint8_t *s, uint32_t len, uint32_t lane) {
-    const uint32_t head = (uint32_t)((4 - (reinterpret_cast<uintptr_t>(d) & 3)) & 3);
-    const uint32_t h = head < len ? head : len;
-    if (lane < h) d[lane] = s[lane];
-    const uint32_t words = (len - h) / 4;
-    uint32_t *dw = reinterpret_cast<uint32_t *>(d + h);
-    for (uint32_t k = lane; k < words; k += 32) {
-        const uint8_t *q = s + h + 4 * k;
-        dw[k] = (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
-    }
-    for (uint32_t k = h + 4 * words + lane; k < len; k += 32) d[k] = s[k];
-}
-
-/* The segments' bytes and offset table entries; stored chunks' raw bytes. */
-template <typename T> __global__ void __launch_bounds__(NT) k_gwrite(GParams p) {
-    extern __shared__ uint8_t gsm[];
-    const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    const uint32_t cl = blockIdx.y, s = blockIdx.x * WPB + w;
-    const uint64_t n = chunk_count(p.g0 + cl, p.n, p.count_full, p.count_last);
-    const uint64_t S = (n + GFC_SEG_VALUES - 1) / GFC_SEG_VALUES;
-    if (s >= S) return;
-    const uint8_t *raw = p.src + (uint64_t)cl * p.raw_full;
-    uint8_t *P = p.wpay + p.choff[p.g0 + cl];
-    const uint64_t v0 = (uint64_t)s * GFC_SEG_VALUES;
-    const uint32_t vals = (uint32_t)(n - v0 < GFC_SEG_VALUES ? n - v0 : GFC_SEG_VALUES);
-    if (p.cinfo[cl] == GFC_INFO_STORED) {
-        warp_copy(P + v0 * sizeof(T), raw + v0 * sizeof(T), vals * (uint32_t)sizeof(T), lane);
-        return;
-    }
-    const T *src = reinterpret_cast<const T *>(raw);
-    uint8_t *sm = gsm + (size_t)w * GFC_MAX_SEG_BYTES(sizeof(T));
+    const uint32_t vals = FULLSEG ? GFC_SEG_VALUES : (uint32_t)(n - v0);
     const uint32_t nsub = (vals + GFC_SUB - 1) / GFC_SUB;
-    T prev = 0;
-    uint32_t pos = 0;
-    for (uint32_t k = 0; k < nsub; k++) {
-        const uint64_t i = v0 + (uint64_t)k * GFC_SUB + lane;
-        const T x = load_or_pad<T>(src, i, n, prev, k, p.dim, lane);
-        uint32_t g, c, nb;
-        T m;
-        residual<T>(x, prev, k, p.dim, lane, &g, &m);
-        Lz<T>::code(m, &c, &nb);
-        const uint32_t h = g << 3 | c;
-        const uint32_t hn = __shfl_down_sync(FULLM, h, 1);
-        if ((lane & 1) == 0) sm[pos + lane / 2] = (uint8_t)(h | hn << 4);
-        uint32_t incl = nb;
-        for (uint32_t o = 1; o < 32; o <<= 1) {
-            const uint32_t t = __shfl_up_sync(FULLM, incl, o);
-            if (lane >= o) incl += t;
-        }
-        const uint32_t at = pos + GFC_HDR_BYTES + incl - nb;
-        for (uint32_t b = 0; b < nb; b++) sm[at + b] = (uint8_t)(m >> (8 * b));
-        pos += GFC_HDR_BYTES + __shfl_sync(FULLM, incl, 31);
-        prev = x;
+    const T *src = reinterpret_cast<const T *>(p.src + (uint64_t)c * p.raw_full) + v0;
+    T *in = reinterpret_cast<T *>(slot + IN_OFF);
+    if (FULLSEG && !(reinterpret_cast<uintptr_t>(src) & 15)) {
+        constexpr uint32_t NP = GFC_SEG_VALUES * sizeof(T) / 16; /* 16-byte pieces */
+#pragma unroll
+        for (uint32_t q = lane; q < NP; q += 32)
+            scz_ku::cp_async16(reinterpret_cast<uint8_t *>(in) + 16 * q,
+                               reinterpret_cast<const uint8_t *>(src) + 16 * q);
+        scz_ku::cp_async_wait_all();
+    } else {
+        for (uint32_t i = lane; i < vals; i += 32) in[i] = ldcs(src + i);
     }
     __syncwarp();
-    const uint32_t off = p.segoff[(uint64_t)cl * p.smax + s];
-    uint8_t *D = P + 4 * S + off;
-    warp_copy(D, sm, pos, lane);
-    if (lane < 4) P[4 * s + lane] = (uint8_t)((off + pos) >> (8 * lane)); /* end[s] */
+    const uint32_t plane = GFC_SUB - p.dim + lane % p.dim; /* predictor lane (10.2) */
+    const uint32_t lt = (1u << lane) - 1;
+    const int lim = (int)vals - (int)lane; /* value 32k + lane is real iff 32k < lim */
+    uint32_t pos = 0;
+    T prev = 0, xk = (FULLSEG || lim > 0) ? in[lane] : (T)0;
+#pragma unroll
+    for (uint32_t k = 0; k < GFC_SEG_SUBS; k++) {
+        if (FULLSEG || k < nsub) { /* warp-uniform */
+            /* the next subchunk's value now: this subchunk's output may
+             * overwrite its own input, never the next one's */
+            T xn = 0;
+            if (k + 1 < GFC_SEG_SUBS && (FULLSEG || (int)(GFC_SUB * (k + 1)) < lim)) xn = in[GFC_SUB * (k + 1) + lane];
+            const T pr = k ? __shfl_sync(FULLM, prev, plane) : (T)0;
+            if (!FULLSEG && (int)(GFC_SUB * k) >= lim) xk = pr; /* padding (10.1): residual 0 */
+            const T r = xk - pr;
+            const uint32_t g = (uint32_t)(r >> (8 * sizeof(T) - 1));
+            const T m = g ? (T)0 - r : r;
+            uint32_t cc, nb;
+            Lz<T>::code(m, &cc, &nb);
+            const uint32_t h = g << 3 | cc;
+            const uint32_t hn = __shfl_down_sync(FULLM, h, 1);
+            const Psum<nb_bits<T>()> ps(nb, lt);
+            __syncwarp(); /* every lane has read this subchunk's input */
+            if (!(lane & 1)) slot[pos + lane / 2] = (uint8_t)(h | hn << 4);
+            uint8_t *o = slot + pos + GFC_HDR_BYTES + ps.ex;
+#pragma unroll
+            for (uint32_t b = 0; b < sizeof(T); b++)
+                if (b < nb) o[b] = (uint8_t)(m >> (8 * b));
+            pos += GFC_HDR_BYTES + ps.tot;
+            prev = xk;
+            xk = xn;
+        }
+    }
+    __syncwarp();
+    return pos;
+}
+
+/* A warp stores len bytes of its slot (4-byte aligned, data from byte 0)
+ * at d (any alignment): bytes up to d's next 16-byte boundary, 16-byte
+ * stores (the slot's words funnel-shifted into place), the last bytes. */
+__device__ __forceinline__ void store_out(uint8_t *d, const uint8_t *slot, uint32_t len, uint32_t lane) {
+    uint32_t head = (uint32_t)((16 - (reinterpret_cast<uintptr_t>(d) & 15)) & 15);
+    if (head > len) head = len;
+    if (lane < head) d[lane] = slot[lane];
+    const uint32_t nv = (len - head) / 16, sh = 8 * (head & 3);
+    const uint32_t *sw = reinterpret_cast<const uint32_t *>(slot) + head / 4;
+    uint4 *dv = reinterpret_cast<uint4 *>(d + head);
+    for (uint32_t q = lane; q < nv; q += 32) {
+        const uint32_t *a = sw + 4 * q;
+        const uint32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], a4 = a[4];
+        dv[q] = make_uint4(__funnelshift_r(a0, a1, sh), __funnelshift_r(a1, a2, sh), __funnelshift_r(a2, a3, sh),
+                           __funnelshift_r(a3, a4, sh));
+    }
+    const uint32_t t = head + 16 * nv + lane;
+    if (t < len) d[t] = slot[t];
+}
+
+/* Tile g of the batch: chunk c, tile h of the chunk. */
+__device__ __forceinline__ void locate(const GParams &p, uint64_t g, uint32_t &c, uint32_t &h) {
+    const uint64_t nf = (uint64_t)(p.n - 1) * p.tiles_full;
+    if (g < nf) {
+        c = (uint32_t)(g / p.tiles_full);
+        h = (uint32_t)(g - (uint64_t)c * p.tiles_full);
+    } else {
+        c = p.n - 1;
+        h = (uint32_t)(g - nf);
+    }
+}
+
+template <typename T> __global__ void __launch_bounds__(NT, sizeof(T) == 8 ? 6 : 8) k_genc(GParams p) {
+    extern __shared__ __align__(16) uint8_t gsm[];
+    __shared__ unsigned long long s_g, s_excl, s_start;
+    __shared__ uint32_t s_size[WPB];
+    __shared__ int s_write;
+    const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    if (threadIdx.x == 0) s_g = atomicAdd(p.counter, 1ull);
+    __syncthreads();
+    const uint64_t g = s_g;
+    uint32_t c, h;
+    locate(p, g, c, h);
+    const uint64_t n = chunk_count(p, c);
+    const uint32_t S = (uint32_t)((n + GFC_SEG_VALUES - 1) / GFC_SEG_VALUES), Hc = (S + WPB - 1) / WPB;
+    const uint32_t s = h * WPB + w;
+    uint8_t *slot = gsm + w * slot_bytes<T>();
+    uint32_t bytes = 0;
+    if (s < S)
+        bytes = n - (uint64_t)s * GFC_SEG_VALUES >= GFC_SEG_VALUES ? encode_seg<T, true>(p, c, n, s, slot, lane)
+                                                                   : encode_seg<T, false>(p, c, n, s, slot, lane);
+    if (lane == 0) s_size[w] = bytes;
+    __syncthreads();
+    uint32_t wex = 0, agg = 0;
+#pragma unroll
+    for (uint32_t i = 0; i < WPB; i++) {
+        const uint32_t v = s_size[i];
+        wex += i < w ? v : 0;
+        agg += v;
+    }
+    if (w == 0) {
+        /* Payload offsets: chunk c's payload is its offset table (4 S bytes)
+         * and its data; the chunk is stored (10.6) if they reach its raw
+         * size R. A tile whose end would reach R writes nothing (its bytes
+         * could reach into the next chunk's payload); one that ends below R
+         * is written, and overwritten by the raw bytes (k_gstored) if the
+         * chunk ends up stored. */
+        const bool last = h + 1 == Hc;
+        const uint64_t e = scz_ku::lookback(p.state, g, agg, !last);
+        const uint64_t start = scz_ku::lb_chunk_start(p.state, g - h);
+        const uint64_t R = n * sizeof(T), end = 4ull * S + (e - start) + agg;
+        if (lane == 0) {
+            if (last) {
+                const bool stored = end >= R;
+                const uint64_t size = stored ? R : end;
+                volatile unsigned long long *vs = p.state;
+                vs[g] = scz_ku::LB_INC | (start + size);
+                p.choff[c] = start;
+                p.chsize[c] = size;
+                p.chinfo[c] = stored ? GFC_INFO_STORED : GFC_INFO_CODED;
+            }
+            s_excl = e;
+            s_start = start;
+            s_write = end < R;
+        }
+    }
+    __syncthreads();
+    if (!s_write || s >= S) return;
+    const uint64_t rel = (s_excl - s_start) + wex; /* the segment's start in the chunk's data area */
+    uint8_t *P = p.wpay + s_start;
+    store_out(P + 4ull * S + rel, slot, bytes, lane);
+    const uint32_t endv = (uint32_t)(rel + bytes); /* end[s] (10.5): < R < 2^32 */
+    if (lane < 4) P[4ull * s + lane] = (uint8_t)(endv >> (8 * lane));
+}
+
+/* The raw bytes of stored chunks [ca, ca + gridDim.y), a slice per block. */
+__global__ void __launch_bounds__(NT2) k_gstored(GParams p, uint32_t ca) {
+    const uint32_t c = ca + blockIdx.y;
+    if (p.chinfo[c] != GFC_INFO_STORED) return;
+    const uint64_t R = chunk_count(p, c) * p.es;
+    const uint64_t per = ((R + gridDim.x - 1) / gridDim.x + 15) / 16 * 16, a = (uint64_t)blockIdx.x * per;
+    if (a >= R) return;
+    scz_ku::copy_bytes<NT2>(p.wpay + p.choff[c] + a, p.src + (uint64_t)c * p.raw_full + a, R - a < per ? R - a : per,
+                            threadIdx.x);
 }
 
 /* ---- decoding ---- */
 
 /* Per chunk: codec_info, sizes, offset table. */
-__global__ void __launch_bounds__(NT) k_gdchk(GParams p) {
+__global__ void __launch_bounds__(NT2) k_gdchk(GParams p) {
     __shared__ int bad;
     const uint32_t cl = blockIdx.x;
-    const uint64_t n = chunk_count(cl, p.n, p.count_full, p.count_last);
+    const uint64_t n = chunk_count(p, cl);
     const uint64_t R = n * p.es, size = p.rchsize[cl], info = p.rchinfo[cl] & 0xffffffffu;
     const uint64_t S = (n + GFC_SEG_VALUES - 1) / GFC_SEG_VALUES;
     if (threadIdx.x == 0) bad = 0;
@@ -262,8 +320,8 @@ __global__ void __launch_bounds__(NT) k_gdchk(GParams p) {
             e = GFC_ERR_INFO;
         } else {
             const uint8_t *P = p.pay + p.rchoff[cl];
-            for (uint64_t s = threadIdx.x; s < S && !e; s += NT) {
-                const uint32_t a = s ? ld32le(P + 4 * (s - 1)) : 0, b = ld32le(P + 4 * s);
+            for (uint64_t s = threadIdx.x; s < S && !e; s += NT2) {
+                const uint32_t a = s ? ldb32(P + 4 * (s - 1)) : 0, b = ldb32(P + 4 * s);
                 if (b < a || b - a > GFC_MAX_SEG_BYTES(p.es)) e = GFC_ERR_TABLE;
                 if (s + 1 == S && b != size - 4 * S) e = GFC_ERR_TABLE;
             }
@@ -279,63 +337,113 @@ __global__ void __launch_bounds__(NT) k_gdchk(GParams p) {
     }
 }
 
+/* A warp stages len bytes from g into its slot: slot[o0 + i] = g[i] with
+ * o0 = g mod 16, so that 16-byte aligned pieces of g are 16-byte aligned in
+ * the slot (asynchronous copies, all in flight before one wait); the bytes
+ * of the two partial pieces one by one. Returns o0. */
+__device__ __forceinline__ uint32_t stage_in(uint8_t *slot, const uint8_t *g, uint32_t len, uint32_t lane) {
+    const uint32_t o0 = (uint32_t)(reinterpret_cast<uintptr_t>(g) & 15), end = o0 + len;
+    const uint8_t *ga = g - o0;
+    for (uint32_t q = lane; 16 * q < end; q += 32) {
+        const uint32_t b0 = 16 * q;
+        if (b0 >= o0 && b0 + 16 <= end) {
+            scz_ku::cp_async16(slot + b0, ga + b0);
+        } else {
+#pragma unroll
+            for (uint32_t i = 0; i < 16; i++)
+                if (b0 + i >= o0 && b0 + i < end) slot[b0 + i] = ga[b0 + i];
+        }
+    }
+    scz_ku::cp_async_wait_all();
+    __syncwarp();
+    return o0;
+}
+
+/* The magnitude whose nb kept bytes start at byte `at` of the slot. */
+template <typename T> __device__ __forceinline__ T kept_bytes(const uint32_t *sw, uint32_t at, uint32_t nb);
+template <> __device__ __forceinline__ uint64_t kept_bytes<uint64_t>(const uint32_t *sw, uint32_t at, uint32_t nb) {
+    const uint32_t *a = sw + (at >> 2), sh = 8 * (at & 3);
+    const uint32_t w0 = a[0], w1 = a[1], w2 = a[2];
+    const uint64_t m = (uint64_t)__funnelshift_r(w1, w2, sh) << 32 | __funnelshift_r(w0, w1, sh);
+    return nb >= 8 ? m : m & ((1ull << (8 * nb)) - 1);
+}
+template <> __device__ __forceinline__ uint32_t kept_bytes<uint32_t>(const uint32_t *sw, uint32_t at, uint32_t nb) {
+    const uint32_t *a = sw + (at >> 2), sh = 8 * (at & 3);
+    const uint32_t m = __funnelshift_r(a[0], a[1], sh);
+    return nb >= 4 ? m : m & ((1u << (8 * nb)) - 1);
+}
+
+/* Decodes a staged segment (slot[o0 ..] holds its len bytes) to dst (lane
+ * j's value of subchunk k at dst[32 k]); returns whether the segment is
+ * malformed (10.4, 10.5). No branch on the data: a malformed segment is
+ * decoded to the end all the same, every read clamped inside the slot, and
+ * rejected afterwards (its values are written only where its own values
+ * go). FULLSEG: all 1024 values, fully unrolled. */
+template <typename T, bool FULLSEG>
+__device__ __forceinline__ bool decode_seg(const uint8_t *slot, uint32_t o0, uint32_t len, uint32_t vals, T *dst,
+                                           uint32_t plane, uint32_t lane) {
+    constexpr uint32_t SB = slot_bytes<T>();
+    const uint32_t *sw = reinterpret_cast<const uint32_t *>(slot);
+    const uint32_t nsub = FULLSEG ? GFC_SEG_SUBS : (vals + GFC_SUB - 1) / GFC_SUB, lt = (1u << lane) - 1;
+    const int lim = (int)vals - (int)lane;
+    T prev = 0;
+    uint32_t pos = 0;
+    bool bad = false;
+    auto step = [&](uint32_t k) {
+        bad |= pos + GFC_HDR_BYTES > len;
+        uint32_t rd = o0 + pos;
+        rd = rd < SB - 32 ? rd : SB - 32;
+        const uint32_t byte = slot[rd + lane / 2];
+        const uint32_t hn = (lane & 1) ? byte >> 4 : byte & 15;
+        const uint32_t g = hn >> 3, nb = Lz<T>::kept(hn & 7);
+        const bool real = FULLSEG || (int)(GFC_SUB * k) < lim;
+        const bool lbad = nb > sizeof(T) || (!real && hn != Lz<T>::ZERO); /* f32 codes 5..7; padding */
+        const uint32_t nbv = lbad ? 0 : nb;
+        const Psum<nb_bits<T>()> ps(nbv, lt);
+        bad |= lbad || pos + GFC_HDR_BYTES + ps.tot > len;
+        uint32_t at = o0 + pos + GFC_HDR_BYTES + ps.ex;
+        at = at < SB - 12 ? at : SB - 12;
+        const T m = kept_bytes<T>(sw, at, nbv);
+        const T pv = __shfl_sync(FULLM, prev, plane);
+        const T pr = k ? pv : (T)0;
+        const T x = g ? pr - m : pr + m;
+        if (real) stcs(dst + GFC_SUB * k, x);
+        prev = x;
+        pos += GFC_HDR_BYTES + ps.tot;
+    };
+    if (FULLSEG) {
+#pragma unroll
+        for (uint32_t k = 0; k < GFC_SEG_SUBS; k++) step(k);
+    } else {
+#pragma unroll 1
+        for (uint32_t k = 0; k < nsub; k++) step(k);
+    }
+    return __any_sync(FULLM, bad) || pos != len;
+}
+
 template <typename T> __global__ void __launch_bounds__(NT) k_gdec(GParams p) {
-    extern __shared__ uint8_t gsm[];
+    extern __shared__ __align__(16) uint8_t gsm[];
     const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const uint32_t cl = blockIdx.y, s = blockIdx.x * WPB + w;
-    const uint64_t n = chunk_count(cl, p.n, p.count_full, p.count_last);
-    const uint64_t S = (n + GFC_SEG_VALUES - 1) / GFC_SEG_VALUES;
+    const uint64_t n = chunk_count(p, cl);
+    const uint32_t S = (uint32_t)((n + GFC_SEG_VALUES - 1) / GFC_SEG_VALUES);
     if (s >= S || p.cbad[cl]) return;
     const uint8_t *P = p.pay + p.rchoff[cl];
     uint8_t *out = p.dst + (uint64_t)cl * p.raw_full;
     const uint64_t v0 = (uint64_t)s * GFC_SEG_VALUES;
-    const uint32_t vals = (uint32_t)(n - v0 < GFC_SEG_VALUES ? n - v0 : GFC_SEG_VALUES);
+    const uint32_t vals = n - v0 < GFC_SEG_VALUES ? (uint32_t)(n - v0) : GFC_SEG_VALUES;
     if ((p.rchinfo[cl] & 0xffffffffu) == GFC_INFO_STORED) {
-        warp_copy(out + v0 * sizeof(T), P + v0 * sizeof(T), vals * (uint32_t)sizeof(T), lane);
+        scz_ku::copy_bytes<32>(out + v0 * sizeof(T), P + v0 * sizeof(T), vals * (uint64_t)sizeof(T), lane);
         return;
     }
-    const uint32_t a = s ? ld32le(P + 4 * (s - 1)) : 0, b = ld32le(P + 4 * s), len = b - a;
-    const uint8_t *D = P + 4 * S + a;
-    uint8_t *sm = gsm + (size_t)w * GFC_MAX_SEG_BYTES(sizeof(T));
-    for (uint32_t k = lane; k < len; k += 32) sm[k] = D[k]; /* len <= the most a segment holds (k_gdchk) */
-    __syncwarp();
-    T *dst = reinterpret_cast<T *>(out);
-    const uint32_t nsub = (vals + GFC_SUB - 1) / GFC_SUB;
-    T prev = 0;
-    uint32_t pos = 0;
-    int bad = 0;
-    for (uint32_t k = 0; k < nsub && !bad; k++) {
-        if (pos + GFC_HDR_BYTES > len) {
-            bad = 1;
-            break;
-        }
-        const uint32_t byte = sm[pos + lane / 2];
-        const uint32_t h = (lane & 1) ? byte >> 4 : byte & 15;
-        const uint32_t g = h >> 3, c = h & 7, nb = Lz<T>::kept(c);
-        const uint64_t i = v0 + (uint64_t)k * GFC_SUB + lane;
-        int lbad = nb > sizeof(T);                              /* f32 codes 5..7 */
-        if (i >= n && h != Lz<T>::ZERO) lbad = 1;                /* padding */
-        const uint32_t nbv = lbad ? 0 : nb;
-        uint32_t incl = nbv;
-        for (uint32_t o = 1; o < 32; o <<= 1) {
-            const uint32_t t = __shfl_up_sync(FULLM, incl, o);
-            if (lane >= o) incl += t;
-        }
-        const uint32_t tot = __shfl_sync(FULLM, incl, 31);
-        const uint32_t at = pos + GFC_HDR_BYTES + incl - nbv;
-        if (pos + GFC_HDR_BYTES + tot > len) lbad = 1;
-        T m = 0;
-        if (!lbad)
-            for (uint32_t q = 0; q < nbv; q++) m |= (T)sm[at + q] << (8 * q);
-        const T pv = __shfl_sync(FULLM, prev, 32 - p.dim + lane % p.dim);
-        const T pr = k ? pv : (T)0;
-        const T x = g ? pr - m : pr + m;
-        if (!lbad && i < n) dst[i] = x;
-        prev = x;
-        pos += GFC_HDR_BYTES + tot;
-        bad = __any_sync(FULLM, lbad);
-    }
-    if (!bad && pos != len) bad = 1;
+    /* len <= the most a segment holds (k_gdchk) */
+    const uint32_t a = s ? ldb32(P + 4 * (s - 1)) : 0, b = ldb32(P + 4 * s), len = b - a;
+    uint8_t *slot = gsm + w * slot_bytes<T>();
+    const uint32_t o0 = stage_in(slot, P + 4ull * S + a, len, lane);
+    T *dst = reinterpret_cast<T *>(out) + v0 + lane;
+    const uint32_t plane = GFC_SUB - p.dim + lane % p.dim;
+    const bool bad = vals == GFC_SEG_VALUES ? decode_seg<T, true>(slot, o0, len, vals, dst, plane, lane)
+                                            : decode_seg<T, false>(slot, o0, len, vals, dst, plane, lane);
     if (bad && lane == 0) scz_cuda_report(p.err, p.c0 + cl, GFC_ERR_SEGMENT);
 }
 
@@ -343,47 +451,64 @@ size_t smax_of(const scz_cuda_batch *b) {
     return (size_t)((b->full.count + GFC_SEG_VALUES - 1) / GFC_SEG_VALUES);
 }
 
+/* Tiles of a chunk of `count` values. */
+uint64_t tiles_of(uint64_t count) { return (gfc_num_segments(count) + WPB - 1) / WPB; }
+
+uint64_t batch_tiles(const scz_cuda_batch *b) { return (uint64_t)(b->n - 1) * tiles_of(b->full.count) + tiles_of(b->last.count); }
+
+/* Scratch. Encoding: the look-back state of every tile of the batch, then
+ * the ticket counter. Decoding: a flag per chunk. */
 struct GLay {
-    size_t segsz, segoff, csize, cinfo, cbad, total;
+    size_t state, counter, cbad, total;
 };
 
-GLay glay(const scz_cuda_batch *b) {
-    GLay L;
-    const size_t n = b->n, sm = smax_of(b);
-    size_t o = 0;
-    auto take = [&](size_t bytes) {
-        const size_t r = o;
-        o = (o + bytes + 255) / 256 * 256;
-        return r;
-    };
-    L.segsz = take(n * sm * 4);
-    L.segoff = take(n * sm * 4);
-    L.csize = take(n * 8);
-    L.cinfo = take(n * 4);
-    L.cbad = take(n * 4);
-    L.total = o;
+GLay glay(const scz_cuda_batch *b, int dir) {
+    GLay L = {0, 0, 0, 0};
+    scz_ku::Bump bp = {nullptr, 0};
+    if (dir == SCZ_CUDA_ENCODE) {
+        L.state = bp.o;
+        bp.take<unsigned long long>(batch_tiles(b));
+        L.counter = bp.o;
+        bp.take<unsigned long long>(1);
+    } else {
+        L.cbad = bp.o;
+        bp.take<uint32_t>(b->n);
+    }
+    L.total = bp.o;
     return L;
 }
 
-GParams gparams(const scz_cuda_batch *b, void *scratch) {
+GParams gparams(const scz_cuda_batch *b) {
     GParams p;
     memset(&p, 0, sizeof p);
-    const GLay L = glay(b);
-    uint8_t *sc = static_cast<uint8_t *>(scratch);
-    p.segsz = reinterpret_cast<uint32_t *>(sc + L.segsz);
-    p.segoff = reinterpret_cast<uint32_t *>(sc + L.segoff);
-    p.csize = reinterpret_cast<uint64_t *>(sc + L.csize);
-    p.cinfo = reinterpret_cast<uint32_t *>(sc + L.cinfo);
-    p.cbad = reinterpret_cast<uint32_t *>(sc + L.cbad);
     p.count_full = b->full.count;
     p.count_last = b->last.count;
     p.raw_full = b->raw_full;
+    p.tiles_full = tiles_of(b->full.count);
+    p.tiles = batch_tiles(b);
     p.n = b->n;
     p.c0 = b->c0;
     p.smax = (uint32_t)smax_of(b);
     p.dim = b->h->knobs[0] ? b->h->knobs[0] : GFC_DIM_DEFAULT;
     p.es = b->full.esize;
     return p;
+}
+
+/* Most shared memory for the carveout, so that the slots of 6 blocks fit. */
+template <typename K> cudaError_t prefer_shared(K *k) {
+    return cudaFuncSetAttribute(k, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
+}
+
+template <typename T> cudaError_t launch_enc(const GParams &p, unsigned count, cudaStream_t s) {
+    cudaError_t e = prefer_shared(k_genc<T>);
+    if (!e) k_genc<T><<<count, NT, (size_t)WPB * slot_bytes<T>(), s>>>(p);
+    return e;
+}
+
+template <typename T> cudaError_t launch_dec(const GParams &p, dim3 grid, cudaStream_t s) {
+    cudaError_t e = prefer_shared(k_gdec<T>);
+    if (!e) k_gdec<T><<<grid, NT, (size_t)WPB * slot_bytes<T>(), s>>>(p);
+    return e;
 }
 
 } // namespace
@@ -396,56 +521,52 @@ static scz_status gfc_cuda_check(scz_ctx *ctx, const scz_cuda_batch *b) {
     if (d > GFC_DIM_MAX) return scz__fail(ctx, SCZ_ERR_CORRUPT, "gfc (CUDA): dimensionality %u", d);
     if (b->full.count * b->full.esize >= 0xffffffffull)
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "gfc (CUDA): chunks of 4 GiB or more; use a smaller chunk size");
-    if (smax_of(b) / WPB + 1 > 0x7fffffffull || b->n > 65535)
+    if (smax_of(b) / WPB + 1 > 0x7fffffffull || b->n > 65535 || batch_tiles(b) > 0x7fffffffull)
         return scz__fail(ctx, SCZ_ERR_OVERFLOW, "gfc (CUDA): batch too large for the grid");
     return SCZ_OK;
 }
 
-static size_t gfc_cuda_scratch(const scz_cuda_batch *b, int dir) {
-    (void)dir;
-    return b->n ? glay(b).total : 0;
-}
+static size_t gfc_cuda_scratch(const scz_cuda_batch *b, int dir) { return b->n ? glay(b, dir).total : 0; }
 
 static cudaError_t gfc_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_t cb, const void *d_src,
                                    uint8_t *d_pay, uint64_t *choff, uint64_t *chsize, uint64_t *chinfo,
                                    void *scratch, cudaStream_t s) {
     if (ca >= cb || cb > b->n) return cudaErrorInvalidValue;
-    GParams p = gparams(b, scratch);
-    p.src = static_cast<const uint8_t *>(d_src) + (uint64_t)ca * b->raw_full;
+    GParams p = gparams(b);
+    const GLay L = glay(b, SCZ_CUDA_ENCODE);
+    uint8_t *sc = static_cast<uint8_t *>(scratch);
+    p.src = static_cast<const uint8_t *>(d_src);
     p.wpay = d_pay;
     p.choff = choff;
     p.chsize = chsize;
     p.chinfo = chinfo;
-    p.g0 = ca;
-    p.ng = cb - ca;
-    /* per-range arrays start at the range's first chunk */
-    p.segsz += (size_t)ca * p.smax;
-    p.segoff += (size_t)ca * p.smax;
-    p.csize += ca;
-    p.cinfo += ca;
-    const dim3 grid((p.smax + WPB - 1) / WPB, p.ng);
-    const size_t dyn = (size_t)WPB * GFC_MAX_SEG_BYTES(p.es);
+    p.state = reinterpret_cast<unsigned long long *>(sc + L.state);
+    p.counter = reinterpret_cast<unsigned long long *>(sc + L.counter);
     cudaError_t e;
-    if (p.es == 8) {
-        if ((e = cudaFuncSetAttribute(k_gwrite<uint64_t>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn)))
-            return e;
-        k_gsize<uint64_t><<<grid, NT, 0, s>>>(p);
-    } else {
-        if ((e = cudaFuncSetAttribute(k_gwrite<uint32_t>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn)))
-            return e;
-        k_gsize<uint32_t><<<grid, NT, 0, s>>>(p);
-    }
-    k_gscan<<<p.ng, NT, 0, s>>>(p);
-    k_goff<<<1, NT, 0, s>>>(p);
-    if (p.es == 8) k_gwrite<uint64_t><<<grid, NT, dyn, s>>>(p);
-    else k_gwrite<uint32_t><<<grid, NT, dyn, s>>>(p);
+    ScProf pf("gfc encode", s); /* SCZ_GPU_PROFILE=1: phase times */
+    if (ca == 0 && (e = cudaMemsetAsync(sc, 0, L.total, s))) return e; /* state and ticket, once per batch */
+    pf.mark("memset");
+    /* tiles of chunks [ca, cb); the tickets continue from the chunks before,
+     * whose launches came first on this stream */
+    const uint64_t g_begin = (uint64_t)ca * p.tiles_full, g_end = cb == b->n ? p.tiles : (uint64_t)cb * p.tiles_full;
+    const unsigned count = (unsigned)(g_end - g_begin);
+    e = p.es == 8 ? launch_enc<uint64_t>(p, count, s) : launch_enc<uint32_t>(p, count, s);
+    if (e) return e;
+    if ((e = cudaGetLastError())) return e;
+    pf.mark("k_genc");
+    uint64_t slices = (b->raw_full + (512u << 10) - 1) >> 19;
+    slices = slices < 1 ? 1 : slices > 64 ? 64 : slices;
+    k_gstored<<<dim3((unsigned)slices, cb - ca), NT2, 0, s>>>(p, ca);
+    pf.mark("k_gstored");
     return cudaGetLastError();
 }
 
 static cudaError_t gfc_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay, const uint64_t *choff,
                                    const uint64_t *chsize, const uint64_t *chinfo, void *d_dst,
                                    unsigned long long *err, void *scratch, cudaStream_t s) {
-    GParams p = gparams(b, scratch);
+    GParams p = gparams(b);
+    const GLay L = glay(b, SCZ_CUDA_DECODE);
+    p.cbad = reinterpret_cast<uint32_t *>(static_cast<uint8_t *>(scratch) + L.cbad);
     p.pay = d_pay;
     p.rchoff = choff;
     p.rchsize = chsize;
@@ -453,24 +574,19 @@ static cudaError_t gfc_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     p.dst = static_cast<uint8_t *>(d_dst);
     p.err = err;
     const dim3 grid((p.smax + WPB - 1) / WPB, b->n);
-    const size_t dyn = (size_t)WPB * GFC_MAX_SEG_BYTES(p.es);
     cudaError_t e;
-    k_gdchk<<<b->n, NT, 0, s>>>(p);
-    if (p.es == 8) {
-        if ((e = cudaFuncSetAttribute(k_gdec<uint64_t>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn)))
-            return e;
-        k_gdec<uint64_t><<<grid, NT, dyn, s>>>(p);
-    } else {
-        if ((e = cudaFuncSetAttribute(k_gdec<uint32_t>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn)))
-            return e;
-        k_gdec<uint32_t><<<grid, NT, dyn, s>>>(p);
-    }
+    ScProf pf("gfc decode", s);
+    k_gdchk<<<b->n, NT2, 0, s>>>(p);
+    pf.mark("k_gdchk");
+    e = p.es == 8 ? launch_dec<uint64_t>(p, grid, s) : launch_dec<uint32_t>(p, grid, s);
+    if (e) return e;
+    pf.mark("k_gdec");
     return cudaGetLastError();
 }
 
 static cudaError_t gfc_cuda_probe(void) {
     cudaFuncAttributes a;
-    cudaError_t e = cudaFuncGetAttributes(&a, k_gwrite<uint64_t>);
+    cudaError_t e = cudaFuncGetAttributes(&a, k_genc<uint64_t>);
     if (!e) e = cudaFuncGetAttributes(&a, k_gdec<uint64_t>);
     return e;
 }

@@ -28,6 +28,7 @@
  * raw bytes.
  */
 #include "../cuda/cuda_rt.h"
+#include "../cuda/kutil.h"
 
 extern "C" {
 #include "ndzip.h"
@@ -154,13 +155,6 @@ __device__ __forceinline__ void transpose32(uint32_t (&a)[32]) {
 template <typename T> __device__ __forceinline__ T shfl_up(T v, int d) { return __shfl_up_sync(FULL, v, d); }
 template <typename T> __device__ __forceinline__ T shfl_xor(T v, int d) { return __shfl_xor_sync(FULL, v, d); }
 
-/* 16-byte asynchronous copy global -> shared (LDGSTS): no registers held,
- * so every piece of a staged hypercube is in flight at once. */
-__device__ __forceinline__ void cp_async16(void *sdst, const void *gsrc) {
-    const unsigned sa = (unsigned)__cvta_generic_to_shared(sdst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(sa), "l"(gsrc) : "memory");
-}
-__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
 /* Copies n bytes (a multiple of 4; both pointers 4-byte aligned) with the
  * NTH threads whose index is `tid`: 16-byte vectors when source and
@@ -325,63 +319,17 @@ __device__ __forceinline__ const Geo &locate(const Params &p, uint64_t g, uint32
     return p.last;
 }
 
-/* Decoupled look-back (one warp): publishes this block's aggregate, sums
- * the aggregates of the blocks before it until one with an inclusive prefix,
- * publishes its own inclusive prefix and returns the exclusive one. State
- * words: flag in the top two bits (1 aggregate, 2 inclusive), value below.
- * Values are payload offsets: the inclusive prefix of a chunk's last
- * hypercube is the end of the chunk's final payload (coded or stored, 6.7),
- * that of any other hypercube the chunk's start plus the hypercube data up
- * to its end (the chunk's offset table not counted). The last hypercube of
- * a chunk publishes nothing here (publish = false): it publishes the
- * chunk's end once it knows the form (encode_hc), and never an aggregate,
- * so every look-back stops at the chunk's start at the latest. */
-constexpr unsigned long long FLAG_A = 1ull << 62, FLAG_P = 2ull << 62, VAL = FLAG_A - 1;
-
-__device__ uint64_t lookback(unsigned long long *state, uint64_t g, uint64_t agg, bool publish) {
-    const int lane = threadIdx.x & 31;
-    volatile unsigned long long *vs = state;
-    if (g == 0) {
-        if (publish && lane == 0) vs[0] = FLAG_P | agg;
-        return 0;
-    }
-    if (publish && lane == 0) vs[g] = FLAG_A | agg;
-    uint64_t excl = 0;
-    int64_t base = (int64_t)g - 1;
-    for (;;) {
-        const int64_t idx = base - lane;
-        unsigned long long s = FLAG_P;
-        if (idx >= 0) {
-            do {
-                s = vs[idx];
-            } while ((s >> 62) == 0);
-        }
-        const unsigned pm = __ballot_sync(FULL, (s >> 62) == 2);
-        uint64_t val = s & VAL;
-        if (pm) {
-            const int first = __ffs(pm) - 1;
-            if (lane > first) val = 0;
-        }
-#pragma unroll
-        for (int d = 16; d; d >>= 1) val += __shfl_xor_sync(FULL, val, d);
-        excl += val;
-        if (pm) break;
-        base -= 32;
-    }
-    if (publish && lane == 0) vs[g] = FLAG_P | (excl + agg);
-    return excl;
-}
-
-/* Payload offset of the chunk whose first hypercube is g0: the end of the
- * previous chunk, published by its last hypercube (inclusive only). */
+/* Decoupled look-back over hypercubes (kutil.h): values are payload
+ * offsets; the inclusive prefix of a chunk's last hypercube is the end of
+ * the chunk's final payload (coded or stored, 6.7), that of any other
+ * hypercube the chunk's start plus the hypercube data up to its end (the
+ * chunk's offset table not counted). */
+using scz_ku::cp_async16;
+using scz_ku::cp_async_wait_all;
+using scz_ku::lookback;
+constexpr unsigned long long FLAG_P = scz_ku::LB_INC, VAL = scz_ku::LB_VAL;
 __device__ __forceinline__ uint64_t chunk_start(const unsigned long long *state, uint64_t g0) {
-    if (g0 == 0) return 0;
-    volatile const unsigned long long *vs = state;
-    unsigned long long s;
-    do {
-        s = vs[g0 - 1];
-    } while ((s >> 62) != 2);
-    return s & VAL;
+    return scz_ku::lb_chunk_start(state, g0);
 }
 
 /* ---- encoding ---- */
