@@ -259,8 +259,10 @@ __device__ __forceinline__ uint32_t dec_sym(uint32_t hi, const uint32_t *table, 
 }
 
 /* Staged word k of a segment (zeros past the staged range). */
-__device__ __forceinline__ uint32_t stw(const uint32_t *st, uint32_t k) {
-    return k < STAGE_WORDS ? st[k + (k >> 5)] : 0u;
+__device__ __forceinline__ uint32_t stw(const uint32_t *st, uint32_t k, unsigned sh8) {
+    if (k >= STAGE_WORDS) return 0u;
+    const uint32_t lo = st[k + (k >> 5)];
+    return sh8 ? __funnelshift_r(lo, st[k + 1 + ((k + 1) >> 5)], sh8) : lo;
 }
 
 /* Bit reader over the staged words, in two 32-bit halves: hi:lo holds the
@@ -271,10 +273,12 @@ struct Reader {
     uint32_t hi, lo;
     unsigned nb;
     uint32_t wi;
-    __device__ __forceinline__ void start(const uint32_t *st, uint32_t rp) {
+    unsigned sh8; /* the staged words are the stream's aligned words: word k = bits 8 sh8 .. of words k, k + 1 */
+    __device__ __forceinline__ void start(const uint32_t *st, uint32_t rp, unsigned sh8_) {
+        sh8 = sh8_;
         wi = rp >> 5;
         const unsigned sh = rp & 31;
-        const uint32_t a = stw(st, wi), b = stw(st, wi + 1);
+        const uint32_t a = stw(st, wi, sh8), b = stw(st, wi + 1, sh8);
         hi = __funnelshift_l(b, a, sh);
         lo = b << sh;
         nb = 64 - sh;
@@ -282,7 +286,7 @@ struct Reader {
     }
     __device__ __forceinline__ void refill(const uint32_t *st) {
         if (nb < 32) { /* 16 <= nb < 32: the valid bits are all in hi, lo is 0 */
-            const uint32_t w = stw(st, wi++);
+            const uint32_t w = stw(st, wi++, sh8);
             hi |= w >> nb;
             lo = w << (32 - nb);
             nb += 32;
@@ -349,17 +353,18 @@ __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *t
     __syncwarp(); /* the warp's previous segment is no longer read */
     /* stage the segment's words (and the lookahead), zeros past the stream */
     const uint64_t w0 = (uint64_t)g * SEG_WORDS;
+    unsigned sh8 = 0;
     if (w0 + STAGE_WORDS < S.n_words) {
-        /* every staged word has a successor in the stream: two aligned
-         * loads per word, no bounds to check, several in flight */
+        /* every staged word has a successor in the stream: the aligned
+         * words under them (one more), all in flight at once; the reader
+         * shifts them into place */
         const uint8_t *a = S.words + 4 * w0;
         const unsigned sh = (unsigned)(reinterpret_cast<uintptr_t>(a) & 3);
         const uint32_t *A = reinterpret_cast<const uint32_t *>(a - sh);
-#pragma unroll 4
-        for (uint32_t k = lane; k < STAGE_WORDS; k += 32) {
-            const uint32_t lo = __ldg(A + k), hi = __ldg(A + k + 1);
-            stage[k + (k >> 5)] = __funnelshift_r(lo, hi, 8 * sh);
-        }
+        static_assert(STAGE_WORDS + (STAGE_WORDS >> 5) < STAGE_SLOTS, "a slot for the extra word");
+        for (uint32_t k = lane; k <= STAGE_WORDS; k += 32) scz_ku::cp_async4(&stage[k + (k >> 5)], A + k);
+        scz_ku::cp_async_wait_all();
+        sh8 = 8 * sh;
     } else {
         for (uint32_t k = lane; k < STAGE_WORDS; k += 32) {
             const uint64_t w = w0 + k;
@@ -376,7 +381,7 @@ __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *t
         rp = lane * U + ((S.gaps[u >> 1] >> ((u & 1) * 4)) & 15);
         lim = u + 1 == S.n_units ? (uint32_t)(S.total_bits - seg_bit) : (lane + 1) * U;
         Reader R;
-        R.start(stage, rp);
+        R.start(stage, rp, sh8);
         uint32_t p = rp;
         while (p < lim) {
             R.refill(stage);
@@ -417,7 +422,7 @@ __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *t
         VecOut<T> W;
         W.init(out + base + (incl - cnt), cnt);
         Reader R;
-        R.start(stage, rp);
+        R.start(stage, rp, sh8);
         for (uint32_t i = 0; i < cnt; i++) {
             R.refill(stage);
             unsigned l;
