@@ -343,12 +343,16 @@ template <typename T> struct VecOut {
  * uint16_t; out holds S.count symbols). stage: this warp's STAGE_SLOTS
  * words of shared memory; table / L / longs from hs_build. With ESC,
  * *esc_out (lane 0) gets the number of symbols equal to esc_sym in the
- * segment. Returns true (all lanes) if the segment is consistent and
+ * segment. sink(i, symbol) sees each symbol written, i its index in out.
+ * Returns true (all lanes) if the segment is consistent and
  * was written, false if not (nothing written). */
-template <typename T, bool ESC>
+struct NoSink {
+    __device__ __forceinline__ void operator()(uint64_t, uint32_t) const {}
+};
+template <typename T, bool ESC, typename Sink = NoSink>
 __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *table, const LongTab &L,
                                   const uint16_t *longs, uint32_t *stage, T *out, uint32_t esc_sym,
-                                  uint32_t *esc_out) {
+                                  uint32_t *esc_out, const Sink &sink = Sink()) {
     const uint32_t lane = threadIdx.x & 31;
     __syncwarp(); /* the warp's previous segment is no longer read */
     /* stage the segment's words (and the lookahead), zeros past the stream */
@@ -430,6 +434,7 @@ __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *t
             if (!l) break; /* cannot happen: the counting pass decoded the same bits */
             R.skip(l);
             W.put(i, s);
+            sink(base + (incl - cnt) + i, s);
         }
         W.finish(cnt);
     }

@@ -255,6 +255,11 @@ __device__ __forceinline__ int qshape(const LGeo &g, const Blk &k) {
     return QS_NONE;
 }
 
+/* Whether a prequantized value is beyond k_qfast's 32-bit arithmetic: with
+ * |q| < 2^27 the Lorenzo error of 8 terms stays below 2^30, exact in int32
+ * (k_quant does the same in 64 bits, modulo 2^64). */
+__device__ __forceinline__ int qbig(int64_t q) { return (uint64_t)(q + (1 << 27)) >= (1ull << 28); }
+
 /* A block for k_quant: marked and listed. */
 __device__ __forceinline__ void mark_slow(const LP &p, uint64_t sb) {
     p.bchg[sb] = NONE;
@@ -262,8 +267,8 @@ __device__ __forceinline__ void mark_slow(const LP &p, uint64_t sb) {
 }
 
 template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
-    __shared__ int64_t xs[NT / 32][16][16]; /* 3D: the upper half-warp's values for the next warp */
-    __shared__ int64_t xe[NT / 32][16];     /* lane 31's values per warp */
+    __shared__ int32_t xs[NT / 32][16][16]; /* 3D: the upper half-warp's values for the next warp */
+    __shared__ int32_t xe[NT / 32][16];     /* lane 31's values per warp */
     __shared__ uint32_t ce[NT / 32][16];    /* lane 31's codes per warp */
     __shared__ uint32_t s_chg[NT / 32];
     __shared__ uint32_t sh[HK];
@@ -284,22 +289,23 @@ template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
     const uint64_t span = 2 * (uint64_t)r - 1;
     if (p.hist)
         for (uint32_t q = tid; q < 2 * r + 2; q += NT) sh[q] = 0; /* ordered by the barriers below */
-    int64_t d[16];
+    int32_t d[16];
     int bad = 0;
     if (shape == QS_3D) {
         const uint32_t x = tid & 15, y = tid >> 4;
-        int64_t prev = 0;
+        int32_t prev = 0;
 #pragma unroll
         for (uint32_t z = 0; z < 16; z++) {
             int64_t q;
             bad |= prequant((double)src[z * e01 + y * e0 + x], p.recip, p.ebx2, p.eb, f32, &q);
-            d[z] = (int64_t)((uint64_t)q - (uint64_t)prev);
-            prev = q;
+            bad |= qbig(q);
+            d[z] = (int32_t)q - prev;
+            prev = (int32_t)q;
         }
 #pragma unroll
         for (uint32_t z = 0; z < 16; z++) {
-            const int64_t o = __shfl_up_sync(0xffffffffu, d[z], 1);
-            if (x) d[z] = (int64_t)((uint64_t)d[z] - (uint64_t)o);
+            const int32_t o = __shfl_up_sync(0xffffffffu, d[z], 1);
+            if (x) d[z] -= o;
         }
         if (lane >= 16)
 #pragma unroll
@@ -311,18 +317,19 @@ template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
         }
 #pragma unroll
         for (uint32_t z = 0; z < 16; z++) {
-            const int64_t o = __shfl_up_sync(0xffffffffu, d[z], 16);
-            if (y) d[z] = (int64_t)((uint64_t)d[z] - (uint64_t)(lane >= 16 ? o : xs[w - 1][z][lane]));
+            const int32_t o = __shfl_up_sync(0xffffffffu, d[z], 16);
+            if (y) d[z] -= lane >= 16 ? o : xs[w - 1][z][lane];
         }
     } else if (shape == QS_2D) {
         /* thread (x, g) = (tid & 63, tid >> 6): rows 16 g + k */
         const uint32_t x = tid & 63, gq = tid >> 6;
-        int64_t *ql = &xs[0][0][0]; /* q of each group's last row: [g][x] */
+        int32_t *ql = &xs[0][0][0]; /* q of each group's last row: [g][x] */
 #pragma unroll
         for (uint32_t kk = 0; kk < 16; kk++) {
             int64_t q;
             bad |= prequant((double)src[(16 * gq + kk) * e0 + x], p.recip, p.ebx2, p.eb, f32, &q);
-            d[kk] = q;
+            bad |= qbig(q);
+            d[kk] = (int32_t)q;
         }
         ql[gq * 64 + x] = d[15];
         bad = __syncthreads_or(bad);
@@ -330,18 +337,18 @@ template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
             if (tid == 0) mark_slow(p, sb);
             return;
         }
-        const int64_t above = gq ? ql[(gq - 1) * 64 + x] : 0;
+        const int32_t above = gq ? ql[(gq - 1) * 64 + x] : 0;
 #pragma unroll
-        for (uint32_t kk = 15; kk >= 1; kk--) d[kk] = (int64_t)((uint64_t)d[kk] - (uint64_t)d[kk - 1]);
-        d[0] = (int64_t)((uint64_t)d[0] - (uint64_t)above);
+        for (uint32_t kk = 15; kk >= 1; kk--) d[kk] -= d[kk - 1];
+        d[0] -= above;
         if (lane == 31)
 #pragma unroll
             for (uint32_t kk = 0; kk < 16; kk++) xe[w][kk] = d[kk];
         __syncthreads();
 #pragma unroll
         for (uint32_t kk = 0; kk < 16; kk++) {
-            const int64_t o = __shfl_up_sync(0xffffffffu, d[kk], 1);
-            if (x) d[kk] = (int64_t)((uint64_t)d[kk] - (uint64_t)(lane ? o : xe[w - 1][kk]));
+            const int32_t o = __shfl_up_sync(0xffffffffu, d[kk], 1);
+            if (x) d[kk] -= lane ? o : xe[w - 1][kk];
         }
     } else {
         /* 1D: element j = k * 256 + tid */
@@ -349,7 +356,8 @@ template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
         for (uint32_t kk = 0; kk < 16; kk++) {
             int64_t q;
             bad |= prequant((double)src[kk * NT + tid], p.recip, p.ebx2, p.eb, f32, &q);
-            d[kk] = q;
+            bad |= qbig(q);
+            d[kk] = (int32_t)q;
         }
         if (lane == 31)
 #pragma unroll
@@ -361,10 +369,10 @@ template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
         }
 #pragma unroll
         for (uint32_t kk = 0; kk < 16; kk++) {
-            const int64_t o = __shfl_up_sync(0xffffffffu, d[kk], 1);
-            int64_t pr = o;
+            const int32_t o = __shfl_up_sync(0xffffffffu, d[kk], 1);
+            int32_t pr = o;
             if (lane == 0) pr = w ? xe[w - 1][kk] : (kk ? xe[NT / 32 - 1][kk - 1] : 0);
-            d[kk] = (int64_t)((uint64_t)d[kk] - (uint64_t)pr);
+            d[kk] -= pr;
         }
     }
     /* codes; an outlier sends the block to k_quant */
@@ -372,8 +380,8 @@ template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
     int out = 0;
 #pragma unroll
     for (uint32_t kk = 0; kk < 16; kk++) {
-        const bool in = (uint64_t)d[kk] + (uint64_t)(r - 1) < span;
-        c[kk] = in ? (uint32_t)(d[kk] + (int64_t)r) : LZ_CODE_OUTLIER;
+        const bool in = (uint32_t)d[kk] + (r - 1) < (uint32_t)span;
+        c[kk] = in ? (uint32_t)(d[kk] + (int32_t)r) : LZ_CODE_OUTLIER;
         out |= !in;
     }
     if (lane == 31)
