@@ -11,8 +11,9 @@
  * Datasets: /field float32, lossy ABS 1e-3; /exact float64, ndzip
  * (lossless). The field is analytic, so every rank knows the expected
  * values of what it reads. On a CUDA build, SCZ_HDF5_BACKEND=cuda makes the
- * filter compress on the GPU current in each rank (set it per rank, e.g.
- * local rank modulo device count through CUDA_VISIBLE_DEVICES).
+ * filter compress on a GPU: each rank on its own, its local rank (from the
+ * MPI launcher's environment) modulo the node's device count, unless
+ * SCZ_HDF5_DEVICE names one (h5z_scz_cuda_device, docs/HDF5.md).
  */
 #include "h5z_scz.h"
 #include <hdf5.h>

@@ -13,6 +13,10 @@
 #include <H5PLextern.h>
 #include <scz.h>
 
+#ifdef H5Z_SCZ_CUDA /* a CUDA build of the library (src/hdf5/CMakeLists.txt) */
+#include <cuda_runtime_api.h>
+#endif
+
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -95,6 +99,66 @@ static int parse_cd(size_t n, const unsigned *cd, scz_params *p, scz_shape *s, u
     return 0;
 }
 
+/* ---- the CUDA device of this process ---- */
+
+/* A non-negative decimal number (at most 1e9) in s, else -1. */
+static long env_index(const char *s) {
+    if (!s || !*s) return -1;
+    long v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > 100000000) return -1;
+        v = v * 10 + (*s - '0');
+    }
+    return v;
+}
+
+int h5z_scz_cuda_device(int device_count) {
+    if (device_count < 1) return -1;
+    const char *d = getenv("SCZ_HDF5_DEVICE");
+    if (d && *d) {
+        if (strcmp(d, "current") == 0) return -1;
+        long v = env_index(d);
+        if (v >= 0) return (int)(v % device_count);
+        /* anything else: as if unset */
+    }
+    static const char *const local_rank[] = {
+        "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID",
+        "PMI_LOCAL_RANK",             "PALS_LOCAL_RANKID", "FLUX_TASK_LOCAL_ID",      "JSM_NAMESPACE_LOCAL_RANK",
+    };
+    for (size_t i = 0; i < sizeof local_rank / sizeof *local_rank; i++) {
+        long v = env_index(getenv(local_rank[i]));
+        if (v >= 0) return (int)(v % device_count);
+    }
+    return -1;
+}
+
+/* A CUDA context on this process's device (h5z_scz_cuda_device), the
+ * calling thread's current device left as it was (the context keeps its
+ * device for every later call). */
+static scz_status cuda_ctx_create(scz_ctx **ctx) {
+#ifdef H5Z_SCZ_CUDA
+    int n = 0, prev = -1;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) {
+        cudaGetLastError();
+        return SCZ_ERR_BACKEND;
+    }
+    const int dev = h5z_scz_cuda_device(n);
+    if (dev >= 0 && cudaGetDevice(&prev) == cudaSuccess && prev != dev) {
+        if (cudaSetDevice(dev) != cudaSuccess) {
+            cudaGetLastError();
+            return SCZ_ERR_BACKEND;
+        }
+    } else {
+        prev = -1;
+    }
+    scz_status st = scz_ctx_create(ctx, SCZ_BACKEND_CUDA);
+    if (prev >= 0) cudaSetDevice(prev);
+    return st;
+#else
+    return scz_ctx_create(ctx, SCZ_BACKEND_CUDA); /* SCZ_ERR_BACKEND where CUDA is not built in */
+#endif
+}
+
 /* ---- contexts: one cached per backend, reused across chunks ---- */
 
 static _Atomic(scz_ctx *) cached_ctx[2];
@@ -107,7 +171,7 @@ static scz_ctx *ctx_get(unsigned flags, int *cuda) {
     scz_ctx *ctx = NULL;
     if (want_cuda) {
         ctx = atomic_exchange(&cached_ctx[1], NULL);
-        if (!ctx && scz_ctx_create(&ctx, SCZ_BACKEND_CUDA) != SCZ_OK) ctx = NULL;
+        if (!ctx && cuda_ctx_create(&ctx) != SCZ_OK) ctx = NULL;
         *cuda = 1;
         if (ctx) return ctx;
         /* no usable GPU: the CPU writes the same bytes */
