@@ -18,6 +18,9 @@
 #include "h5z_scz.h"
 #include <hdf5.h>
 #include <mpi.h>
+#ifdef H5Z_SCZ_CUDA /* a CUDA build: say which GPU each rank's filter uses */
+#include <cuda_runtime_api.h>
+#endif
 #include <scz.h>
 
 #include <math.h>
@@ -65,6 +68,17 @@ int main(int argc, char **argv) {
         fprintf(stderr, "rank %d: h5z_scz_register failed\n", rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
+#ifdef H5Z_SCZ_CUDA
+    const char *backend = getenv("SCZ_HDF5_BACKEND");
+    int ndev = 0;
+    if (backend && strcmp(backend, "cuda") == 0) {
+        if (cudaGetDeviceCount(&ndev) != cudaSuccess) ndev = 0;
+        const int dev = h5z_scz_cuda_device(ndev);
+        if (ndev > 0 && dev >= 0) printf("rank %d: the filter runs on GPU %d of %d\n", rank, dev, ndev);
+        else if (ndev > 0) printf("rank %d: the filter runs on the current GPU (of %d)\n", rank, ndev);
+        else printf("rank %d: no GPU, the filter runs on the CPU\n", rank);
+    }
+#endif
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
     hid_t f = writing ? H5Fcreate(argv[2], H5F_ACC_TRUNC, H5P_DEFAULT, fapl)
