@@ -27,7 +27,10 @@
  *                  chunk buffers; nothing the filter can remove);
  *   over scz+I/O = filter path - scz alone - direct I/O (what the filter
  *                  path adds over scz's own time plus HDF5 moving the
- *                  compressed bytes).
+ *                  compressed bytes) = filter own + HDF5 pipeline + the
+ *                  difference of scz's time inside the filter from scz
+ *                  alone (caches: the filter compresses a chunk HDF5 has
+ *                  just copied).
  * Each as a percentage of scz's own time. Wall clock, median of --reps
  * (one untimed warm-up run of each phase first). Use a RAM-backed --dir
  * (/dev/shm) so that the file system is not measured.
@@ -375,7 +378,7 @@ int main(int argc, char **argv) {
         remove(file);
         printf("%s: ratio %.3f (%.1f MB of chunks), filter's streams %s scz's\n", what, gb * 1e9 / S[0].bytes,
                S[0].bytes / 1e6, same ? "identical to" : "DIFFERENT from");
-        enum { NQ = 20 };
+        enum { NQ = 22 };
         double q[NQ][64], m[NQ];
         for (int i = 0; i < reps; i++) {
             const run *s_ = &S[i], *d_ = &D[i], *h_ = &H[i];
@@ -386,7 +389,9 @@ int main(int argc, char **argv) {
                  * filter's own; 18: HDF5's pipeline: fractions of scz's time */
                 (h_->w - s_->w) / s_->w, (h_->r - s_->r) / s_->r, (h_->w - s_->w - d_->w) / s_->w,
                 (h_->r - s_->r - d_->r) / s_->r, (h_->w_cb - h_->w_scz) / s_->w, (h_->r_cb - h_->r_scz) / s_->r,
-                (h_->w - h_->w_cb - d_->w) / s_->w, (h_->r - h_->r_cb - d_->r) / s_->r};
+                (h_->w - h_->w_cb - d_->w) / s_->w, (h_->r - h_->r_cb - d_->r) / s_->r,
+                /* 20: scz inside the filter against scz alone (caches) */
+                (h_->w_scz - s_->w) / s_->w, (h_->r_scz - s_->r) / s_->r};
             for (int t = 0; t < NQ; t++) q[t][i] = v[t];
         }
         for (int t = 0; t < NQ; t++) m[t] = med(q[t], reps);
@@ -405,6 +410,7 @@ int main(int argc, char **argv) {
         pct("filter path over scz + direct I/O", m[14], m[15]);
         pct("  the filter's own (callback - scz)", m[16], m[17]);
         pct("  HDF5 (path - callback - direct)", m[18], m[19]);
+        pct("  scz in the filter - scz alone", m[20], m[21]);
         for (uint64_t k = 0; k < nch; k++) free(z[k]);
         free(z);
         free(zn);
