@@ -258,6 +258,25 @@ __device__ __forceinline__ uint32_t dec_sym(uint32_t hi, const uint32_t *table, 
     return 0;
 }
 
+/* Count table for the counting pass: ctab[b] = n << 4 | bits, where the
+ * TB bits b start with n >= 1 complete codewords of `bits` bits in all
+ * (codes that end inside b: their decoding does not depend on the bits
+ * after b); 0 when the first codeword is longer than TB or invalid. Built
+ * from `table` by the block's nthreads threads (the caller synchronizes). */
+__device__ __forceinline__ void hs_build_ctab(const uint32_t *table, uint8_t *ctab, uint32_t tid, uint32_t nthreads) {
+    for (uint32_t b = tid; b < TABLE; b += nthreads) {
+        uint32_t used = 0, n = 0;
+        for (;;) {
+            const uint32_t l = table[(b << used) & (TABLE - 1)] >> 16;
+            if (!l || used + l > TB) break;
+            used += l;
+            n++;
+        }
+        ctab[b] = (uint8_t)(n ? n << 4 | used : 0);
+    }
+}
+static_assert(TB <= 15, "count table entries: 4-bit counts and lengths");
+
 /* Staged word k of a segment (zeros past the staged range). */
 __device__ __forceinline__ uint32_t stw(const uint32_t *st, uint32_t k, unsigned sh8) {
     if (k >= STAGE_WORDS) return 0u;
@@ -343,7 +362,9 @@ template <typename T> struct VecOut {
  * uint16_t; out holds S.count symbols). stage: this warp's STAGE_SLOTS
  * words of shared memory; table / L / longs from hs_build. With ESC,
  * *esc_out (lane 0) gets the number of symbols equal to esc_sym in the
- * segment. sink(i, symbol) sees each symbol written, i its index in out.
+ * segment. ctab (hs_build_ctab; not with ESC) lets the counting pass take
+ * several short codes per lookup. sink(i, symbol) sees each symbol
+ * written, i its index in out.
  * Returns true (all lanes) if the segment is consistent and
  * was written, false if not (nothing written). */
 struct NoSink {
@@ -352,7 +373,7 @@ struct NoSink {
 template <typename T, bool ESC, typename Sink = NoSink>
 __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *table, const LongTab &L,
                                   const uint16_t *longs, uint32_t *stage, T *out, uint32_t esc_sym,
-                                  uint32_t *esc_out, const Sink &sink = Sink()) {
+                                  uint32_t *esc_out, const uint8_t *ctab = nullptr, const Sink &sink = Sink()) {
     const uint32_t lane = threadIdx.x & 31;
     __syncwarp(); /* the warp's previous segment is no longer read */
     /* stage the segment's words (and the lookahead), zeros past the stream */
@@ -389,6 +410,16 @@ __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *t
         uint32_t p = rp;
         while (p < lim) {
             R.refill(stage);
+            if (!ESC && ctab) {
+                /* whole codes inside the next TB bits, all starting before lim */
+                const uint32_t e = ctab[R.hi >> (32 - TB)], eb = e & 15u;
+                if (e && p + eb <= lim) {
+                    R.skip(eb);
+                    p += eb;
+                    cnt += e >> 4;
+                    continue;
+                }
+            }
             unsigned l;
             const uint32_t s = dec_sym(R.hi, table, L, longs, &l);
             if (!l) {

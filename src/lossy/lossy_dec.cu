@@ -325,6 +325,7 @@ struct HShared {
     uint32_t table[TABLE];
     uint32_t stage[DW][STAGE_SLOTS];
     LongTab L;
+    uint8_t ctab[TABLE];
 };
 
 /* Counts of k_ctile for the codes of a Huffman chunk, as k_huff writes
@@ -375,6 +376,8 @@ __global__ void __launch_bounds__(NT, 5) k_huff(Params p) {
                 sm.L.loff[threadIdx.x] = M.S[s].loff[threadIdx.x];
             }
             __syncthreads();
+            hs_build_ctab(sm.table, sm.ctab, threadIdx.x, NT);
+            __syncthreads();
             loaded = key;
         }
         const uint32_t g = (uint32_t)(j * DW + warp);
@@ -391,7 +394,7 @@ __global__ void __launch_bounds__(NT, 5) k_huff(Params p) {
         }
         const bool ok = hs_decode_segment<uint16_t, false>(M.S[s], g, sm.table, sm.L,
                                                            p.longs + (size_t)key * p.long_cap, sm.stage[warp],
-                                                           o16, 0, nullptr, sk);
+                                                           o16, 0, nullptr, sm.ctab, sk);
         if (!ok && (threadIdx.x & 31) == 0) fail(p, c, LZE_BITS);
     }
 }
