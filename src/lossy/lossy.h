@@ -20,6 +20,24 @@ extern "C" {
 #define LZ_MAX_RADIUS 32767u      /* alphabet 2r+2 <= 65536 */
 #define LZ_HDR 24u                /* chunk payload header */
 
+/* Level (knobs[2]): 0 the format of 7.1-7.8; 1 high ratio (7.9-7.10):
+ * a 32-byte chunk header with the chunk's radius, predictor and back end. */
+#define LZ_LEVEL_MAX 1u
+#define LZ1_HDR 32u
+#define LZ_PRED_LORENZO 0u
+#define LZ_PRED_LINEAR 1u
+#define LZ_PRED_CUBIC 2u
+#define LZ_BE_NONE 0u
+#define LZ_BE_HUFF 1u   /* the body as a Huffman stream of its bytes (K = 256) */
+
+/* Predictor choice (7.10): an interpolation predictor is taken when
+ * LZ1_EST_DEN x its sampled cost < LZ1_EST_NUM x Lorenzo's. */
+#define LZ1_SAMPLE_OFF 3u
+#define LZ1_SAMPLE_STEP 17u
+#define LZ1_COST_NZ 1u
+#define LZ1_EST_NUM 1u
+#define LZ1_EST_DEN 1u
+
 /* workflows (payload byte 0 and the chunk's codec_info) */
 #define LZ_WF_STORED 0u
 #define LZ_WF_HUFFMAN 1u

@@ -1,0 +1,188 @@
+/*
+ * lossy_interp.h -- level-1 kernels of the lossy codec (docs/FORMAT.md
+ * 7.9-7.10), included by lossy.c once per element type with LZ_T, LZ_U and
+ * LZ_SFX defined (as lossy_kern.h): the predictor estimate and the
+ * multilevel interpolation predictor over a whole chunk. All arithmetic on
+ * prequantized values is modulo 2^64 (lz_ipred, lossy.c).
+ */
+#define LZ_CAT2(a, b) a##b
+#define LZ_CAT(a, b) LZ_CAT2(a, b)
+#define LZ_FN(name) LZ_CAT(name, LZ_SFX)
+
+/* Prequantized value of element i and whether it is verbatim (7.3). */
+static inline int LZ_FN(lz_pq)(const LZ_T *src, uint64_t i, const lz_qp *qp, uint64_t *q) {
+    int64_t v;
+    double e;
+    int bad = LZ_FN(lz_prequant)(src[i], qp->recip, qp->ebx2, qp->eb, &v, &e);
+    *q = (uint64_t)v;
+    return bad;
+}
+
+/* Prequantizes the whole chunk (element order) into Q and the verbatim
+ * flags vf. */
+static void LZ_FN(lz_pq_all)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, uint64_t *Q, uint8_t *vf) {
+    const double recip = qp->recip, ebx2 = qp->ebx2, eb = qp->eb;
+    for (uint64_t i = 0; i < g->n; i++) {
+        int64_t v;
+        double e;
+        vf[i] = (uint8_t)LZ_FN(lz_prequant)(src[i], recip, ebx2, eb, &v, &e);
+        Q[i] = (uint64_t)v;
+    }
+}
+
+/* Predictor estimate (FORMAT.md 7.10): the exact prediction errors of
+ * Lorenzo (costs[0]), linear (costs[1]) and cubic (costs[2]) interpolation
+ * at the sample elements i = LZ1_SAMPLE_OFF + k LZ1_SAMPLE_STEP whose
+ * neighbourhoods hold no verbatim element, each costing lz_cost(error). */
+static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, uint64_t costs[3]) {
+    const unsigned n = g->rank;
+    const uint64_t e[3] = {g->e[0], g->e[1], g->e[2]};
+    const uint64_t st[3] = {1, e[0], e[0] * e[1]};
+    unsigned lb[3] = {0, 0, 0};
+    for (unsigned d = 0; d < n; d++) lb[d] = lz_block_log2[n][d];
+    costs[0] = costs[1] = costs[2] = 0;
+    for (uint64_t i = LZ1_SAMPLE_OFF; i < g->n; i += LZ1_SAMPLE_STEP) {
+        const uint64_t c[3] = {i % e[0], i / e[0] % e[1], i / st[2]};
+        uint64_t q, v;
+        if (LZ_FN(lz_pq)(src, i, qp, &q)) continue;
+        /* Lorenzo inside the element's block (zero outside it) */
+        uint64_t p = 0;
+        int bad = 0;
+        for (unsigned m = 1; m < (1u << n) && !bad; m++) {
+            uint64_t j = i;
+            int in = 1;
+            for (unsigned k = 0; k < n; k++)
+                if (m >> k & 1) {
+                    in &= (c[k] & (((uint64_t)1 << lb[k]) - 1)) != 0;
+                    j -= st[k];
+                }
+            if (!in) continue;
+            bad |= LZ_FN(lz_pq)(src, j, qp, &v);
+            if (__builtin_popcount(m) & 1) p += v;
+            else p -= v;
+        }
+        if (bad) continue;
+        /* interpolation: the element's level s and axis a (7.9) */
+        unsigned tz = 64, a = 0;
+        for (unsigned k = 0; k < n; k++)
+            if (c[k]) {
+                unsigned t = (unsigned)__builtin_ctzll(c[k]);
+                if (t <= tz) tz = t, a = k;
+            }
+        if (tz == 64) continue; /* element 0 */
+        const uint64_t s = (uint64_t)1 << tz, ca = c[a], ea = e[a], o = s * st[a];
+        uint64_t l1, r1 = 0, l3 = 0, r3 = 0;
+        const int hr1 = ca + s < ea, hl3 = ca >= 3 * s, hr3 = ca + 3 * s < ea;
+        bad = LZ_FN(lz_pq)(src, i - o, qp, &l1);
+        if (hr1) bad |= LZ_FN(lz_pq)(src, i + o, qp, &r1);
+        if (hr1 && hl3) bad |= LZ_FN(lz_pq)(src, i - 3 * o, qp, &l3);
+        if (hr1 && hr3) bad |= LZ_FN(lz_pq)(src, i + 3 * o, qp, &r3);
+        if (bad) continue;
+        uint64_t pl = hr1 ? lz_lin(l1, r1) : l1, pc = pl;
+        if (hr1 && hl3 && hr3) pc = lz_cub(l3, l1, r1, r3);
+        else if (hr1 && hr3) pc = lz_asr(3 * l1 + 6 * r1 - r3 + 4, 3);
+        else if (hr1 && hl3) pc = lz_asr(6 * l1 + 3 * r1 - l3 + 4, 3);
+        costs[0] += lz_cost(q - p);
+        costs[1] += lz_cost(q - pl);
+        costs[2] += lz_cost(q - pc);
+    }
+}
+
+/* Interpolation encoder over the whole chunk (FORMAT.md 7.9): Q holds the
+ * prequantized values of the chunk (element order), vf the verbatim flags;
+ * codes in traversal order with radius qp->radius, outliers, verbatim
+ * positions, histogram into ts (one range: c0 = 0, c1 = n). */
+static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, int cubic, lz_tstate *ts,
+                                 uint16_t *codes, uint32_t *oidx, int64_t *odel, uint32_t *vpos, uint64_t *Q,
+                                 const uint8_t *vf) {
+    const int64_t r = qp->radius;
+    const uint64_t span = 2 * (uint64_t)r - 1;
+    const uint16_t vnew = (uint16_t)LZ_VNEW(r), vrep = (uint16_t)LZ_VREP(r);
+    uint32_t *hist = ts->hist;
+    uint64_t no = 0, nvp = 0, ci = 0;
+#define LZ_EMIT(i, P)                                                                                      \
+    do {                                                                                                   \
+        uint64_t ii_ = (i), pp_ = (P);                                                                     \
+        uint16_t c_;                                                                                       \
+        if (vf[ii_]) {                                                                                     \
+            Q[ii_] = pp_;                                                                                  \
+            LZ_U bits_;                                                                                    \
+            memcpy(&bits_, src + ii_, sizeof bits_);                                                       \
+            if (ts->has_verb && (uint64_t)bits_ == ts->last_bits) {                                        \
+                c_ = vrep;                                                                                 \
+            } else {                                                                                       \
+                c_ = vnew;                                                                                 \
+                vpos[nvp++] = (uint32_t)ii_;                                                               \
+            }                                                                                              \
+            if (!ts->has_verb) {                                                                           \
+                ts->has_verb = 1;                                                                          \
+                ts->first_verb_code = ci;                                                                  \
+                ts->first_bits = bits_;                                                                    \
+            }                                                                                              \
+            ts->last_bits = bits_;                                                                         \
+        } else {                                                                                           \
+            c_ = lz_code((int64_t)(Q[ii_] - pp_), r, span, ci, oidx, odel, &no);                           \
+        }                                                                                                  \
+        codes[ci++] = c_;                                                                                  \
+        hist[c_]++;                                                                                        \
+    } while (0)
+    LZ_EMIT(0, 0);
+    LZ_INTERP_TRAVERSE(g, cubic, Q, LZ_EMIT);
+#undef LZ_EMIT
+    ts->n_out = no;
+    ts->n_vnew = nvp;
+}
+
+/* Interpolation decoder: codes in traversal order; Q scratch of n; vf
+ * scratch of n bytes. Returns 0 or -1 (outliers or verbatim values do not
+ * match the codes). */
+static int LZ_FN(interp_decode)(const lz_geo *g, LZ_T *dst, const lz_qp *qp, int cubic, const uint16_t *codes,
+                                const uint32_t *oidx, const int64_t *odel, uint64_t n_out, const uint8_t *vvals,
+                                uint64_t n_verb, uint64_t *Q, uint8_t *vf) {
+    const uint64_t r = (uint64_t)qp->radius, twor = 2 * r;
+    const uint16_t vnew = (uint16_t)LZ_VNEW(r);
+    uint64_t op = 0, vp = 0, ci = 0;
+    int bad = 0;
+#define LZ_TAKE(i, P)                                                                                      \
+    do {                                                                                                   \
+        uint64_t ii_ = (i), c_ = codes[ci];                                                                \
+        uint64_t d_ = c_ - r;                                                                              \
+        vf[ii_] = 0;                                                                                       \
+        if (c_ == 0) {                                                                                     \
+            if (op < n_out && oidx[op] == ci) d_ = (uint64_t)odel[op++];                                   \
+            else bad = 1, d_ = 0;                                                                          \
+        } else if (c_ >= twor) {                                                                           \
+            d_ = 0;                                                                                        \
+            if (c_ == vnew) {                                                                              \
+                if (vp < n_verb) vp++;                                                                     \
+                else bad = 1;                                                                              \
+            } else if (vp == 0) {                                                                          \
+                bad = 1;                                                                                   \
+            }                                                                                              \
+            if (vp) memcpy(dst + ii_, vvals + (vp - 1) * sizeof(LZ_T), sizeof(LZ_T));                     \
+            vf[ii_] = 1;                                                                                   \
+        }                                                                                                  \
+        Q[ii_] = (P) + d_;                                                                                 \
+        ci++;                                                                                              \
+    } while (0)
+    LZ_TAKE(0, 0);
+    LZ_INTERP_TRAVERSE(g, cubic, Q, LZ_TAKE);
+#undef LZ_TAKE
+    if (bad || op != n_out || vp != n_verb) return -1;
+    const double mg = LZ_MAGIC, ebx2 = qp->ebx2;
+    uint64_t mb;
+    memcpy(&mb, &mg, 8);
+    for (uint64_t i = 0; i < g->n; i++) {
+        if (vf[i]) continue;
+        uint64_t u = Q[i] + mb;
+        double qd;
+        memcpy(&qd, &u, 8);
+        qd -= LZ_MAGIC;
+        dst[i] = LZ_FN(lz_recon)(qd, ebx2);
+    }
+    return 0;
+}
+
+#undef LZ_FN
+#undef LZ_CAT
+#undef LZ_CAT2
