@@ -138,38 +138,88 @@ static inline int64_t unzigzag(uint64_t z) { return (int64_t)((z >> 1) ^ (0 - (z
 /* Level 1: interpolation (FORMAT.md 7.9)                              */
 /* ------------------------------------------------------------------ */
 
-/* Arithmetic shift right of a 64-bit two's complement value (floor of
- * v / 2^k), written without relying on the compiler's signed shift. */
-static inline uint64_t lz_asr(uint64_t v, unsigned k) {
-    return (v >> k) | (0 - (v >> 63)) << (63 - k) << 1;
-}
-static inline uint64_t lz_lin(uint64_t a, uint64_t b) { return lz_asr(a + b + 1, 1); }
-static inline uint64_t lz_cub(uint64_t a3, uint64_t a, uint64_t b, uint64_t b3) {
-    return lz_asr(9 * (a + b) - a3 - b3 + 8, 4);
-}
 static inline unsigned lz_bitlen(uint64_t u) { return u ? 64u - (unsigned)__builtin_clzll(u) : 0u; }
-/* Cost of a prediction error in the estimate (7.10). */
+/* Cost of a quantization code in the estimate (7.10). */
 static inline uint64_t lz_cost(uint64_t d) {
     unsigned b = lz_bitlen(zigzag((int64_t)d));
     return b ? 2 * (uint64_t)b + LZ1_COST_NZ : 0;
 }
 
-/* Prediction of element i at coordinate c along an axis of extent e and
- * linear stride st, level stride s: from the known neighbours at c - s,
- * c + s (c - 3s, c + 3s for cubic). */
-static inline uint64_t lz_ipred(const uint64_t *Q, uint64_t i, uint64_t c, uint64_t s, uint64_t st, uint64_t e,
-                                int cubic) {
-    const uint64_t o = s * st;
-    const uint64_t a = Q[i - o];
-    if (c + s >= e) return a;
-    const uint64_t b = Q[i + o];
+/* Interpolation from the neighbours at -3s, -s, +s, +3s along an axis
+ * (7.9), binary64, each operation rounded on its own (sealed: no fused
+ * multiply-add). hb, ha3, hb3: which of B, A3, B3 exist. */
+static inline double lz_finterp(int cubic, double A, int hb, double B, int ha3, double A3, int hb3, double B3) {
+    if (!hb) return A;
     if (cubic) {
-        const int l3 = c >= 3 * s, r3 = c + 3 * s < e;
-        if (l3 && r3) return lz_cub(Q[i - 3 * o], a, b, Q[i + 3 * o]);
-        if (r3) return lz_asr(3 * a + 6 * b - Q[i + 3 * o] + 4, 3);
-        if (l3) return lz_asr(6 * a + 3 * b - Q[i - 3 * o] + 4, 3);
+        if (ha3 && hb3) {
+            double ab = A + B, ab3 = A3 + B3;
+            SCZ_FP_SEAL(ab);
+            SCZ_FP_SEAL(ab3);
+            double m = ab * 9.0;
+            SCZ_FP_SEAL(m);
+            double d = m - ab3;
+            SCZ_FP_SEAL(d);
+            return d * 0.0625;
+        }
+        if (hb3 || ha3) {
+            /* 3A + 6B - B3 (right neighbour at 3s) or 6A + 3B - A3, over 8 */
+            double u = hb3 ? A * 3.0 : A * 6.0, v = hb3 ? B * 6.0 : B * 3.0;
+            SCZ_FP_SEAL(u);
+            SCZ_FP_SEAL(v);
+            double w = u + v;
+            SCZ_FP_SEAL(w);
+            w = w - (hb3 ? B3 : A3);
+            SCZ_FP_SEAL(w);
+            return w * 0.125;
+        }
     }
-    return lz_lin(a, b);
+    double ab = A + B;
+    SCZ_FP_SEAL(ab);
+    return ab * 0.5;
+}
+
+/* Prediction of element i at coordinate c along an axis of extent e and
+ * linear stride st, level stride s, from the reconstructed values R. */
+static inline double lz_ipred(const double *R, uint64_t i, uint64_t c, uint64_t s, uint64_t st, uint64_t e,
+                              int cubic) {
+    const uint64_t o = s * st;
+    const int hb = c + s < e, ha3 = cubic && hb && c >= 3 * s, hb3 = cubic && hb && c + 3 * s < e;
+    return lz_finterp(cubic, R[i - o], hb, hb ? R[i + o] : 0.0, ha3, ha3 ? R[i - 3 * o] : 0.0, hb3,
+                      hb3 ? R[i + 3 * o] : 0.0);
+}
+
+/* Residual quantization (7.9): q = t = (x - P) / h rounded half to even;
+ * *xr = the reconstruction T(P + q h); returns 1 when the element must be
+ * verbatim. */
+static inline int lz_rquant(double x, double P, double recip, double ebx2, double eb, int f32, int64_t *q,
+                            double *xr) {
+    const double mg = LZ_MAGIC;
+    double dx = x - P;
+    SCZ_FP_SEAL(dx);
+    double t = dx * recip;
+    SCZ_FP_SEAL(t);
+    double tr = t + LZ_MAGIC;
+    double qd = tr - LZ_MAGIC;
+    uint64_t tb, mb;
+    memcpy(&tb, &tr, 8);
+    memcpy(&mb, &mg, 8);
+    *q = (int64_t)(tb - mb);
+    double y = qd * ebx2;
+    SCZ_FP_SEAL(y);
+    double r = P + y;
+    SCZ_FP_SEAL(r);
+    if (f32) r = (double)(float)r;
+    *xr = r;
+    return !(fabs(t) < LZ_QLIM) | !(fabs(x - r) <= eb);
+}
+
+/* The decoder's side: T(P + double(q) h). */
+static inline double lz_rrecon(double P, int64_t q, double ebx2, int f32) {
+    double y = (double)q * ebx2;
+    SCZ_FP_SEAL(y);
+    double r = P + y;
+    SCZ_FP_SEAL(r);
+    return f32 ? (double)(float)r : r;
 }
 
 /* Number of levels: the smallest L with 2^L >= every extent. */
@@ -185,7 +235,7 @@ static inline unsigned lz_levels(const lz_geo *g) {
  * with coordinate s mod 2s along a, multiples of s along the axes below a,
  * multiples of 2s along those above; z, y, x loops (x fastest). BODY(i, P)
  * gets the element index and its prediction. */
-#define LZ_INTERP_TRAVERSE(g, cubic, Q, BODY)                                                              \
+#define LZ_INTERP_TRAVERSE(g, cubic, R, BODY)                                                              \
     do {                                                                                                   \
         const unsigned n_ = (g)->rank;                                                                     \
         const uint64_t e_[3] = {(g)->e[0], (g)->e[1], (g)->e[2]};                                          \
@@ -203,11 +253,11 @@ static inline unsigned lz_levels(const lz_geo *g) {
                         const uint64_t row_ = (z_ * e_[1] + y_) * e_[0];                                   \
                         if (a_ == 0) {                                                                     \
                             for (uint64_t x_ = s_; x_ < e_[0]; x_ += d_[0])                                \
-                                BODY(row_ + x_, lz_ipred(Q, row_ + x_, x_, s_, 1, ea_, cubic));            \
+                                BODY(row_ + x_, lz_ipred(R, row_ + x_, x_, s_, 1, ea_, cubic));            \
                         } else {                                                                           \
                             const uint64_t tc_ = a_ == 1 ? y_ : z_;                                         \
                             for (uint64_t x_ = 0; x_ < e_[0]; x_ += d_[0])                                 \
-                                BODY(row_ + x_, lz_ipred(Q, row_ + x_, tc_, s_, sa_, ea_, cubic));          \
+                                BODY(row_ + x_, lz_ipred(R, row_ + x_, tc_, s_, sa_, ea_, cubic));          \
                         }                                                                                  \
                     }                                                                                      \
             }                                                                                              \
@@ -673,7 +723,9 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
     qp.ebx2 = 2.0 * h->eb_abs;
     qp.recip = qp.ebx2 > 0 ? 1.0 / qp.ebx2 : INFINITY;
     qp.radius = R;
-    const unsigned pred = lz1_choose(&g, es, src, &qp);
+    /* PSNR: the rule of 7.1 measured the errors of prequantization, which
+     * the interpolation predictors do not use: Lorenzo only */
+    const unsigned pred = h->eb_mode == SCZ_EB_PSNR ? LZ_PRED_LORENZO : lz1_choose(&g, es, src, &qp);
     unsigned lb[3] = {0, 0, 0};
     if (pred == LZ_PRED_LORENZO)
         for (unsigned d = 0; d < 3; d++) lb[d] = lz_block_log2[g.rank][d];
@@ -698,7 +750,7 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
     size_t s_bnd = s_lens + al64(2 * (size_t)n), need1 = s_bnd + al64(4 * (size_t)n);
     uint8_t *w1 = w0 ? scz__scratch(ctx, 1, need1) : NULL;
     uint8_t *w2 = NULL;
-    if (w1 && pred != LZ_PRED_LORENZO) w2 = scz__scratch(ctx, 2, al64(8 * (size_t)n) + al64((size_t)n));
+    if (w1 && pred != LZ_PRED_LORENZO) w2 = scz__scratch(ctx, 2, al64(8 * (size_t)n));
     if (!w0 || !w1 || (pred != LZ_PRED_LORENZO && !w2))
         return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for a chunk of %llu elements",
                          (unsigned long long)n);
@@ -731,19 +783,13 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
             else compress_range_f64(&g, src, &qp, &ts[t], codes, oidx, odel, vpos);
         }
     } else {
-        uint64_t *Q = (uint64_t *)w2;
-        uint8_t *vf = w2 + al64(8 * (size_t)n);
+        double *Rv = (double *)w2;
         ts[0].c0 = 0;
         ts[0].c1 = n;
         ts[0].hist = hist;
         memset(hist, 0, (size_t)KR * 4);
-        if (es == 4) {
-            lz_pq_all_f32(&g, src, &qp, Q, vf);
-            interp_encode_f32(&g, src, &qp, pred == LZ_PRED_CUBIC, &ts[0], codes, oidx, odel, vpos, Q, vf);
-        } else {
-            lz_pq_all_f64(&g, src, &qp, Q, vf);
-            interp_encode_f64(&g, src, &qp, pred == LZ_PRED_CUBIC, &ts[0], codes, oidx, odel, vpos, Q, vf);
-        }
+        if (es == 4) interp_encode_f32(&g, src, &qp, pred == LZ_PRED_CUBIC, &ts[0], codes, oidx, odel, vpos, Rv);
+        else interp_encode_f64(&g, src, &qp, pred == LZ_PRED_CUBIC, &ts[0], codes, oidx, odel, vpos, Rv);
     }
     uint64_t n_out = 0, n_vnew = 0;
     {
@@ -894,6 +940,10 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
         return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "lossy: chunk does not fit");
     }
 #ifdef LZ1_DEBUG
+    if (getenv("HR_DUMP")) {
+        FILE *df = fopen(getenv("HR_DUMP"), "ab");
+        if (df) fwrite(body, 1, blen, df), fclose(df);
+    }
     if (getenv("HR_DBG")) fprintf(stderr, "pred %u n %llu r %u nout %llu nv %llu wf %u be %u bh %llu eh %llu br %llu er %llu total %llu\n", pred, (unsigned long long)n, r, (unsigned long long)n_out, (unsigned long long)n_vnew, wf, be, (unsigned long long)bh, (unsigned long long)eh, (unsigned long long)br, (unsigned long long)er, (unsigned long long)total_size);
 #endif
     put_hdr(dst, wf, &g, (uint32_t)n_out, (uint32_t)n_vnew, obytes);
@@ -1179,14 +1229,12 @@ static scz_status lz_decode_body(scz_ctx *ctx, const scz_header *h, const lz_geo
     qp.radius = r;
 
     if (pred != LZ_PRED_LORENZO) {
-        uint8_t *w2 = scz__scratch(ctx, 2, al64(8 * (size_t)n) + al64((size_t)n));
-        if (!w2) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory");
-        uint64_t *Q = (uint64_t *)w2;
-        uint8_t *vf = w2 + al64(8 * (size_t)n);
+        double *Rv = scz__scratch(ctx, 2, al64(8 * (size_t)n));
+        if (!Rv) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory");
         int bad = es == 4 ? interp_decode_f32(&g, dst, &qp, pred == LZ_PRED_CUBIC, codes, oidx, odel, n_out, vvals,
-                                              n_verb, Q, vf)
+                                              n_verb, Rv)
                           : interp_decode_f64(&g, dst, &qp, pred == LZ_PRED_CUBIC, codes, oidx, odel, n_out, vvals,
-                                              n_verb, Q, vf);
+                                              n_verb, Rv);
         if (bad)
             return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: outliers or verbatim values do not match the codes");
         return SCZ_OK;

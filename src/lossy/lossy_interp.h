@@ -2,8 +2,9 @@
  * lossy_interp.h -- level-1 kernels of the lossy codec (docs/FORMAT.md
  * 7.9-7.10), included by lossy.c once per element type with LZ_T, LZ_U and
  * LZ_SFX defined (as lossy_kern.h): the predictor estimate and the
- * multilevel interpolation predictor over a whole chunk. All arithmetic on
- * prequantized values is modulo 2^64 (lz_ipred, lossy.c).
+ * multilevel interpolation predictor over a whole chunk, with residual
+ * quantization against the values a decoder reconstructs (lz_rquant,
+ * lz_rrecon in lossy.c: one definition of each operation for both sides).
  */
 #define LZ_CAT2(a, b) a##b
 #define LZ_CAT(a, b) LZ_CAT2(a, b)
@@ -16,18 +17,6 @@ static inline int LZ_FN(lz_pq)(const LZ_T *src, uint64_t i, const lz_qp *qp, uin
     int bad = LZ_FN(lz_prequant)(src[i], qp->recip, qp->ebx2, qp->eb, &v, &e);
     *q = (uint64_t)v;
     return bad;
-}
-
-/* Prequantizes the whole chunk (element order) into Q and the verbatim
- * flags vf. */
-static void LZ_FN(lz_pq_all)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, uint64_t *Q, uint8_t *vf) {
-    const double recip = qp->recip, ebx2 = qp->ebx2, eb = qp->eb;
-    for (uint64_t i = 0; i < g->n; i++) {
-        int64_t v;
-        double e;
-        vf[i] = (uint8_t)LZ_FN(lz_prequant)(src[i], recip, ebx2, eb, &v, &e);
-        Q[i] = (uint64_t)v;
-    }
 }
 
 /* Predictor estimate (FORMAT.md 7.10): the exact prediction errors of
@@ -72,40 +61,56 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
         if (tz == 64) continue; /* element 0 */
         const uint64_t s = (uint64_t)1 << tz, ca = c[a], ea = e[a], o = s * st[a];
         uint64_t l1, r1 = 0, l3 = 0, r3 = 0;
-        const int hr1 = ca + s < ea, hl3 = ca >= 3 * s, hr3 = ca + 3 * s < ea;
+        const int hr1 = ca + s < ea, hl3 = hr1 && ca >= 3 * s, hr3 = hr1 && ca + 3 * s < ea;
         bad = LZ_FN(lz_pq)(src, i - o, qp, &l1);
         if (hr1) bad |= LZ_FN(lz_pq)(src, i + o, qp, &r1);
-        if (hr1 && hl3) bad |= LZ_FN(lz_pq)(src, i - 3 * o, qp, &l3);
-        if (hr1 && hr3) bad |= LZ_FN(lz_pq)(src, i + 3 * o, qp, &r3);
+        if (hl3) bad |= LZ_FN(lz_pq)(src, i - 3 * o, qp, &l3);
+        if (hr3) bad |= LZ_FN(lz_pq)(src, i + 3 * o, qp, &r3);
         if (bad) continue;
-        uint64_t pl = hr1 ? lz_lin(l1, r1) : l1, pc = pl;
-        if (hr1 && hl3 && hr3) pc = lz_cub(l3, l1, r1, r3);
-        else if (hr1 && hr3) pc = lz_asr(3 * l1 + 6 * r1 - r3 + 4, 3);
-        else if (hr1 && hl3) pc = lz_asr(6 * l1 + 3 * r1 - l3 + 4, 3);
+        /* residual quantization of the original neighbours' interpolation */
+        /* the neighbours as prequantization reconstructs them (7.3): an error
+         * like a decoder's, within the bound */
+#define LZ_EST_R(v) ((double)LZ_FN(lz_recon)((double)(int64_t)(v), qp->ebx2))
+        const double A = LZ_EST_R(l1), B = hr1 ? LZ_EST_R(r1) : 0.0;
+        const double A3 = hl3 ? LZ_EST_R(l3) : 0.0, B3 = hr3 ? LZ_EST_R(r3) : 0.0;
+#undef LZ_EST_R
+        int64_t q1, q3;
+        double xr;
+        const int f32 = sizeof(LZ_T) == 4;
+        bad = lz_rquant((double)src[i], lz_finterp(0, A, hr1, B, 0, 0.0, 0, 0.0), qp->recip, qp->ebx2, qp->eb, f32,
+                        &q1, &xr);
+        bad |= lz_rquant((double)src[i], lz_finterp(1, A, hr1, B, hl3, A3, hr3, B3), qp->recip, qp->ebx2, qp->eb,
+                         f32, &q3, &xr);
+        if (bad) continue;
         costs[0] += lz_cost(q - p);
-        costs[1] += lz_cost(q - pl);
-        costs[2] += lz_cost(q - pc);
+        costs[1] += lz_cost((uint64_t)q1);
+        costs[2] += lz_cost((uint64_t)q3);
     }
 }
 
-/* Interpolation encoder over the whole chunk (FORMAT.md 7.9): Q holds the
- * prequantized values of the chunk (element order), vf the verbatim flags;
- * codes in traversal order with radius qp->radius, outliers, verbatim
- * positions, histogram into ts (one range: c0 = 0, c1 = n). */
+/* Interpolation encoder over the whole chunk (FORMAT.md 7.9): residual
+ * quantization of each element against the interpolation of the values a
+ * decoder reconstructs (R, scratch of n doubles); codes in traversal order
+ * with radius qp->radius, outliers, verbatim positions, histogram into ts
+ * (one range: c0 = 0, c1 = n). */
 static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, int cubic, lz_tstate *ts,
-                                 uint16_t *codes, uint32_t *oidx, int64_t *odel, uint32_t *vpos, uint64_t *Q,
-                                 const uint8_t *vf) {
+                                 uint16_t *codes, uint32_t *oidx, int64_t *odel, uint32_t *vpos, double *R) {
     const int64_t r = qp->radius;
     const uint64_t span = 2 * (uint64_t)r - 1;
     const uint16_t vnew = (uint16_t)LZ_VNEW(r), vrep = (uint16_t)LZ_VREP(r);
+    const double recip = qp->recip, ebx2 = qp->ebx2, eb = qp->eb;
+    const int f32 = sizeof(LZ_T) == 4;
     uint32_t *hist = ts->hist;
     uint64_t no = 0, nvp = 0, ci = 0;
 #define LZ_EMIT(i, P)                                                                                      \
     do {                                                                                                   \
-        uint64_t ii_ = (i), pp_ = (P);                                                                     \
+        const uint64_t ii_ = (i);                                                                          \
+        const double pp_ = (P);                                                                            \
+        int64_t q_;                                                                                        \
+        double xr_;                                                                                        \
         uint16_t c_;                                                                                       \
-        if (vf[ii_]) {                                                                                     \
-            Q[ii_] = pp_;                                                                                  \
+        if (lz_rquant((double)src[ii_], pp_, recip, ebx2, eb, f32, &q_, &xr_)) {                          \
+            R[ii_] = pp_;                                                                                  \
             LZ_U bits_;                                                                                    \
             memcpy(&bits_, src + ii_, sizeof bits_);                                                       \
             if (ts->has_verb && (uint64_t)bits_ == ts->last_bits) {                                        \
@@ -121,38 +126,35 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
             }                                                                                              \
             ts->last_bits = bits_;                                                                         \
         } else {                                                                                           \
-            c_ = lz_code((int64_t)(Q[ii_] - pp_), r, span, ci, oidx, odel, &no);                           \
+            R[ii_] = xr_;                                                                                  \
+            c_ = lz_code(q_, r, span, ci, oidx, odel, &no);                                                \
         }                                                                                                  \
         codes[ci++] = c_;                                                                                  \
         hist[c_]++;                                                                                        \
     } while (0)
-    LZ_EMIT(0, 0);
-    LZ_INTERP_TRAVERSE(g, cubic, Q, LZ_EMIT);
+    LZ_EMIT(0, 0.0);
+    LZ_INTERP_TRAVERSE(g, cubic, R, LZ_EMIT);
 #undef LZ_EMIT
     ts->n_out = no;
     ts->n_vnew = nvp;
 }
 
-/* Interpolation decoder: codes in traversal order; Q scratch of n; vf
- * scratch of n bytes. Returns 0 or -1 (outliers or verbatim values do not
- * match the codes). */
+/* Interpolation decoder: codes in traversal order; R scratch of n doubles.
+ * Returns 0 or -1 (outliers or verbatim values do not match the codes). */
 static int LZ_FN(interp_decode)(const lz_geo *g, LZ_T *dst, const lz_qp *qp, int cubic, const uint16_t *codes,
                                 const uint32_t *oidx, const int64_t *odel, uint64_t n_out, const uint8_t *vvals,
-                                uint64_t n_verb, uint64_t *Q, uint8_t *vf) {
+                                uint64_t n_verb, double *R) {
     const uint64_t r = (uint64_t)qp->radius, twor = 2 * r;
     const uint16_t vnew = (uint16_t)LZ_VNEW(r);
+    const double ebx2 = qp->ebx2;
+    const int f32 = sizeof(LZ_T) == 4;
     uint64_t op = 0, vp = 0, ci = 0;
     int bad = 0;
 #define LZ_TAKE(i, P)                                                                                      \
     do {                                                                                                   \
-        uint64_t ii_ = (i), c_ = codes[ci];                                                                \
-        uint64_t d_ = c_ - r;                                                                              \
-        vf[ii_] = 0;                                                                                       \
-        if (c_ == 0) {                                                                                     \
-            if (op < n_out && oidx[op] == ci) d_ = (uint64_t)odel[op++];                                   \
-            else bad = 1, d_ = 0;                                                                          \
-        } else if (c_ >= twor) {                                                                           \
-            d_ = 0;                                                                                        \
+        const uint64_t ii_ = (i), c_ = codes[ci];                                                          \
+        const double pp_ = (P);                                                                            \
+        if (c_ >= twor) {                                                                                  \
             if (c_ == vnew) {                                                                              \
                 if (vp < n_verb) vp++;                                                                     \
                 else bad = 1;                                                                              \
@@ -160,27 +162,23 @@ static int LZ_FN(interp_decode)(const lz_geo *g, LZ_T *dst, const lz_qp *qp, int
                 bad = 1;                                                                                   \
             }                                                                                              \
             if (vp) memcpy(dst + ii_, vvals + (vp - 1) * sizeof(LZ_T), sizeof(LZ_T));                     \
-            vf[ii_] = 1;                                                                                   \
+            R[ii_] = pp_;                                                                                  \
+        } else {                                                                                           \
+            int64_t d_ = (int64_t)(c_ - r);                                                                \
+            if (c_ == 0) {                                                                                 \
+                if (op < n_out && oidx[op] == ci) d_ = odel[op++];                                         \
+                else bad = 1, d_ = 0;                                                                      \
+            }                                                                                              \
+            const double xr_ = lz_rrecon(pp_, d_, ebx2, f32);                                              \
+            dst[ii_] = (LZ_T)xr_;                                                                          \
+            R[ii_] = xr_;                                                                                  \
         }                                                                                                  \
-        Q[ii_] = (P) + d_;                                                                                 \
         ci++;                                                                                              \
     } while (0)
-    LZ_TAKE(0, 0);
-    LZ_INTERP_TRAVERSE(g, cubic, Q, LZ_TAKE);
+    LZ_TAKE(0, 0.0);
+    LZ_INTERP_TRAVERSE(g, cubic, R, LZ_TAKE);
 #undef LZ_TAKE
-    if (bad || op != n_out || vp != n_verb) return -1;
-    const double mg = LZ_MAGIC, ebx2 = qp->ebx2;
-    uint64_t mb;
-    memcpy(&mb, &mg, 8);
-    for (uint64_t i = 0; i < g->n; i++) {
-        if (vf[i]) continue;
-        uint64_t u = Q[i] + mb;
-        double qd;
-        memcpy(&qd, &u, 8);
-        qd -= LZ_MAGIC;
-        dst[i] = LZ_FN(lz_recon)(qd, ebx2);
-    }
-    return 0;
+    return bad || op != n_out || vp != n_verb ? -1 : 0;
 }
 
 #undef LZ_FN

@@ -333,21 +333,47 @@ bytebuf ref_gfc(scz_dtype t, const void *data, uint64_t n, uint32_t dim, uint32_
 
 /* ---- FORMAT.md 7.9-7.10: the level-1 `lossy` payload ---- */
 
-static uint64_t r1_asr(uint64_t v, unsigned k) { /* floor(v / 2^k), v signed */
-    int64_t s = (int64_t)v;
-    int64_t f = s >= 0 ? s / ((int64_t)1 << k) : -((-(s + 1)) / ((int64_t)1 << k)) - 1;
-    return (uint64_t)f;
+/* 7.9: linear (cubic = 0) or cubic prediction from the neighbours that
+ * exist, binary64, every operation rounded (volatile: nothing fused) */
+static double r1_interp(int cubic, double A, int hb, double B, int ha3, double A3, int hb3, double B3) {
+    volatile double u, v, w;
+    if (!hb) return A;
+    if (cubic && ha3 && hb3) {
+        u = A + B;
+        v = A3 + B3;
+        w = u * 9.0;
+        w = w - v;
+        return w * 0.0625;
+    }
+    if (cubic && hb3) {
+        u = A * 3.0;
+        v = B * 6.0;
+        w = u + v;
+        w = w - B3;
+        return w * 0.125;
+    }
+    if (cubic && ha3) {
+        u = A * 6.0;
+        v = B * 3.0;
+        w = u + v;
+        w = w - A3;
+        return w * 0.125;
+    }
+    u = A + B;
+    return u * 0.5;
 }
 
-/* linear (cubic = 0) or cubic prediction from the neighbours that exist */
-static uint64_t r1_interp(int cubic, uint64_t A, int hb, uint64_t B, int ha3, uint64_t A3, int hb3, uint64_t B3) {
-    if (!hb) return A;
-    if (cubic) {
-        if (ha3 && hb3) return r1_asr(9 * (A + B) - A3 - B3 + 8, 4);
-        if (hb3) return r1_asr(3 * A + 6 * B - B3 + 4, 3);
-        if (ha3) return r1_asr(6 * A + 3 * B - A3 + 4, 3);
-    }
-    return r1_asr(A + B + 1, 1);
+/* 7.9 residual quantization of x against P: *q, *xr (x'); 1 if verbatim */
+static int r1_rquant(scz_dtype t, double x, double P, double eb, int64_t *q, double *xr) {
+    double h = 2 * eb, inv = h > 0 ? 1 / h : INFINITY, M = 6755399441055744.0;
+    volatile double dx = x - P, tt = dx * inv, tr = tt + M, qd = tr - M, y = qd * h, r = P + y;
+    double trv = tr;
+    uint64_t btr, bm;
+    memcpy(&btr, &trv, 8);
+    memcpy(&bm, &M, 8);
+    *q = (int64_t)(btr - bm);
+    *xr = t == SCZ_DTYPE_F32 ? (double)(float)r : r;
+    return !(fabs(tt) < 1125899906842624.0) || !(fabs(x - *xr) <= eb);
 }
 
 static unsigned r1_bits(uint64_t v) {
@@ -406,14 +432,20 @@ bytebuf ref_lossy1(scz_dtype t, const void *data, const uint64_t dims[3], double
                 if (z < tz || z == tz) tz = z, a = k;
             }
         if (tz == 99) continue;
-        uint64_t s = (uint64_t)1 << tz, ca = c[a];
+        uint64_t s = (uint64_t)1 << tz, ca = c[a], o = s * st[a];
         int hb = ca + s < e[a], ha3 = hb && ca >= 3 * s, hb3 = hb && ca + 3 * s < e[a];
-        uint64_t A = q[i - s * st[a]], B = hb ? q[i + s * st[a]] : 0;
-        uint64_t A3 = ha3 ? q[i - 3 * s * st[a]] : 0, B3 = hb3 ? q[i + 3 * s * st[a]] : 0;
-        bad |= V[i - s * st[a]] | (hb && V[i + s * st[a]]) | (ha3 && V[i - 3 * s * st[a]]) | (hb3 && V[i + 3 * s * st[a]]);
+        bad |= V[i - o] | (hb && V[i + o]) | (ha3 && V[i - 3 * o]) | (hb3 && V[i + 3 * o]);
         if (bad) continue;
-        uint64_t d3[3] = {q[i] - PL, q[i] - r1_interp(0, A, hb, B, ha3, A3, hb3, B3),
-                          q[i] - r1_interp(1, A, hb, B, ha3, A3, hb3, B3)};
+        /* neighbours as prequantization reconstructs them (7.3) */
+#define XP(j) (t == SCZ_DTYPE_F32 ? (double)(float)((double)(int64_t)q[j] * h) : (double)(int64_t)q[j] * h)
+        double A = XP(i - o), B = hb ? XP(i + o) : 0, A3 = ha3 ? XP(i - 3 * o) : 0, B3 = hb3 ? XP(i + 3 * o) : 0;
+#undef XP
+        int64_t q1, q2;
+        double xr;
+        if (r1_rquant(t, elem(t, data, i), r1_interp(0, A, hb, B, 0, 0, 0, 0), eb, &q1, &xr) ||
+            r1_rquant(t, elem(t, data, i), r1_interp(1, A, hb, B, ha3, A3, hb3, B3), eb, &q2, &xr))
+            continue;
+        uint64_t d3[3] = {q[i] - PL, (uint64_t)q1, (uint64_t)q2};
         for (int k = 0; k < 3; k++) {
             uint64_t zz = (d3[k] << 1) ^ (uint64_t)((int64_t)d3[k] >> 63);
             unsigned b = r1_bits(zz);
@@ -460,6 +492,8 @@ bytebuf ref_lossy1(scz_dtype t, const void *data, const uint64_t dims[3], double
     }
     /* 7.10 step 2: errors with radius R, then the chunk's radius */
     int64_t *dl = malloc(8 * n);
+    double *Rd = malloc(8 * n);
+    uint8_t *vv = malloc(n);
     uint64_t maxin = 0;
     for (uint64_t ci = 0; ci < n; ci++) {
         uint64_t i = ord[ci], c[3] = {i % e[0], (i / e[0]) % e[1], i / (e[0] * e[1])}, P = 0;
@@ -475,22 +509,31 @@ bytebuf ref_lossy1(scz_dtype t, const void *data, const uint64_t dims[3], double
                     }
                 if (in) P = odd ? P + Q[j] : P - Q[j];
             }
-        } else if (ci) {
-            unsigned tz = 99, a = 0;
-            for (unsigned k = 0; k < rank; k++)
-                if (c[k]) {
-                    unsigned z = 0;
-                    while (!(c[k] >> z & 1)) z++;
-                    if (z <= tz) tz = z, a = k;
-                }
-            uint64_t s = (uint64_t)1 << tz, ca = c[a], o = s * st[a];
-            int hb = ca + s < e[a], ha3 = ca >= 3 * s, hb3 = ca + 3 * s < e[a];
-            P = r1_interp(pred == 2, Q[i - o], hb, hb ? Q[i + o] : 0, ha3, ha3 ? Q[i - 3 * o] : 0, hb3,
-                          hb3 ? Q[i + 3 * o] : 0);
+            Q[i] = V[i] ? P : q[i];
+            dl[ci] = (int64_t)(Q[i] - P);
+            vv[ci] = V[i];
+        } else {
+            double Pd = 0;
+            if (ci) {
+                unsigned tz = 99, a = 0;
+                for (unsigned k = 0; k < rank; k++)
+                    if (c[k]) {
+                        unsigned z = 0;
+                        while (!(c[k] >> z & 1)) z++;
+                        if (z <= tz) tz = z, a = k;
+                    }
+                uint64_t s = (uint64_t)1 << tz, ca = c[a], o = s * st[a];
+                int hb = ca + s < e[a], ha3 = hb && ca >= 3 * s, hb3 = hb && ca + 3 * s < e[a];
+                Pd = r1_interp(pred == 2, Rd[i - o], hb, hb ? Rd[i + o] : 0, ha3, ha3 ? Rd[i - 3 * o] : 0, hb3,
+                               hb3 ? Rd[i + 3 * o] : 0);
+            }
+            int64_t qq;
+            double xr;
+            vv[ci] = (uint8_t)r1_rquant(t, elem(t, data, i), Pd, eb, &qq, &xr);
+            Rd[i] = vv[ci] ? Pd : xr;
+            dl[ci] = vv[ci] ? 0 : qq;
         }
-        Q[i] = V[i] ? P : q[i];
-        dl[ci] = (int64_t)(Q[i] - P);
-        if (!V[i] && dl[ci] > -(int64_t)R && dl[ci] < (int64_t)R) {
+        if (!vv[ci] && dl[ci] > -(int64_t)R && dl[ci] < (int64_t)R) {
             uint64_t m = dl[ci] < 0 ? (uint64_t)-dl[ci] : (uint64_t)dl[ci];
             if (m > maxin) maxin = m;
         }
@@ -502,7 +545,7 @@ bytebuf ref_lossy1(scz_dtype t, const void *data, const uint64_t dims[3], double
     int have_last = 0;
     for (uint64_t ci = 0; ci < n; ci++) {
         uint64_t i = ord[ci];
-        if (V[i]) {
+        if (vv[ci]) {
             uint64_t bits = 0;
             memcpy(&bits, (const uint8_t *)data + i * es, es);
             if (have_last && bits == last_bits) codes[ci] = (uint16_t)(2 * r + 1);
@@ -513,7 +556,7 @@ bytebuf ref_lossy1(scz_dtype t, const void *data, const uint64_t dims[3], double
             }
             have_last = 1;
             last_bits = bits;
-        } else if (dl[ci] > -(int64_t)r && dl[ci] < (int64_t)r) {
+        } else if (dl[ci] > -(int64_t)r && dl[ci] < (int64_t)r) { /* (a verbatim element is coded above) */
             codes[ci] = (uint16_t)(dl[ci] + r);
         } else {
             codes[ci] = 0;
@@ -586,7 +629,7 @@ bytebuf ref_lossy1(scz_dtype t, const void *data, const uint64_t dims[3], double
         else bb_put(&o, body[w].p, body[w].n);
     }
     for (int k = 0; k < 2; k++) free(body[k].p), free(bend[k].p);
-    free(q), free(Q), free(ord), free(V), free(dl), free(codes);
+    free(q), free(Q), free(ord), free(V), free(dl), free(codes), free(Rd), free(vv);
     free(outl.p), free(verb.p), free(hs.p), free(rl.p);
     return o;
 }
