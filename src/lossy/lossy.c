@@ -900,8 +900,9 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
     const uint64_t tail = obytes + n_vnew * es;
     const uint64_t bh = hc.size + tail, br = try_rle ? 4 + hv.size + hl.size + tail : 0;
     uint64_t gapb = 16 * ((bh > br ? bh : br) * 8 / SCZ_HUFF_UNIT_BITS + 2);
-    /* (scratch slot 3 holds the caller's chunk table: the bodies are allocated here) */
-    uint8_t *w3 = malloc(al64(bh) + al64(br) + al64(gapb));
+    /* slot 2 (the interpolation's R, no longer needed; slot 3 holds the
+     * caller's chunk table) */
+    uint8_t *w3 = scz__scratch(ctx, 2, al64(bh) + al64(br) + al64(gapb));
     if (!w3) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for a chunk's body");
     uint8_t *bodyh = w3, *bodyr = w3 + al64(bh), *gtmp = w3 + al64(bh) + al64(br);
     const uint8_t *sb = src;
@@ -931,14 +932,8 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
     const uint64_t blen = wf == LZ_WF_RLE ? br : bh, esz = wf == LZ_WF_RLE ? er : eh;
     const unsigned be = esz < blen ? LZ_BE_HUFF : LZ_BE_NONE;
     const uint64_t total_size = LZ1_HDR + (be ? esz : blen);
-    if (total_size >= LZ_HDR + n * es) {
-        free(w3);
-        return stored(ctx, cg, src, dst, cap, out, info);
-    }
-    if (total_size > cap) {
-        free(w3);
-        return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "lossy: chunk does not fit");
-    }
+    if (total_size >= LZ_HDR + n * es) return stored(ctx, cg, src, dst, cap, out, info);
+    if (total_size > cap) return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "lossy: chunk does not fit");
 #ifdef LZ1_DEBUG
     if (getenv("HR_DUMP")) {
         FILE *df = fopen(getenv("HR_DUMP"), "ab");
@@ -960,7 +955,6 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
     } else {
         memcpy(dst + LZ1_HDR, body, blen);
     }
-    free(w3);
     *out = total_size;
     *info = wf;
     return SCZ_OK;
@@ -1160,7 +1154,7 @@ static scz_status lz_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk
  * predictor pred, blocks of g. */
 static scz_status lz_decode_body(scz_ctx *ctx, const scz_header *h, const lz_geo *gp, unsigned es, unsigned wf,
                                  uint32_t n_out, uint32_t n_verb, uint64_t obytes, const uint8_t *body,
-                                 uint64_t blen, uint32_t r, unsigned pred, void *dst) {
+                                 uint64_t blen, uint32_t r, unsigned pred, double *Rv, void *dst) {
     const lz_geo g = *gp;
     const uint64_t n = g.n;
     const uint32_t K = 2 * r + 2;
@@ -1229,8 +1223,6 @@ static scz_status lz_decode_body(scz_ctx *ctx, const scz_header *h, const lz_geo
     qp.radius = r;
 
     if (pred != LZ_PRED_LORENZO) {
-        double *Rv = scz__scratch(ctx, 2, al64(8 * (size_t)n));
-        if (!Rv) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory");
         int bad = es == 4 ? interp_decode_f32(&g, dst, &qp, pred == LZ_PRED_CUBIC, codes, oidx, odel, n_out, vvals,
                                               n_verb, Rv)
                           : interp_decode_f64(&g, dst, &qp, pred == LZ_PRED_CUBIC, codes, oidx, odel, n_out, vvals,
@@ -1347,24 +1339,31 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
     const uint64_t hdr = level ? LZ1_HDR : LZ_HDR;
     const uint8_t *body = src + hdr;
     uint64_t blen = size - hdr;
+    /* slot 2 (slot 3 may hold the caller's chunk table): the back end's
+     * body, then the interpolation's reconstructed values */
+    uint64_t B = 0;
     if (be == LZ_BE_HUFF) {
         /* the body's bytes as a Huffman stream (K = 256): at most 8 symbols per byte of stream */
         if (blen < SCZ_HUFF_HDR_BYTES) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: back end truncated");
-        uint64_t B = scz__ld32(body + 4), used;
+        B = scz__ld32(body + 4);
         if (B < 1 || B > 8 * blen) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: back end of %llu bytes",
                                                     (unsigned long long)B);
-        int T = scz__threads(ctx);
-        /* (scratch slot 3 may hold the caller's chunk table) */
-        uint8_t *w3 = malloc(al64(B) + al64(sizeof(scz_huff_dec)));
-        if (!w3) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory");
-        scz_status st = scz__hs_read(ctx, body, blen, 256, B, (scz_huff_dec *)(w3 + al64(B)), w3, 1, T, &used);
-        if (!st && used != blen)
-            st = scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: bytes after the back end's stream");
-        if (!st) st = lz_decode_body(ctx, h, &g, es, wf, n_out, n_verb, obytes, w3, B, r, pred, dst);
-        free(w3);
-        return st;
     }
-    return lz_decode_body(ctx, h, &g, es, wf, n_out, n_verb, obytes, body, blen, r, pred, dst);
+    size_t o_r = be == LZ_BE_HUFF ? al64(B) + al64(sizeof(scz_huff_dec)) : 0;
+    size_t need2 = o_r + (pred != LZ_PRED_LORENZO ? al64(8 * (size_t)n) : 0);
+    uint8_t *w2 = need2 ? scz__scratch(ctx, 2, need2) : NULL;
+    if (need2 && !w2) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory");
+    double *Rv = pred != LZ_PRED_LORENZO ? (double *)(w2 + o_r) : NULL;
+    if (be == LZ_BE_HUFF) {
+        uint64_t used;
+        scz_status st = scz__hs_read(ctx, body, blen, 256, B, (scz_huff_dec *)(w2 + al64(B)), w2, 1,
+                                     scz__threads(ctx), &used);
+        if (st) return st;
+        if (used != blen) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: bytes after the back end's stream");
+        body = w2;
+        blen = B;
+    }
+    return lz_decode_body(ctx, h, &g, es, wf, n_out, n_verb, obytes, body, blen, r, pred, Rv, dst);
 }
 
 /* The PSNR rule's passes computed elsewhere (the GPU, lossy_enc.cu): the
