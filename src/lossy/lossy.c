@@ -695,26 +695,70 @@ static uint64_t be_plan(const uint8_t *b, uint64_t B, uint64_t *tot, scz_huff_en
 }
 
 /* Predictor choice (7.10): the sampled costs of the three predictors. */
-static unsigned lz1_choose(const lz_geo *g, unsigned es, const void *src, const lz_qp *qp) {
+static unsigned lz1_choose(const lz_geo *g, unsigned es, const void *src, const lz_qp *qp, unsigned *alt) {
     uint64_t c[3];
     if (es == 4) lz_estimate_f32(g, src, qp, c);
     else lz_estimate_f64(g, src, qp, c);
 #ifdef LZ1_DEBUG /* development: HR_DBG prints the estimate, HR_PRED forces a predictor */
     if (getenv("HR_DBG")) fprintf(stderr, "est L %llu lin %llu cub %llu\n", (unsigned long long)c[0], (unsigned long long)c[1], (unsigned long long)c[2]);
-    if (getenv("HR_PRED")) return (unsigned)atoi(getenv("HR_PRED"));
+    if (getenv("HR_PRED")) return *alt = 0, (unsigned)atoi(getenv("HR_PRED"));
 #endif
-    if (c[2] <= c[1] && LZ1_EST_DEN * c[2] < LZ1_EST_NUM * c[0]) return LZ_PRED_CUBIC;
-    if (c[1] < c[2] && LZ1_EST_DEN * c[1] < LZ1_EST_NUM * c[0]) return LZ_PRED_LINEAR;
+    const uint64_t ci = c[2] <= c[1] ? c[2] : c[1];
+    *alt = LZ_PRED_LORENZO;
+    if (c[2] <= c[1] && c[2] < c[0]) return LZ_PRED_CUBIC;
+    if (c[1] < c[2] && c[1] < c[0]) return LZ_PRED_LINEAR;
+    /* Lorenzo by the estimate, an interpolation within a factor LZ1_TRIAL
+     * of it: Lorenzo and linear interpolation (the more robust of the two
+     * where the data looks noisy) are both tried; the estimate sees no
+     * runs */
+    if (ci <= LZ1_TRIAL * c[0]) *alt = LZ_PRED_LINEAR;
     return LZ_PRED_LORENZO;
 }
 
+static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const void *src,
+                             unsigned pred, uint8_t *dst, uint64_t cap, uint64_t *out, uint32_t *info);
+
+/* Level 1 (7.10): the predictor by the estimate, or the smaller payload of
+ * Lorenzo and an interpolation where the estimate is not sure. */
 static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const void *src,
                                uint8_t *dst, uint64_t cap, uint64_t *out, uint32_t *info) {
-    const uint64_t n = cg->count;
-    const unsigned es = cg->esize;
-    if (n > UINT32_MAX - 1)
+    if (cg->count > UINT32_MAX - 1)
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "lossy: chunks of more than 2^32-2 elements");
     if (lz_check_fenv(ctx)) return SCZ_ERR_UNSUPPORTED;
+    lz_geo g;
+    geo_extents(cg, &g);
+    lz_qp qp;
+    qp.eb = h->eb_abs;
+    qp.ebx2 = 2.0 * h->eb_abs;
+    qp.recip = qp.ebx2 > 0 ? 1.0 / qp.ebx2 : INFINITY;
+    qp.radius = h->knobs[0];
+    /* PSNR: the rule of 7.1 measured the errors of prequantization, which
+     * the interpolation predictors do not use: Lorenzo only */
+    unsigned alt = LZ_PRED_LORENZO;
+    const unsigned pred = h->eb_mode == SCZ_EB_PSNR ? LZ_PRED_LORENZO : lz1_choose(&g, cg->esize, src, &qp, &alt);
+    scz_status st = lz1_encode(ctx, h, cg, src, pred, dst, cap, out, info);
+    if (st || alt == LZ_PRED_LORENZO) return st;
+    uint8_t *tmp = malloc(cap ? cap : 1);
+    if (!tmp) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for a trial payload");
+    uint64_t size2 = 0;
+    uint32_t info2 = 0;
+    st = lz1_encode(ctx, h, cg, src, alt, tmp, cap, &size2, &info2);
+#ifdef LZ1_DEBUG
+    if (getenv("HR_TRIAL")) fprintf(stderr, "trial L %llu alt %llu\n", (unsigned long long)*out, (unsigned long long)size2);
+#endif
+    if (!st && size2 < *out) {
+        memcpy(dst, tmp, size2);
+        *out = size2;
+        *info = info2;
+    }
+    free(tmp);
+    return st;
+}
+
+static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const void *src,
+                             unsigned pred, uint8_t *dst, uint64_t cap, uint64_t *out, uint32_t *info) {
+    const uint64_t n = cg->count;
+    const unsigned es = cg->esize;
     lz_geo g;
     geo_extents(cg, &g);
     const uint32_t R = h->knobs[0], KR = 2 * R + 2;
@@ -723,9 +767,6 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
     qp.ebx2 = 2.0 * h->eb_abs;
     qp.recip = qp.ebx2 > 0 ? 1.0 / qp.ebx2 : INFINITY;
     qp.radius = R;
-    /* PSNR: the rule of 7.1 measured the errors of prequantization, which
-     * the interpolation predictors do not use: Lorenzo only */
-    const unsigned pred = h->eb_mode == SCZ_EB_PSNR ? LZ_PRED_LORENZO : lz1_choose(&g, es, src, &qp);
     unsigned lb[3] = {0, 0, 0};
     if (pred == LZ_PRED_LORENZO)
         for (unsigned d = 0; d < 3; d++) lb[d] = lz_block_log2[g.rank][d];

@@ -30,13 +30,14 @@ extern "C" {
 #define LZ_BE_NONE 0u
 #define LZ_BE_HUFF 1u   /* the body as a Huffman stream of its bytes (K = 256) */
 
-/* Predictor choice (7.10): an interpolation predictor is taken when
- * LZ1_EST_DEN x its sampled cost < LZ1_EST_NUM x Lorenzo's. */
+/* Predictor estimate (7.10): samples i = LZ1_SAMPLE_OFF + k LZ1_SAMPLE_STEP,
+ * cost 2 x bits + LZ1_COST_NZ per non-zero code; where it picks Lorenzo
+ * and an interpolation costs at most LZ1_TRIAL x Lorenzo's, both payloads
+ * are formed and the smaller kept. */
 #define LZ1_SAMPLE_OFF 3u
 #define LZ1_SAMPLE_STEP 17u
 #define LZ1_COST_NZ 1u
-#define LZ1_EST_NUM 1u
-#define LZ1_EST_DEN 1u
+#define LZ1_TRIAL 2u
 
 /* workflows (payload byte 0 and the chunk's codec_info) */
 #define LZ_WF_STORED 0u

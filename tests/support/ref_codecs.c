@@ -382,7 +382,9 @@ static unsigned r1_bits(uint64_t v) {
     return b;
 }
 
-bytebuf ref_lossy1(scz_dtype t, const void *data, const uint64_t dims[3], double eb, uint32_t R, uint32_t wfreq) {
+/* force: the predictor to use, or -1 for the writer's choice (7.10 step 1) */
+static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], double eb, uint32_t R, uint32_t wfreq,
+                        int force) {
     uint64_t e[3] = {1, 1, 1}, n = dims[0] * dims[1] * dims[2];
     unsigned rank = 0;
     for (int d = 0; d < 3; d++)
@@ -453,6 +455,18 @@ bytebuf ref_lossy1(scz_dtype t, const void *data, const uint64_t dims[3], double
         }
     }
     unsigned pred = C[2] <= C[1] && C[2] < C[0] ? 2 : C[1] < C[2] && C[1] < C[0] ? 1 : 0;
+    if (force >= 0) {
+        pred = (unsigned)force;
+    } else if (pred == 0 && (C[1] < C[2] ? C[1] : C[2]) <= 2 * C[0]) { /* both payloads, the smaller */
+        free(q), free(Q), free(ord), free(V);
+        bytebuf a = r1_lossy(t, data, dims, eb, R, wfreq, 0), b = r1_lossy(t, data, dims, eb, R, wfreq, 1);
+        if (b.n < a.n) {
+            free(a.p);
+            return b;
+        }
+        free(b.p);
+        return a;
+    }
     if (pred) lb[0] = lb[1] = lb[2] = 0;
     /* code order */
     uint64_t no = 0;
@@ -632,4 +646,8 @@ bytebuf ref_lossy1(scz_dtype t, const void *data, const uint64_t dims[3], double
     free(q), free(Q), free(ord), free(V), free(dl), free(codes), free(Rd), free(vv);
     free(outl.p), free(verb.p), free(hs.p), free(rl.p);
     return o;
+}
+
+bytebuf ref_lossy1(scz_dtype t, const void *data, const uint64_t dims[3], double eb, uint32_t R, uint32_t wfreq) {
+    return r1_lossy(t, data, dims, eb, R, wfreq, -1);
 }
