@@ -696,7 +696,7 @@ static uint64_t be_plan(const uint8_t *b, uint64_t B, uint64_t *tot, scz_huff_en
 
 /* Predictor choice (7.10): the sampled costs of the three predictors. */
 static unsigned lz1_choose(const lz_geo *g, unsigned es, const void *src, const lz_qp *qp, unsigned *alt) {
-    uint64_t c[3];
+    uint64_t c[4];
     if (es == 4) lz_estimate_f32(g, src, qp, c);
     else lz_estimate_f64(g, src, qp, c);
 #ifdef LZ1_DEBUG /* development: HR_DBG prints the estimate, HR_PRED forces a predictor */
@@ -707,11 +707,11 @@ static unsigned lz1_choose(const lz_geo *g, unsigned es, const void *src, const 
     *alt = LZ_PRED_LORENZO;
     if (c[2] <= c[1] && c[2] < c[0]) return LZ_PRED_CUBIC;
     if (c[1] < c[2] && c[1] < c[0]) return LZ_PRED_LINEAR;
-    /* Lorenzo by the estimate, an interpolation within a factor LZ1_TRIAL
-     * of it: Lorenzo and linear interpolation (the more robust of the two
-     * where the data looks noisy) are both tried; the estimate sees no
-     * runs */
-    if (ci <= LZ1_TRIAL * c[0]) *alt = LZ_PRED_LINEAR;
+    /* Lorenzo by the estimate, mostly zero codes (where runs matter, which
+     * the estimate does not see) and an interpolation within a factor
+     * LZ1_TRIAL of it: Lorenzo and linear interpolation (the more robust of
+     * the two where the data looks noisy) are both tried */
+    if (ci <= LZ1_TRIAL * c[0] && c[0] < LZ1_TRIAL_ZERO * c[3]) *alt = LZ_PRED_LINEAR;
     return LZ_PRED_LORENZO;
 }
 

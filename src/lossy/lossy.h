@@ -38,6 +38,7 @@ extern "C" {
 #define LZ1_SAMPLE_STEP 17u
 #define LZ1_COST_NZ 1u
 #define LZ1_TRIAL 2u
+#define LZ1_TRIAL_ZERO 2u /* ... and Lorenzo's cost below 2 per sample (mostly zeros) */
 
 /* workflows (payload byte 0 and the chunk's codec_info) */
 #define LZ_WF_STORED 0u

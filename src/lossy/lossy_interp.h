@@ -22,14 +22,15 @@ static inline int LZ_FN(lz_pq)(const LZ_T *src, uint64_t i, const lz_qp *qp, uin
 /* Predictor estimate (FORMAT.md 7.10): the exact prediction errors of
  * Lorenzo (costs[0]), linear (costs[1]) and cubic (costs[2]) interpolation
  * at the sample elements i = LZ1_SAMPLE_OFF + k LZ1_SAMPLE_STEP whose
- * neighbourhoods hold no verbatim element, each costing lz_cost(error). */
-static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, uint64_t costs[3]) {
+ * neighbourhoods hold no verbatim element, each costing lz_cost(error);
+ * costs[3] = the number of those samples. */
+static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, uint64_t costs[4]) {
     const unsigned n = g->rank;
     const uint64_t e[3] = {g->e[0], g->e[1], g->e[2]};
     const uint64_t st[3] = {1, e[0], e[0] * e[1]};
     unsigned lb[3] = {0, 0, 0};
     for (unsigned d = 0; d < n; d++) lb[d] = lz_block_log2[n][d];
-    costs[0] = costs[1] = costs[2] = 0;
+    costs[0] = costs[1] = costs[2] = costs[3] = 0;
     for (uint64_t i = LZ1_SAMPLE_OFF; i < g->n; i += LZ1_SAMPLE_STEP) {
         const uint64_t c[3] = {i % e[0], i / e[0] % e[1], i / st[2]};
         uint64_t q, v;
@@ -85,6 +86,7 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
         costs[0] += lz_cost(q - p);
         costs[1] += lz_cost((uint64_t)q1);
         costs[2] += lz_cost((uint64_t)q3);
+        costs[3]++;
     }
 }
 

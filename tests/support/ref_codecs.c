@@ -408,7 +408,7 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
     unsigned lb[3] = {0, 0, 0};
     for (unsigned d = 0; d < rank; d++) lb[d] = lz_block_log2[rank][d];
     /* 7.10 step 1: the predictor */
-    uint64_t C[3] = {0, 0, 0};
+    uint64_t C[3] = {0, 0, 0}, S = 0;
     for (uint64_t i = 3; i < n; i += 17) {
         uint64_t c[3] = {i % e[0], (i / e[0]) % e[1], i / (e[0] * e[1])};
         int bad = V[i];
@@ -448,6 +448,7 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
             r1_rquant(t, elem(t, data, i), r1_interp(1, A, hb, B, ha3, A3, hb3, B3), eb, &q2, &xr))
             continue;
         uint64_t d3[3] = {q[i] - PL, (uint64_t)q1, (uint64_t)q2};
+        S++;
         for (int k = 0; k < 3; k++) {
             uint64_t zz = (d3[k] << 1) ^ (uint64_t)((int64_t)d3[k] >> 63);
             unsigned b = r1_bits(zz);
@@ -457,7 +458,7 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
     unsigned pred = C[2] <= C[1] && C[2] < C[0] ? 2 : C[1] < C[2] && C[1] < C[0] ? 1 : 0;
     if (force >= 0) {
         pred = (unsigned)force;
-    } else if (pred == 0 && (C[1] < C[2] ? C[1] : C[2]) <= 2 * C[0]) { /* both payloads, the smaller */
+    } else if (pred == 0 && (C[1] < C[2] ? C[1] : C[2]) <= 2 * C[0] && C[0] < 2 * S) { /* both payloads, the smaller */
         free(q), free(Q), free(ord), free(V);
         bytebuf a = r1_lossy(t, data, dims, eb, R, wfreq, 0), b = r1_lossy(t, data, dims, eb, R, wfreq, 1);
         if (b.n < a.n) {
