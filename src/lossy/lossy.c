@@ -231,20 +231,23 @@ static inline unsigned lz_levels(const lz_geo *g) {
 }
 
 /* Traversal order of the interpolation predictor after element 0: levels
- * s = 2^(L-1) .. 1, in each the axes 0 .. rank-1; for axis a the elements
- * with coordinate s mod 2s along a, multiples of s along the axes below a,
- * multiples of 2s along those above; z, y, x loops (x fastest). BODY(i, P)
- * gets the element index and its prediction. */
-#define LZ_INTERP_TRAVERSE(g, cubic, R, BODY)                                                              \
+ * s = 2^(L-1) .. 1, in each the axes 0 .. rank-1 (order 0) or rank-1 .. 0
+ * (rev, order 1: the axis predicted last predicts half of the level's
+ * elements); for axis a the elements with coordinate s mod 2s along a,
+ * multiples of s along the axes done before it, multiples of 2s along the
+ * others; z, y, x loops (x fastest). BODY(i, P) gets the element index and
+ * its prediction. */
+#define LZ_INTERP_TRAVERSE(g, cubic, rev, R, BODY)                                                              \
     do {                                                                                                   \
         const unsigned n_ = (g)->rank;                                                                     \
         const uint64_t e_[3] = {(g)->e[0], (g)->e[1], (g)->e[2]};                                          \
         const uint64_t st_[3] = {1, e_[0], e_[0] * e_[1]};                                                 \
         for (unsigned lv_ = lz_levels(g); lv_-- > 0;) {                                                    \
             const uint64_t s_ = (uint64_t)1 << lv_;                                                        \
-            for (unsigned a_ = 0; a_ < n_; a_++) {                                                         \
+            for (unsigned j_ = 0; j_ < n_; j_++) {                                                         \
+                const unsigned a_ = (rev) ? n_ - 1 - j_ : j_;                                              \
                 uint64_t b_[3] = {0, 0, 0}, d_[3];                                                         \
-                for (unsigned k_ = 0; k_ < 3; k_++) d_[k_] = k_ < a_ ? s_ : 2 * s_;                        \
+                for (unsigned k_ = 0; k_ < 3; k_++) d_[k_] = ((rev) ? k_ > a_ : k_ < a_) ? s_ : 2 * s_;    \
                 b_[a_] = s_;                                                                               \
                 const uint64_t sa_ = st_[a_], ea_ = e_[a_];                                                \
                 if (s_ >= ea_) continue;                                                                   \
@@ -694,29 +697,54 @@ static uint64_t be_plan(const uint8_t *b, uint64_t B, uint64_t *tot, scz_huff_en
     return hi->size;
 }
 
-/* Predictor choice (7.10): the sampled costs of the three predictors. */
-static unsigned lz1_choose(const lz_geo *g, unsigned es, const void *src, const lz_qp *qp, unsigned *alt) {
-    uint64_t c[4];
+/* Predictor choice (7.10) from the sampled costs: *pred, *order, and the
+ * alternative tried beside Lorenzo (*alt LZ_PRED_LINEAR, *alt_order) or
+ * none (*alt LZ_PRED_LORENZO). */
+static void lz1_choose(const lz_geo *g, unsigned es, const void *src, const lz_qp *qp, unsigned *pred,
+                       unsigned *order, unsigned *alt, unsigned *alt_order) {
+    uint64_t c[6];
     if (es == 4) lz_estimate_f32(g, src, qp, c);
     else lz_estimate_f64(g, src, qp, c);
-#ifdef LZ1_DEBUG /* development: HR_DBG prints the estimate, HR_PRED forces a predictor */
-    if (getenv("HR_DBG")) fprintf(stderr, "est L %llu lin %llu cub %llu\n", (unsigned long long)c[0], (unsigned long long)c[1], (unsigned long long)c[2]);
-    if (getenv("HR_PRED")) return *alt = 0, (unsigned)atoi(getenv("HR_PRED"));
-#endif
-    const uint64_t ci = c[2] <= c[1] ? c[2] : c[1];
     *alt = LZ_PRED_LORENZO;
-    if (c[2] <= c[1] && c[2] < c[0]) return LZ_PRED_CUBIC;
-    if (c[1] < c[2] && c[1] < c[0]) return LZ_PRED_LINEAR;
+    *alt_order = 0;
+    *order = 0;
+    /* the smallest interpolation cost: cubic 0, linear 0, cubic 1, linear 1 on ties */
+    static const unsigned cand[4][3] = {{2, LZ_PRED_CUBIC, 0}, {1, LZ_PRED_LINEAR, 0}, {4, LZ_PRED_CUBIC, 1},
+                                        {3, LZ_PRED_LINEAR, 1}};
+    unsigned best = 0;
+    for (unsigned k = 1; k < 4; k++)
+        if (c[cand[k][0]] < c[cand[best][0]]) best = k;
+    const uint64_t ci = c[cand[best][0]];
+#ifdef LZ1_DEBUG /* development: HR_DBG prints the estimate, HR_PRED / HR_ORDER force a predictor */
+    if (getenv("HR_DBG"))
+        fprintf(stderr, "est L %llu lin %llu cub %llu lin1 %llu cub1 %llu S %llu\n", (unsigned long long)c[0],
+                (unsigned long long)c[1], (unsigned long long)c[2], (unsigned long long)c[3],
+                (unsigned long long)c[4], (unsigned long long)c[5]);
+    if (getenv("HR_PRED")) {
+        *pred = (unsigned)atoi(getenv("HR_PRED"));
+        *order = getenv("HR_ORDER") ? (unsigned)atoi(getenv("HR_ORDER")) : 0;
+        return;
+    }
+#endif
+    if (ci < c[0]) {
+        *pred = cand[best][1];
+        *order = cand[best][2];
+        return;
+    }
+    *pred = LZ_PRED_LORENZO;
     /* Lorenzo by the estimate, mostly zero codes (where runs matter, which
      * the estimate does not see) and an interpolation within a factor
      * LZ1_TRIAL of it: Lorenzo and linear interpolation (the more robust of
      * the two where the data looks noisy) are both tried */
-    if (ci <= LZ1_TRIAL * c[0] && c[0] < LZ1_TRIAL_ZERO * c[3]) *alt = LZ_PRED_LINEAR;
-    return LZ_PRED_LORENZO;
+    if (ci <= LZ1_TRIAL * c[0] && c[0] < LZ1_TRIAL_ZERO * c[5]) {
+        *alt = LZ_PRED_LINEAR;
+        *alt_order = c[3] < c[1];
+    }
 }
 
 static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const void *src,
-                             unsigned pred, uint8_t *dst, uint64_t cap, uint64_t *out, uint32_t *info);
+                             unsigned pred, unsigned order, uint8_t *dst, uint64_t cap, uint64_t *out,
+                             uint32_t *info);
 
 /* Level 1 (7.10): the predictor by the estimate, or the smaller payload of
  * Lorenzo and an interpolation where the estimate is not sure. */
@@ -734,15 +762,15 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
     qp.radius = h->knobs[0];
     /* PSNR: the rule of 7.1 measured the errors of prequantization, which
      * the interpolation predictors do not use: Lorenzo only */
-    unsigned alt = LZ_PRED_LORENZO;
-    const unsigned pred = h->eb_mode == SCZ_EB_PSNR ? LZ_PRED_LORENZO : lz1_choose(&g, cg->esize, src, &qp, &alt);
-    scz_status st = lz1_encode(ctx, h, cg, src, pred, dst, cap, out, info);
+    unsigned pred = LZ_PRED_LORENZO, order = 0, alt = LZ_PRED_LORENZO, alt_order = 0;
+    if (h->eb_mode != SCZ_EB_PSNR) lz1_choose(&g, cg->esize, src, &qp, &pred, &order, &alt, &alt_order);
+    scz_status st = lz1_encode(ctx, h, cg, src, pred, order, dst, cap, out, info);
     if (st || alt == LZ_PRED_LORENZO) return st;
     uint8_t *tmp = malloc(cap ? cap : 1);
     if (!tmp) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for a trial payload");
     uint64_t size2 = 0;
     uint32_t info2 = 0;
-    st = lz1_encode(ctx, h, cg, src, alt, tmp, cap, &size2, &info2);
+    st = lz1_encode(ctx, h, cg, src, alt, alt_order, tmp, cap, &size2, &info2);
 #ifdef LZ1_DEBUG
     if (getenv("HR_TRIAL")) fprintf(stderr, "trial L %llu alt %llu\n", (unsigned long long)*out, (unsigned long long)size2);
 #endif
@@ -756,7 +784,8 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
 }
 
 static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const void *src,
-                             unsigned pred, uint8_t *dst, uint64_t cap, uint64_t *out, uint32_t *info) {
+                             unsigned pred, unsigned order, uint8_t *dst, uint64_t cap, uint64_t *out,
+                             uint32_t *info) {
     const uint64_t n = cg->count;
     const unsigned es = cg->esize;
     lz_geo g;
@@ -829,8 +858,9 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
         ts[0].c1 = n;
         ts[0].hist = hist;
         memset(hist, 0, (size_t)KR * 4);
-        if (es == 4) interp_encode_f32(&g, src, &qp, pred == LZ_PRED_CUBIC, &ts[0], codes, oidx, odel, vpos, Rv);
-        else interp_encode_f64(&g, src, &qp, pred == LZ_PRED_CUBIC, &ts[0], codes, oidx, odel, vpos, Rv);
+        const int cub = pred == LZ_PRED_CUBIC, rev = (int)order;
+        if (es == 4) interp_encode_f32(&g, src, &qp, cub, rev, &ts[0], codes, oidx, odel, vpos, Rv);
+        else interp_encode_f64(&g, src, &qp, cub, rev, &ts[0], codes, oidx, odel, vpos, Rv);
     }
     uint64_t n_out = 0, n_vnew = 0;
     {
@@ -985,6 +1015,7 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     put_hdr(dst, wf, &g, (uint32_t)n_out, (uint32_t)n_vnew, obytes);
     dst[5] = (uint8_t)pred;
     dst[6] = (uint8_t)be;
+    dst[7] = (uint8_t)order;
     scz__st32(dst + 24, r);
     scz__st32(dst + 28, 0);
     if (be) {
@@ -1195,7 +1226,7 @@ static scz_status lz_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk
  * predictor pred, blocks of g. */
 static scz_status lz_decode_body(scz_ctx *ctx, const scz_header *h, const lz_geo *gp, unsigned es, unsigned wf,
                                  uint32_t n_out, uint32_t n_verb, uint64_t obytes, const uint8_t *body,
-                                 uint64_t blen, uint32_t r, unsigned pred, double *Rv, void *dst) {
+                                 uint64_t blen, uint32_t r, unsigned pred, unsigned order, double *Rv, void *dst) {
     const lz_geo g = *gp;
     const uint64_t n = g.n;
     const uint32_t K = 2 * r + 2;
@@ -1264,10 +1295,9 @@ static scz_status lz_decode_body(scz_ctx *ctx, const scz_header *h, const lz_geo
     qp.radius = r;
 
     if (pred != LZ_PRED_LORENZO) {
-        int bad = es == 4 ? interp_decode_f32(&g, dst, &qp, pred == LZ_PRED_CUBIC, codes, oidx, odel, n_out, vvals,
-                                              n_verb, Rv)
-                          : interp_decode_f64(&g, dst, &qp, pred == LZ_PRED_CUBIC, codes, oidx, odel, n_out, vvals,
-                                              n_verb, Rv);
+        const int cub = pred == LZ_PRED_CUBIC, rev = (int)order;
+        int bad = es == 4 ? interp_decode_f32(&g, dst, &qp, cub, rev, codes, oidx, odel, n_out, vvals, n_verb, Rv)
+                          : interp_decode_f64(&g, dst, &qp, cub, rev, codes, oidx, odel, n_out, vvals, n_verb, Rv);
         if (bad)
             return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: outliers or verbatim values do not match the codes");
         return SCZ_OK;
@@ -1348,7 +1378,7 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
         memcpy(dst, src + LZ_HDR, n * es);
         return SCZ_OK;
     }
-    unsigned pred = LZ_PRED_LORENZO, be = LZ_BE_NONE;
+    unsigned pred = LZ_PRED_LORENZO, be = LZ_BE_NONE, order = 0;
     uint32_t r = h->knobs[0];
     if (level == 0) {
         for (int i = 5; i < 8; i++)
@@ -1357,9 +1387,10 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
         if (size < LZ1_HDR) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk shorter than its header");
         pred = src[5];
         be = src[6];
+        order = src[7];
         r = scz__ld32(src + 24);
-        if (pred > LZ_PRED_CUBIC || be > LZ_BE_HUFF || src[7] || scz__ld32(src + 28))
-            return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: invalid predictor, back end or reserved bytes");
+        if (pred > LZ_PRED_CUBIC || be > LZ_BE_HUFF || order > (pred != LZ_PRED_LORENZO) || scz__ld32(src + 28))
+            return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: invalid predictor, back end, axis order or reserved bytes");
         if (r < 1 || r > h->knobs[0])
             return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: radius %u (stream limit %u)", r, h->knobs[0]);
     }
@@ -1404,7 +1435,7 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
         body = w2;
         blen = B;
     }
-    return lz_decode_body(ctx, h, &g, es, wf, n_out, n_verb, obytes, body, blen, r, pred, Rv, dst);
+    return lz_decode_body(ctx, h, &g, es, wf, n_out, n_verb, obytes, body, blen, r, pred, order, Rv, dst);
 }
 
 /* The PSNR rule's passes computed elsewhere (the GPU, lossy_enc.cu): the

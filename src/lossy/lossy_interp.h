@@ -22,15 +22,16 @@ static inline int LZ_FN(lz_pq)(const LZ_T *src, uint64_t i, const lz_qp *qp, uin
 /* Predictor estimate (FORMAT.md 7.10): the exact prediction errors of
  * Lorenzo (costs[0]), linear (costs[1]) and cubic (costs[2]) interpolation
  * at the sample elements i = LZ1_SAMPLE_OFF + k LZ1_SAMPLE_STEP whose
- * neighbourhoods hold no verbatim element, each costing lz_cost(error);
- * costs[3] = the number of those samples. */
-static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, uint64_t costs[4]) {
+ * neighbourhoods hold no verbatim element, each costing lz_cost(error):
+ * costs[0] Lorenzo, [1] linear and [2] cubic in axis order 0, [3] linear
+ * and [4] cubic in axis order 1; costs[5] = the number of those samples. */
+static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, uint64_t costs[6]) {
     const unsigned n = g->rank;
     const uint64_t e[3] = {g->e[0], g->e[1], g->e[2]};
     const uint64_t st[3] = {1, e[0], e[0] * e[1]};
     unsigned lb[3] = {0, 0, 0};
     for (unsigned d = 0; d < n; d++) lb[d] = lz_block_log2[n][d];
-    costs[0] = costs[1] = costs[2] = costs[3] = 0;
+    for (int k = 0; k < 6; k++) costs[k] = 0;
     for (uint64_t i = LZ1_SAMPLE_OFF; i < g->n; i += LZ1_SAMPLE_STEP) {
         const uint64_t c[3] = {i % e[0], i / e[0] % e[1], i / st[2]};
         uint64_t q, v;
@@ -52,41 +53,50 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
             else p -= v;
         }
         if (bad) continue;
-        /* interpolation: the element's level s and axis a (7.9) */
-        unsigned tz = 64, a = 0;
+        /* interpolation: the element's level s, its axis a in either order
+         * (7.9): the largest (order 0) or the smallest (order 1) k whose
+         * non-zero coordinate has the fewest trailing zero bits */
+        unsigned tz = 64, ax[2] = {0, 0};
         for (unsigned k = 0; k < n; k++)
             if (c[k]) {
                 unsigned t = (unsigned)__builtin_ctzll(c[k]);
-                if (t <= tz) tz = t, a = k;
+                if (t < tz) tz = t, ax[1] = k;
+                if (t <= tz) ax[0] = k;
             }
         if (tz == 64) continue; /* element 0 */
-        const uint64_t s = (uint64_t)1 << tz, ca = c[a], ea = e[a], o = s * st[a];
-        uint64_t l1, r1 = 0, l3 = 0, r3 = 0;
-        const int hr1 = ca + s < ea, hl3 = hr1 && ca >= 3 * s, hr3 = hr1 && ca + 3 * s < ea;
-        bad = LZ_FN(lz_pq)(src, i - o, qp, &l1);
-        if (hr1) bad |= LZ_FN(lz_pq)(src, i + o, qp, &r1);
-        if (hl3) bad |= LZ_FN(lz_pq)(src, i - 3 * o, qp, &l3);
-        if (hr3) bad |= LZ_FN(lz_pq)(src, i + 3 * o, qp, &r3);
-        if (bad) continue;
-        /* residual quantization of the original neighbours' interpolation */
-        /* the neighbours as prequantization reconstructs them (7.3): an error
-         * like a decoder's, within the bound */
-#define LZ_EST_R(v) ((double)LZ_FN(lz_recon)((double)(int64_t)(v), qp->ebx2))
-        const double A = LZ_EST_R(l1), B = hr1 ? LZ_EST_R(r1) : 0.0;
-        const double A3 = hl3 ? LZ_EST_R(l3) : 0.0, B3 = hr3 ? LZ_EST_R(r3) : 0.0;
-#undef LZ_EST_R
-        int64_t q1, q3;
-        double xr;
+        const uint64_t s = (uint64_t)1 << tz;
+        int64_t qi[2][2]; /* [order][linear, cubic] */
         const int f32 = sizeof(LZ_T) == 4;
-        bad = lz_rquant((double)src[i], lz_finterp(0, A, hr1, B, 0, 0.0, 0, 0.0), qp->recip, qp->ebx2, qp->eb, f32,
-                        &q1, &xr);
-        bad |= lz_rquant((double)src[i], lz_finterp(1, A, hr1, B, hl3, A3, hr3, B3), qp->recip, qp->ebx2, qp->eb,
-                         f32, &q3, &xr);
+        for (int od = 0; od < 2 && !bad; od++) {
+            const unsigned a = ax[od];
+            const uint64_t ca = c[a], ea = e[a], o = s * st[a];
+            uint64_t l1, r1 = 0, l3 = 0, r3 = 0;
+            const int hr1 = ca + s < ea, hl3 = hr1 && ca >= 3 * s, hr3 = hr1 && ca + 3 * s < ea;
+            bad = LZ_FN(lz_pq)(src, i - o, qp, &l1);
+            if (hr1) bad |= LZ_FN(lz_pq)(src, i + o, qp, &r1);
+            if (hl3) bad |= LZ_FN(lz_pq)(src, i - 3 * o, qp, &l3);
+            if (hr3) bad |= LZ_FN(lz_pq)(src, i + 3 * o, qp, &r3);
+            if (bad) break;
+            /* residual quantization of the interpolation of the neighbours as
+             * prequantization reconstructs them (7.3): an error like a
+             * decoder's, within the bound */
+#define LZ_EST_R(v) ((double)LZ_FN(lz_recon)((double)(int64_t)(v), qp->ebx2))
+            const double A = LZ_EST_R(l1), B = hr1 ? LZ_EST_R(r1) : 0.0;
+            const double A3 = hl3 ? LZ_EST_R(l3) : 0.0, B3 = hr3 ? LZ_EST_R(r3) : 0.0;
+#undef LZ_EST_R
+            double xr;
+            bad = lz_rquant((double)src[i], lz_finterp(0, A, hr1, B, 0, 0.0, 0, 0.0), qp->recip, qp->ebx2, qp->eb,
+                            f32, &qi[od][0], &xr);
+            bad |= lz_rquant((double)src[i], lz_finterp(1, A, hr1, B, hl3, A3, hr3, B3), qp->recip, qp->ebx2,
+                             qp->eb, f32, &qi[od][1], &xr);
+        }
         if (bad) continue;
         costs[0] += lz_cost(q - p);
-        costs[1] += lz_cost((uint64_t)q1);
-        costs[2] += lz_cost((uint64_t)q3);
-        costs[3]++;
+        costs[1] += lz_cost((uint64_t)qi[0][0]);
+        costs[2] += lz_cost((uint64_t)qi[0][1]);
+        costs[3] += lz_cost((uint64_t)qi[1][0]);
+        costs[4] += lz_cost((uint64_t)qi[1][1]);
+        costs[5]++;
     }
 }
 
@@ -95,7 +105,7 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
  * decoder reconstructs (R, scratch of n doubles); codes in traversal order
  * with radius qp->radius, outliers, verbatim positions, histogram into ts
  * (one range: c0 = 0, c1 = n). */
-static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, int cubic, lz_tstate *ts,
+static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, int cubic, int rev, lz_tstate *ts,
                                  uint16_t *codes, uint32_t *oidx, int64_t *odel, uint32_t *vpos, double *R) {
     const int64_t r = qp->radius;
     const uint64_t span = 2 * (uint64_t)r - 1;
@@ -135,7 +145,7 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
         hist[c_]++;                                                                                        \
     } while (0)
     LZ_EMIT(0, 0.0);
-    LZ_INTERP_TRAVERSE(g, cubic, R, LZ_EMIT);
+    LZ_INTERP_TRAVERSE(g, cubic, rev, R, LZ_EMIT);
 #undef LZ_EMIT
     ts->n_out = no;
     ts->n_vnew = nvp;
@@ -143,7 +153,7 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
 
 /* Interpolation decoder: codes in traversal order; R scratch of n doubles.
  * Returns 0 or -1 (outliers or verbatim values do not match the codes). */
-static int LZ_FN(interp_decode)(const lz_geo *g, LZ_T *dst, const lz_qp *qp, int cubic, const uint16_t *codes,
+static int LZ_FN(interp_decode)(const lz_geo *g, LZ_T *dst, const lz_qp *qp, int cubic, int rev, const uint16_t *codes,
                                 const uint32_t *oidx, const int64_t *odel, uint64_t n_out, const uint8_t *vvals,
                                 uint64_t n_verb, double *R) {
     const uint64_t r = (uint64_t)qp->radius, twor = 2 * r;
@@ -178,7 +188,7 @@ static int LZ_FN(interp_decode)(const lz_geo *g, LZ_T *dst, const lz_qp *qp, int
         ci++;                                                                                              \
     } while (0)
     LZ_TAKE(0, 0.0);
-    LZ_INTERP_TRAVERSE(g, cubic, R, LZ_TAKE);
+    LZ_INTERP_TRAVERSE(g, cubic, rev, R, LZ_TAKE);
 #undef LZ_TAKE
     return bad || op != n_out || vp != n_verb ? -1 : 0;
 }

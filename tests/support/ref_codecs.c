@@ -382,9 +382,25 @@ static unsigned r1_bits(uint64_t v) {
     return b;
 }
 
-/* force: the predictor to use, or -1 for the writer's choice (7.10 step 1) */
+/* the axis of an element of the interpolation order ord (7.9): among the
+ * non-zero coordinates with the fewest trailing zero bits, the largest
+ * axis (order 0) or the smallest (order 1); 99 for element 0 */
+static unsigned r1_axis(const uint64_t c[3], unsigned rank, unsigned ord, unsigned *tz) {
+    unsigned a = 99;
+    *tz = 99;
+    for (unsigned k = 0; k < rank; k++)
+        if (c[k]) {
+            unsigned z = 0;
+            while (!(c[k] >> z & 1)) z++;
+            if (z < *tz || (z == *tz && ord == 0)) *tz = z, a = k;
+        }
+    return a;
+}
+
+/* force: the predictor to use, or -1 for the writer's choice (7.10 step 1);
+ * ford: the axis order with a forced interpolation predictor */
 static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], double eb, uint32_t R, uint32_t wfreq,
-                        int force) {
+                        int force, unsigned ford) {
     uint64_t e[3] = {1, 1, 1}, n = dims[0] * dims[1] * dims[2];
     unsigned rank = 0;
     for (int d = 0; d < 3; d++)
@@ -408,7 +424,7 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
     unsigned lb[3] = {0, 0, 0};
     for (unsigned d = 0; d < rank; d++) lb[d] = lz_block_log2[rank][d];
     /* 7.10 step 1: the predictor */
-    uint64_t C[3] = {0, 0, 0}, S = 0;
+    uint64_t C[5] = {0, 0, 0, 0, 0}, S = 0;
     for (uint64_t i = 3; i < n; i += 17) {
         uint64_t c[3] = {i % e[0], (i / e[0]) % e[1], i / (e[0] * e[1])};
         int bad = V[i];
@@ -426,41 +442,48 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
             bad |= V[j];
             PL = odd ? PL + q[j] : PL - q[j];
         }
-        unsigned tz = 99, a = 0;
-        for (unsigned k = 0; k < rank; k++)
-            if (c[k]) {
-                unsigned z = 0;
-                while (!(c[k] >> z & 1)) z++;
-                if (z < tz || z == tz) tz = z, a = k;
-            }
-        if (tz == 99) continue;
-        uint64_t s = (uint64_t)1 << tz, ca = c[a], o = s * st[a];
-        int hb = ca + s < e[a], ha3 = hb && ca >= 3 * s, hb3 = hb && ca + 3 * s < e[a];
-        bad |= V[i - o] | (hb && V[i + o]) | (ha3 && V[i - 3 * o]) | (hb3 && V[i + 3 * o]);
-        if (bad) continue;
-        /* neighbours as prequantization reconstructs them (7.3) */
+        unsigned tz;
+        if (r1_axis(c, rank, 0, &tz) == 99) continue;
+        int64_t qq[2][2];
+        for (unsigned od = 0; od < 2 && !bad; od++) {
+            unsigned a = r1_axis(c, rank, od, &tz);
+            uint64_t s = (uint64_t)1 << tz, ca = c[a], o = s * st[a];
+            int hb = ca + s < e[a], ha3 = hb && ca >= 3 * s, hb3 = hb && ca + 3 * s < e[a];
+            bad |= V[i - o] | (hb && V[i + o]) | (ha3 && V[i - 3 * o]) | (hb3 && V[i + 3 * o]);
+            if (bad) break;
+            /* neighbours as prequantization reconstructs them (7.3) */
 #define XP(j) (t == SCZ_DTYPE_F32 ? (double)(float)((double)(int64_t)q[j] * h) : (double)(int64_t)q[j] * h)
-        double A = XP(i - o), B = hb ? XP(i + o) : 0, A3 = ha3 ? XP(i - 3 * o) : 0, B3 = hb3 ? XP(i + 3 * o) : 0;
+            double A = XP(i - o), B = hb ? XP(i + o) : 0, A3 = ha3 ? XP(i - 3 * o) : 0, B3 = hb3 ? XP(i + 3 * o) : 0;
 #undef XP
-        int64_t q1, q2;
-        double xr;
-        if (r1_rquant(t, elem(t, data, i), r1_interp(0, A, hb, B, 0, 0, 0, 0), eb, &q1, &xr) ||
-            r1_rquant(t, elem(t, data, i), r1_interp(1, A, hb, B, ha3, A3, hb3, B3), eb, &q2, &xr))
-            continue;
-        uint64_t d3[3] = {q[i] - PL, (uint64_t)q1, (uint64_t)q2};
+            double xr;
+            bad |= r1_rquant(t, elem(t, data, i), r1_interp(0, A, hb, B, 0, 0, 0, 0), eb, &qq[od][0], &xr) ||
+                   r1_rquant(t, elem(t, data, i), r1_interp(1, A, hb, B, ha3, A3, hb3, B3), eb, &qq[od][1], &xr);
+        }
+        if (bad) continue;
+        uint64_t d5[5] = {q[i] - PL, (uint64_t)qq[0][0], (uint64_t)qq[0][1], (uint64_t)qq[1][0], (uint64_t)qq[1][1]};
         S++;
-        for (int k = 0; k < 3; k++) {
-            uint64_t zz = (d3[k] << 1) ^ (uint64_t)((int64_t)d3[k] >> 63);
+        for (int k = 0; k < 5; k++) {
+            uint64_t zz = (d5[k] << 1) ^ (uint64_t)((int64_t)d5[k] >> 63);
             unsigned b = r1_bits(zz);
             C[k] += b ? 2 * b + 1 : 0;
         }
     }
-    unsigned pred = C[2] <= C[1] && C[2] < C[0] ? 2 : C[1] < C[2] && C[1] < C[0] ? 1 : 0;
+    /* the smallest interpolation cost, ties: cubic 0, linear 0, cubic 1, linear 1 */
+    unsigned pred = 0, order = 0;
+    uint64_t cbest = C[2];
+    unsigned bp = 2, bo = 0;
+    if (C[1] < cbest) cbest = C[1], bp = 1, bo = 0;
+    if (C[4] < cbest) cbest = C[4], bp = 2, bo = 1;
+    if (C[3] < cbest) cbest = C[3], bp = 1, bo = 1;
+    if (cbest < C[0]) pred = bp, order = bo;
+
     if (force >= 0) {
         pred = (unsigned)force;
-    } else if (pred == 0 && (C[1] < C[2] ? C[1] : C[2]) <= 2 * C[0] && C[0] < 2 * S) { /* both payloads, the smaller */
+        order = pred ? ford : 0;
+    } else if (pred == 0 && cbest <= 2 * C[0] && C[0] < 2 * S) { /* both payloads, the smaller */
         free(q), free(Q), free(ord), free(V);
-        bytebuf a = r1_lossy(t, data, dims, eb, R, wfreq, 0), b = r1_lossy(t, data, dims, eb, R, wfreq, 1);
+        bytebuf a = r1_lossy(t, data, dims, eb, R, wfreq, 0, 0),
+                b = r1_lossy(t, data, dims, eb, R, wfreq, 1, C[3] < C[1]);
         if (b.n < a.n) {
             free(a.p);
             return b;
@@ -491,7 +514,8 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
         ord[no++] = 0;
         for (int lv = (int)L - 1; lv >= 0; lv--) {
             uint64_t s = (uint64_t)1 << lv;
-            for (unsigned a = 0; a < rank; a++) {
+            for (unsigned j = 0; j < rank; j++) {
+                unsigned a = order ? rank - 1 - j : j;
                 if (s >= e[a]) continue;
                 for (uint64_t z = 0; z < e[2]; z++)
                     for (uint64_t y = 0; y < e[1]; y++)
@@ -499,7 +523,7 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
                             uint64_t c[3] = {x, y, z};
                             int ok = c[a] % (2 * s) == s;
                             for (unsigned k = 0; k < rank; k++)
-                                if (k != a) ok &= c[k] % (k < a ? s : 2 * s) == 0;
+                                if (k != a) ok &= c[k] % ((order ? k > a : k < a) ? s : 2 * s) == 0;
                             if (ok) ord[no++] = (z * e[1] + y) * e[0] + x;
                         }
             }
@@ -530,13 +554,7 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
         } else {
             double Pd = 0;
             if (ci) {
-                unsigned tz = 99, a = 0;
-                for (unsigned k = 0; k < rank; k++)
-                    if (c[k]) {
-                        unsigned z = 0;
-                        while (!(c[k] >> z & 1)) z++;
-                        if (z <= tz) tz = z, a = k;
-                    }
+                unsigned tz, a = r1_axis(c, rank, order, &tz);
                 uint64_t s = (uint64_t)1 << tz, ca = c[a], o = s * st[a];
                 int hb = ca + s < e[a], ha3 = hb && ca >= 3 * s, hb3 = hb && ca + 3 * s < e[a];
                 Pd = r1_interp(pred == 2, Rd[i - o], hb, hb ? Rd[i + o] : 0, ha3, ha3 ? Rd[i - 3 * o] : 0, hb3,
@@ -634,7 +652,7 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
         for (int d = 0; d < 3; d++) bb_u8(&o, lb[d]);
         bb_u8(&o, pred);
         bb_u8(&o, use_be[w]);
-        bb_u8(&o, 0);
+        bb_u8(&o, order);
         bb_u32(&o, n_out);
         bb_u32(&o, n_verb);
         bb_u64(&o, outl.n);
@@ -650,5 +668,5 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
 }
 
 bytebuf ref_lossy1(scz_dtype t, const void *data, const uint64_t dims[3], double eb, uint32_t R, uint32_t wfreq) {
-    return r1_lossy(t, data, dims, eb, R, wfreq, -1);
+    return r1_lossy(t, data, dims, eb, R, wfreq, -1, 0);
 }
