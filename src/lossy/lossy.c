@@ -700,11 +700,11 @@ static uint64_t be_plan(const uint8_t *b, uint64_t B, uint64_t *tot, scz_huff_en
 /* Predictor choice (7.10) from the sampled costs: *pred, *order, and the
  * alternative tried beside Lorenzo (*alt LZ_PRED_LINEAR, *alt_order) or
  * none (*alt LZ_PRED_LORENZO). */
-static void lz1_choose(const lz_geo *g, unsigned es, const void *src, const lz_qp *qp, unsigned *pred,
+static void lz1_choose(const lz_geo *g, unsigned es, const void *src, const lz_qp *qp, int T, unsigned *pred,
                        unsigned *order, unsigned *alt, unsigned *alt_order) {
     uint64_t c[6];
-    if (es == 4) lz_estimate_f32(g, src, qp, c);
-    else lz_estimate_f64(g, src, qp, c);
+    if (es == 4) lz_estimate_f32(g, src, qp, T, c);
+    else lz_estimate_f64(g, src, qp, T, c);
     *alt = LZ_PRED_LORENZO;
     *alt_order = 0;
     *order = 0;
@@ -763,7 +763,9 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
     /* PSNR: the rule of 7.1 measured the errors of prequantization, which
      * the interpolation predictors do not use: Lorenzo only */
     unsigned pred = LZ_PRED_LORENZO, order = 0, alt = LZ_PRED_LORENZO, alt_order = 0;
-    if (h->eb_mode != SCZ_EB_PSNR) lz1_choose(&g, cg->esize, src, &qp, &pred, &order, &alt, &alt_order);
+    int T = scz__threads(ctx);
+    if (T > LZ_MAXT) T = LZ_MAXT;
+    if (h->eb_mode != SCZ_EB_PSNR) lz1_choose(&g, cg->esize, src, &qp, T, &pred, &order, &alt, &alt_order);
     scz_status st = lz1_encode(ctx, h, cg, src, pred, order, dst, cap, out, info);
     if (st || alt == LZ_PRED_LORENZO) return st;
     uint8_t *tmp = malloc(cap ? cap : 1);

@@ -25,14 +25,17 @@ static inline int LZ_FN(lz_pq)(const LZ_T *src, uint64_t i, const lz_qp *qp, uin
  * neighbourhoods hold no verbatim element, each costing lz_cost(error):
  * costs[0] Lorenzo, [1] linear and [2] cubic in axis order 0, [3] linear
  * and [4] cubic in axis order 1; costs[5] = the number of those samples. */
-static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, uint64_t costs[6]) {
+static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, int T, uint64_t costs[6]) {
     const unsigned n = g->rank;
     const uint64_t e[3] = {g->e[0], g->e[1], g->e[2]};
     const uint64_t st[3] = {1, e[0], e[0] * e[1]};
     unsigned lb[3] = {0, 0, 0};
     for (unsigned d = 0; d < n; d++) lb[d] = lz_block_log2[n][d];
-    for (int k = 0; k < 6; k++) costs[k] = 0;
-    for (uint64_t i = LZ1_SAMPLE_OFF; i < g->n; i += LZ1_SAMPLE_STEP) {
+    uint64_t k0 = 0, k1 = 0, k2 = 0, k3 = 0, k4 = 0, k5 = 0; /* integer sums: any thread count, same result */
+    const uint64_t ns = g->n > LZ1_SAMPLE_OFF ? (g->n - LZ1_SAMPLE_OFF + LZ1_SAMPLE_STEP - 1) / LZ1_SAMPLE_STEP : 0;
+#pragma omp parallel for schedule(static) num_threads(T) reduction(+ : k0, k1, k2, k3, k4, k5) if (T > 1 && ns > 8192)
+    for (uint64_t si = 0; si < ns; si++) {
+        const uint64_t i = LZ1_SAMPLE_OFF + si * LZ1_SAMPLE_STEP;
         const uint64_t c[3] = {i % e[0], i / e[0] % e[1], i / st[2]};
         uint64_t q, v;
         if (LZ_FN(lz_pq)(src, i, qp, &q)) continue;
@@ -91,13 +94,14 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
                              qp->eb, f32, &qi[od][1], &xr);
         }
         if (bad) continue;
-        costs[0] += lz_cost(q - p);
-        costs[1] += lz_cost((uint64_t)qi[0][0]);
-        costs[2] += lz_cost((uint64_t)qi[0][1]);
-        costs[3] += lz_cost((uint64_t)qi[1][0]);
-        costs[4] += lz_cost((uint64_t)qi[1][1]);
-        costs[5]++;
+        k0 += lz_cost(q - p);
+        k1 += lz_cost((uint64_t)qi[0][0]);
+        k2 += lz_cost((uint64_t)qi[0][1]);
+        k3 += lz_cost((uint64_t)qi[1][0]);
+        k4 += lz_cost((uint64_t)qi[1][1]);
+        k5++;
     }
+    costs[0] = k0, costs[1] = k1, costs[2] = k2, costs[3] = k3, costs[4] = k4, costs[5] = k5;
 }
 
 /* Interpolation encoder over the whole chunk (FORMAT.md 7.9): residual
