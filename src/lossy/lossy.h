@@ -35,7 +35,7 @@ extern "C" {
  * and an interpolation costs at most LZ1_TRIAL x Lorenzo's, both payloads
  * are formed and the smaller kept. */
 #define LZ1_SAMPLE_OFF 3u
-#define LZ1_SAMPLE_STEP 17u
+#define LZ1_SAMPLE_STEP 37u
 #define LZ1_COST_NZ 1u
 #define LZ1_TRIAL 2u
 #define LZ1_TRIAL_ZERO 2u /* ... and Lorenzo's cost below 2 per sample (mostly zeros) */

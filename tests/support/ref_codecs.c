@@ -425,7 +425,7 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
     for (unsigned d = 0; d < rank; d++) lb[d] = lz_block_log2[rank][d];
     /* 7.10 step 1: the predictor */
     uint64_t C[5] = {0, 0, 0, 0, 0}, S = 0;
-    for (uint64_t i = 3; i < n; i += 17) {
+    for (uint64_t i = 3; i < n; i += 37) {
         uint64_t c[3] = {i % e[0], (i / e[0]) % e[1], i / (e[0] * e[1])};
         int bad = V[i];
         uint64_t PL = 0;
