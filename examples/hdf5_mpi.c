@@ -11,12 +11,16 @@
  * Datasets: /field float32, lossy ABS 1e-3; /exact float64, ndzip
  * (lossless). The field is analytic, so every rank knows the expected
  * values of what it reads. On a CUDA build, SCZ_HDF5_BACKEND=cuda makes the
- * filter compress on the GPU current in each rank (set it per rank, e.g.
- * local rank modulo device count through CUDA_VISIBLE_DEVICES).
+ * filter compress on a GPU: each rank on its own, its local rank (from the
+ * MPI launcher's environment) modulo the node's device count, unless
+ * SCZ_HDF5_DEVICE names one (h5z_scz_cuda_device, docs/HDF5.md).
  */
 #include "h5z_scz.h"
 #include <hdf5.h>
 #include <mpi.h>
+#ifdef H5Z_SCZ_CUDA /* a CUDA build: say which GPU each rank's filter uses */
+#include <cuda_runtime_api.h>
+#endif
 #include <scz.h>
 
 #include <math.h>
@@ -64,6 +68,17 @@ int main(int argc, char **argv) {
         fprintf(stderr, "rank %d: h5z_scz_register failed\n", rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
+#ifdef H5Z_SCZ_CUDA
+    const char *backend = getenv("SCZ_HDF5_BACKEND");
+    int ndev = 0;
+    if (backend && strcmp(backend, "cuda") == 0) {
+        if (cudaGetDeviceCount(&ndev) != cudaSuccess) ndev = 0;
+        const int dev = h5z_scz_cuda_device(ndev);
+        if (ndev > 0 && dev >= 0) printf("rank %d: the filter runs on GPU %d of %d\n", rank, dev, ndev);
+        else if (ndev > 0) printf("rank %d: the filter runs on the current GPU (of %d)\n", rank, ndev);
+        else printf("rank %d: no GPU, the filter runs on the CPU\n", rank);
+    }
+#endif
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
     H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
     hid_t f = writing ? H5Fcreate(argv[2], H5F_ACC_TRUNC, H5P_DEFAULT, fapl)

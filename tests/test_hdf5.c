@@ -10,6 +10,7 @@
  * the dataset's edges, ranks 1 to 5, bad parameters refused at creation, and
  * a corrupted chunk in the file giving a read error.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv, strdup */
 #ifndef SCZ_TEST_HDF5
 #include <stdio.h>
 int main(void) {
@@ -315,6 +316,47 @@ static int write_tool_file(const char *file) {
     return e >= 0 ? 0 : 1;
 }
 
+/* The CUDA device of a process (h5z_scz_cuda_device): a pure function of
+ * the environment and the device count, so checked on any machine. */
+static void device_cases(void) {
+    static const char *const vars[] = {"SCZ_HDF5_DEVICE", "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                                       "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "PMI_LOCAL_RANK",
+                                       "PALS_LOCAL_RANKID", "FLUX_TASK_LOCAL_ID", "JSM_NAMESPACE_LOCAL_RANK"};
+    char *saved[sizeof vars / sizeof *vars];
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        saved[i] = getenv(vars[i]) ? strdup(getenv(vars[i])) : NULL;
+        unsetenv(vars[i]);
+    }
+    CHECK(h5z_scz_cuda_device(4) == -1, "no rank, no choice: the current device");
+    CHECK(h5z_scz_cuda_device(0) == -1, "no device");
+    setenv("OMPI_COMM_WORLD_LOCAL_RANK", "5", 1);
+    CHECK(h5z_scz_cuda_device(4) == 1, "Open MPI local rank 5 on 4 devices: 1, got %d", h5z_scz_cuda_device(4));
+    CHECK(h5z_scz_cuda_device(8) == 5, "local rank 5 on 8 devices");
+    CHECK(h5z_scz_cuda_device(1) == 0, "one device (CUDA_VISIBLE_DEVICES per rank): 0");
+    CHECK(h5z_scz_cuda_device(0) == -1, "no device, with a rank");
+    setenv("SLURM_LOCALID", "2", 1); /* Open MPI's comes first */
+    CHECK(h5z_scz_cuda_device(4) == 1, "the first variable set wins");
+    unsetenv("OMPI_COMM_WORLD_LOCAL_RANK");
+    CHECK(h5z_scz_cuda_device(4) == 2, "SLURM_LOCALID 2: got %d", h5z_scz_cuda_device(4));
+    setenv("MPI_LOCALRANKID", "x3", 1); /* not a number: skipped */
+    CHECK(h5z_scz_cuda_device(4) == 2, "a non-number is skipped: got %d", h5z_scz_cuda_device(4));
+    setenv("MPI_LOCALRANKID", "7", 1);
+    CHECK(h5z_scz_cuda_device(4) == 3, "MPICH local rank 7 on 4 devices: 3");
+    setenv("SCZ_HDF5_DEVICE", "2", 1);
+    CHECK(h5z_scz_cuda_device(4) == 2, "SCZ_HDF5_DEVICE over the rank");
+    CHECK(h5z_scz_cuda_device(2) == 0, "SCZ_HDF5_DEVICE modulo the count");
+    setenv("SCZ_HDF5_DEVICE", "current", 1);
+    CHECK(h5z_scz_cuda_device(4) == -1, "SCZ_HDF5_DEVICE=current");
+    setenv("SCZ_HDF5_DEVICE", "-1", 1); /* not a device: as if unset */
+    CHECK(h5z_scz_cuda_device(4) == 3, "SCZ_HDF5_DEVICE=-1 ignored: got %d", h5z_scz_cuda_device(4));
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        if (saved[i]) setenv(vars[i], saved[i], 1);
+        else unsetenv(vars[i]);
+        free(saved[i]);
+    }
+    printf("ok   CUDA device of a rank: SCZ_HDF5_DEVICE, else local rank modulo device count\n");
+}
+
 int main(int argc, char **argv) {
     int plugin = argc > 1 && strcmp(argv[1], "--plugin") == 0;
     if (argc > 2 && strcmp(argv[1], "--write") == 0) {
@@ -341,6 +383,7 @@ int main(int argc, char **argv) {
         int_cases();
         rank_cases();
         bad_params();
+        device_cases();
     }
     corrupt_case(200, "corrupted chunk payload");
     corrupt_case(0, "corrupted chunk header");

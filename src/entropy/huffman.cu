@@ -1305,7 +1305,10 @@ __global__ void __launch_bounds__(NT) k_eenc(EParams p) {
     uint32_t *escb = p.escbuf + (size_t)cl * p.count_full;
     const uint32_t ebase = escm ? p.tesc[(size_t)cl * p.tiles + blockIdx.x] + eoff : 0;
     uint32_t ek = 0;
-    uint64_t o = tb0 + off;
+    const uint64_t o = tb0 + off;
+    /* unit boundaries in 32 bits: oo = o - 1024 ubase (a tile's bits fit) */
+    const uint64_t ubase = tb0 >> 10;
+    uint32_t oo = (uint32_t)(tb0 & 1023u) + off;
     /* the thread's bits gathered in acc (from its top): words it alone
      * covers are stored, its first and last words (shared with the
      * neighbours) or-ed */
@@ -1327,11 +1330,10 @@ __global__ void __launch_bounds__(NT) k_eenc(EParams p) {
             acc <<= 32;
             nacc -= 32;
         }
-        const uint64_t b = ((o >> 10) + 1) << 10; /* next unit boundary */
-        if (b <= o + l) {
-            const uint64_t u = b >> 10;
+        if ((oo & 1023u) + l >= 1024u) { /* the code reaches the next unit boundary (l < 1024) */
+            const uint64_t u = ubase + ((oo + l) >> 10);
             if (u < M.n_units) {
-                gapb[u] = (uint8_t)(o + l - b);
+                gapb[u] = (uint8_t)((oo + l) & 1023u);
                 if ((u & (G - 1)) == 0) segf[u / G] = (uint32_t)(i0 + tid * EPT + k + 1);
             }
         }
@@ -1343,7 +1345,7 @@ __global__ void __launch_bounds__(NT) k_eenc(EParams p) {
                 ek++;
             }
         }
-        o += l;
+        oo += l;
     }
     if (nacc) atomicOr(&sw[wa], (uint32_t)(acc >> 32));
     if (blockIdx.x == 0 && tid == 0 && M.n_units) {

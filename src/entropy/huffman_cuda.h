@@ -258,9 +258,30 @@ __device__ __forceinline__ uint32_t dec_sym(uint32_t hi, const uint32_t *table, 
     return 0;
 }
 
+/* Count table for the counting pass: ctab[b] = n << 4 | bits, where the
+ * TB bits b start with n >= 1 complete codewords of `bits` bits in all
+ * (codes that end inside b: their decoding does not depend on the bits
+ * after b); 0 when the first codeword is longer than TB or invalid. Built
+ * from `table` by the block's nthreads threads (the caller synchronizes). */
+__device__ __forceinline__ void hs_build_ctab(const uint32_t *table, uint8_t *ctab, uint32_t tid, uint32_t nthreads) {
+    for (uint32_t b = tid; b < TABLE; b += nthreads) {
+        uint32_t used = 0, n = 0;
+        for (;;) {
+            const uint32_t l = table[(b << used) & (TABLE - 1)] >> 16;
+            if (!l || used + l > TB) break;
+            used += l;
+            n++;
+        }
+        ctab[b] = (uint8_t)(n ? n << 4 | used : 0);
+    }
+}
+static_assert(TB <= 15, "count table entries: 4-bit counts and lengths");
+
 /* Staged word k of a segment (zeros past the staged range). */
-__device__ __forceinline__ uint32_t stw(const uint32_t *st, uint32_t k) {
-    return k < STAGE_WORDS ? st[k + (k >> 5)] : 0u;
+__device__ __forceinline__ uint32_t stw(const uint32_t *st, uint32_t k, unsigned sh8) {
+    if (k >= STAGE_WORDS) return 0u;
+    const uint32_t lo = st[k + (k >> 5)];
+    return sh8 ? __funnelshift_r(lo, st[k + 1 + ((k + 1) >> 5)], sh8) : lo;
 }
 
 /* Bit reader over the staged words, in two 32-bit halves: hi:lo holds the
@@ -271,10 +292,12 @@ struct Reader {
     uint32_t hi, lo;
     unsigned nb;
     uint32_t wi;
-    __device__ __forceinline__ void start(const uint32_t *st, uint32_t rp) {
+    unsigned sh8; /* the staged words are the stream's aligned words: word k = bits 8 sh8 .. of words k, k + 1 */
+    __device__ __forceinline__ void start(const uint32_t *st, uint32_t rp, unsigned sh8_) {
+        sh8 = sh8_;
         wi = rp >> 5;
         const unsigned sh = rp & 31;
-        const uint32_t a = stw(st, wi), b = stw(st, wi + 1);
+        const uint32_t a = stw(st, wi, sh8), b = stw(st, wi + 1, sh8);
         hi = __funnelshift_l(b, a, sh);
         lo = b << sh;
         nb = 64 - sh;
@@ -282,7 +305,7 @@ struct Reader {
     }
     __device__ __forceinline__ void refill(const uint32_t *st) {
         if (nb < 32) { /* 16 <= nb < 32: the valid bits are all in hi, lo is 0 */
-            const uint32_t w = stw(st, wi++);
+            const uint32_t w = stw(st, wi++, sh8);
             hi |= w >> nb;
             lo = w << (32 - nb);
             nb += 32;
@@ -339,27 +362,34 @@ template <typename T> struct VecOut {
  * uint16_t; out holds S.count symbols). stage: this warp's STAGE_SLOTS
  * words of shared memory; table / L / longs from hs_build. With ESC,
  * *esc_out (lane 0) gets the number of symbols equal to esc_sym in the
- * segment. Returns true (all lanes) if the segment is consistent and
+ * segment. ctab (hs_build_ctab; not with ESC) lets the counting pass take
+ * several short codes per lookup. sink(i, symbol) sees each symbol
+ * written, i its index in out.
+ * Returns true (all lanes) if the segment is consistent and
  * was written, false if not (nothing written). */
-template <typename T, bool ESC>
+struct NoSink {
+    __device__ __forceinline__ void operator()(uint64_t, uint32_t) const {}
+};
+template <typename T, bool ESC, typename Sink = NoSink>
 __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *table, const LongTab &L,
                                   const uint16_t *longs, uint32_t *stage, T *out, uint32_t esc_sym,
-                                  uint32_t *esc_out) {
+                                  uint32_t *esc_out, const uint8_t *ctab = nullptr, const Sink &sink = Sink()) {
     const uint32_t lane = threadIdx.x & 31;
     __syncwarp(); /* the warp's previous segment is no longer read */
     /* stage the segment's words (and the lookahead), zeros past the stream */
     const uint64_t w0 = (uint64_t)g * SEG_WORDS;
+    unsigned sh8 = 0;
     if (w0 + STAGE_WORDS < S.n_words) {
-        /* every staged word has a successor in the stream: two aligned
-         * loads per word, no bounds to check, several in flight */
+        /* every staged word has a successor in the stream: the aligned
+         * words under them (one more), all in flight at once; the reader
+         * shifts them into place */
         const uint8_t *a = S.words + 4 * w0;
         const unsigned sh = (unsigned)(reinterpret_cast<uintptr_t>(a) & 3);
         const uint32_t *A = reinterpret_cast<const uint32_t *>(a - sh);
-#pragma unroll 4
-        for (uint32_t k = lane; k < STAGE_WORDS; k += 32) {
-            const uint32_t lo = __ldg(A + k), hi = __ldg(A + k + 1);
-            stage[k + (k >> 5)] = __funnelshift_r(lo, hi, 8 * sh);
-        }
+        static_assert(STAGE_WORDS + (STAGE_WORDS >> 5) < STAGE_SLOTS, "a slot for the extra word");
+        for (uint32_t k = lane; k <= STAGE_WORDS; k += 32) scz_ku::cp_async4(&stage[k + (k >> 5)], A + k);
+        scz_ku::cp_async_wait_all();
+        sh8 = 8 * sh;
     } else {
         for (uint32_t k = lane; k < STAGE_WORDS; k += 32) {
             const uint64_t w = w0 + k;
@@ -376,10 +406,20 @@ __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *t
         rp = lane * U + ((S.gaps[u >> 1] >> ((u & 1) * 4)) & 15);
         lim = u + 1 == S.n_units ? (uint32_t)(S.total_bits - seg_bit) : (lane + 1) * U;
         Reader R;
-        R.start(stage, rp);
+        R.start(stage, rp, sh8);
         uint32_t p = rp;
         while (p < lim) {
             R.refill(stage);
+            if (!ESC && ctab) {
+                /* whole codes inside the next TB bits, all starting before lim */
+                const uint32_t e = ctab[R.hi >> (32 - TB)], eb = e & 15u;
+                if (e && p + eb <= lim) {
+                    R.skip(eb);
+                    p += eb;
+                    cnt += e >> 4;
+                    continue;
+                }
+            }
             unsigned l;
             const uint32_t s = dec_sym(R.hi, table, L, longs, &l);
             if (!l) {
@@ -417,7 +457,7 @@ __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *t
         VecOut<T> W;
         W.init(out + base + (incl - cnt), cnt);
         Reader R;
-        R.start(stage, rp);
+        R.start(stage, rp, sh8);
         for (uint32_t i = 0; i < cnt; i++) {
             R.refill(stage);
             unsigned l;
@@ -425,6 +465,7 @@ __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *t
             if (!l) break; /* cannot happen: the counting pass decoded the same bits */
             R.skip(l);
             W.put(i, s);
+            sink(base + (incl - cnt) + i, s);
         }
         W.finish(cnt);
     }

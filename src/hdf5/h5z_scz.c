@@ -13,11 +13,21 @@
 #include <H5PLextern.h>
 #include <scz.h>
 
+#ifdef H5Z_SCZ_CUDA /* a CUDA build of the library (src/hdf5/CMakeLists.txt) */
+#include <cuda_runtime_api.h>
+#endif
+
 #include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The scz calls of the filter; bench/hdf5_bench.c, which includes this file,
+ * times them. */
+#ifndef H5Z_SCZ_CALL
+#define H5Z_SCZ_CALL(call) (call)
+#endif
 
 #define PUSH_ERR(func, maj, min, ...) \
     H5Epush2(H5E_DEFAULT, __FILE__, func, __LINE__, H5E_ERR_CLS, maj, min, __VA_ARGS__)
@@ -89,6 +99,66 @@ static int parse_cd(size_t n, const unsigned *cd, scz_params *p, scz_shape *s, u
     return 0;
 }
 
+/* ---- the CUDA device of this process ---- */
+
+/* A non-negative decimal number (at most 1e9) in s, else -1. */
+static long env_index(const char *s) {
+    if (!s || !*s) return -1;
+    long v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || v > 100000000) return -1;
+        v = v * 10 + (*s - '0');
+    }
+    return v;
+}
+
+int h5z_scz_cuda_device(int device_count) {
+    if (device_count < 1) return -1;
+    const char *d = getenv("SCZ_HDF5_DEVICE");
+    if (d && *d) {
+        if (strcmp(d, "current") == 0) return -1;
+        long v = env_index(d);
+        if (v >= 0) return (int)(v % device_count);
+        /* anything else: as if unset */
+    }
+    static const char *const local_rank[] = {
+        "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID",
+        "PMI_LOCAL_RANK",             "PALS_LOCAL_RANKID", "FLUX_TASK_LOCAL_ID",      "JSM_NAMESPACE_LOCAL_RANK",
+    };
+    for (size_t i = 0; i < sizeof local_rank / sizeof *local_rank; i++) {
+        long v = env_index(getenv(local_rank[i]));
+        if (v >= 0) return (int)(v % device_count);
+    }
+    return -1;
+}
+
+/* A CUDA context on this process's device (h5z_scz_cuda_device), the
+ * calling thread's current device left as it was (the context keeps its
+ * device for every later call). */
+static scz_status cuda_ctx_create(scz_ctx **ctx) {
+#ifdef H5Z_SCZ_CUDA
+    int n = 0, prev = -1;
+    if (cudaGetDeviceCount(&n) != cudaSuccess || n < 1) {
+        cudaGetLastError();
+        return SCZ_ERR_BACKEND;
+    }
+    const int dev = h5z_scz_cuda_device(n);
+    if (dev >= 0 && cudaGetDevice(&prev) == cudaSuccess && prev != dev) {
+        if (cudaSetDevice(dev) != cudaSuccess) {
+            cudaGetLastError();
+            return SCZ_ERR_BACKEND;
+        }
+    } else {
+        prev = -1;
+    }
+    scz_status st = scz_ctx_create(ctx, SCZ_BACKEND_CUDA);
+    if (prev >= 0) cudaSetDevice(prev);
+    return st;
+#else
+    return scz_ctx_create(ctx, SCZ_BACKEND_CUDA); /* SCZ_ERR_BACKEND where CUDA is not built in */
+#endif
+}
+
 /* ---- contexts: one cached per backend, reused across chunks ---- */
 
 static _Atomic(scz_ctx *) cached_ctx[2];
@@ -101,7 +171,7 @@ static scz_ctx *ctx_get(unsigned flags, int *cuda) {
     scz_ctx *ctx = NULL;
     if (want_cuda) {
         ctx = atomic_exchange(&cached_ctx[1], NULL);
-        if (!ctx && scz_ctx_create(&ctx, SCZ_BACKEND_CUDA) != SCZ_OK) ctx = NULL;
+        if (!ctx && cuda_ctx_create(&ctx) != SCZ_OK) ctx = NULL;
         *cuda = 1;
         if (ctx) return ctx;
         /* no usable GPU: the CPU writes the same bytes */
@@ -120,43 +190,11 @@ static void ctx_put(scz_ctx *ctx, int cuda) {
     if (old) scz_ctx_destroy(old);
 }
 
-/* The compressed chunk is written to a cached buffer, then copied over the
- * chunk's own buffer (it fits unless the chunk is stored): no allocation,
- * no fresh pages per chunk. */
-typedef struct zbuf {
-    uint8_t *p;
-    size_t cap;
-} zbuf;
-static _Atomic(zbuf *) cached_buf;
-
-static zbuf *buf_get(size_t need) {
-    zbuf *b = atomic_exchange(&cached_buf, NULL);
-    if (!b && !(b = calloc(1, sizeof *b))) return NULL;
-    if (b->cap < need) {
-        free(b->p);
-        b->p = malloc(need);
-        b->cap = b->p ? need : 0;
-    }
-    if (!b->p) {
-        free(b);
-        return NULL;
-    }
-    return b;
-}
-
-static void buf_free(zbuf *b) {
-    if (b) free(b->p);
-    free(b);
-}
-
-static void buf_put(zbuf *b) { buf_free(atomic_exchange(&cached_buf, b)); }
-
 __attribute__((destructor)) static void ctx_cleanup(void) {
     for (int i = 0; i < 2; i++) {
         scz_ctx *c = atomic_exchange(&cached_ctx[i], NULL);
         if (c) scz_ctx_destroy(c);
     }
-    buf_free(atomic_exchange(&cached_buf, NULL));
 }
 
 /* ---- the filter class callbacks ---- */
@@ -274,7 +312,7 @@ static size_t filter(unsigned int flags, size_t cd_nelmts, const unsigned int cd
             out = H5allocate_memory(raw ? raw : 1, 0);
             if (!out) st = SCZ_ERR_NOMEM;
         }
-        if (st == SCZ_OK) st = scz_decompress(ctx, *buf, nbytes, out, raw, NULL);
+        if (st == SCZ_OK) st = H5Z_SCZ_CALL(scz_decompress(ctx, *buf, nbytes, out, raw, NULL));
         if (st != SCZ_OK) {
             PUSH_ERR("h5z_scz_filter", H5E_PLINE, H5E_CANTFILTER, "scz: cannot decode a chunk: %s%s%s",
                      scz_status_string(st), *scz_ctx_last_error(ctx) ? ": " : "",
@@ -291,34 +329,24 @@ static size_t filter(unsigned int flags, size_t cd_nelmts, const unsigned int cd
             ctx_put(ctx, cuda);
             return 0;
         }
+        /* compressed into a buffer of HDF5's allocator that replaces the
+         * chunk's (as HDF5's own filters do): no copy of the output */
         size_t cap = scz_compress_bound(&s, &p);
         scz_status st = cap ? SCZ_OK : SCZ_ERR_ARG;
-        zbuf *zb = NULL;
-        if (st == SCZ_OK && !(zb = buf_get(cap))) st = SCZ_ERR_NOMEM;
-        if (st == SCZ_OK) st = scz_compress(ctx, &p, &s, *buf, zb->p, cap, &out_size);
-        if (st == SCZ_OK && out_size > *buf_size) { /* a stored chunk: larger than the raw buffer */
-            out = H5allocate_memory(out_size, 0);
-            if (!out) st = SCZ_ERR_NOMEM;
-        }
+        if (st == SCZ_OK && !(out = H5allocate_memory(cap, 0))) st = SCZ_ERR_NOMEM;
+        if (st == SCZ_OK) st = H5Z_SCZ_CALL(scz_compress(ctx, &p, &s, *buf, out, cap, &out_size));
         if (st != SCZ_OK) {
             PUSH_ERR("h5z_scz_filter", H5E_PLINE, H5E_CANTFILTER, "scz: cannot compress a chunk: %s%s%s",
                      scz_status_string(st), *scz_ctx_last_error(ctx) ? ": " : "",
                      scz_ctx_last_error(ctx));
-            buf_put(zb);
+            if (out) H5free_memory(out);
             ctx_put(ctx, cuda);
             return 0;
         }
         ctx_put(ctx, cuda);
-        if (!out) { /* in place */
-            memcpy(*buf, zb->p, out_size);
-            buf_put(zb);
-            return out_size;
-        }
-        memcpy(out, zb->p, out_size);
-        buf_put(zb);
         H5free_memory(*buf);
         *buf = out;
-        *buf_size = out_size;
+        *buf_size = cap;
         return out_size;
     }
     ctx_put(ctx, cuda);

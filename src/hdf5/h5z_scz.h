@@ -40,6 +40,18 @@ extern "C" {
  * Returns a non-negative value on success, negative on failure. */
 int h5z_scz_register(void);
 
+/* The CUDA device (0 .. device_count-1) the filter compresses on in this
+ * process, from the environment; -1 = the device current in the calling
+ * thread. SCZ_HDF5_DEVICE=n picks device n (modulo device_count),
+ * SCZ_HDF5_DEVICE=current keeps the current device; otherwise the local rank
+ * on the node, from the first of OMPI_COMM_WORLD_LOCAL_RANK (Open MPI),
+ * MPI_LOCALRANKID (MPICH, Intel MPI), MV2_COMM_WORLD_LOCAL_RANK (MVAPICH2),
+ * SLURM_LOCALID (srun), PMI_LOCAL_RANK, PALS_LOCAL_RANKID (Cray/HPE),
+ * FLUX_TASK_LOCAL_ID (Flux), JSM_NAMESPACE_LOCAL_RANK (jsrun) that holds a
+ * number, modulo device_count; none: -1. -1 also for device_count < 1.
+ * Depends on nothing but the environment (any build; docs/HDF5.md). */
+int h5z_scz_cuda_device(int device_count);
+
 /* Fills cd[0..H5Z_SCZ_USER_NELMTS) for a codec (scz_codec), bound mode
  * (scz_eb_mode) and bound; knobs and flags 0. Returns the count to pass to
  * H5Pset_filter. */

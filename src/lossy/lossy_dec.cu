@@ -18,8 +18,10 @@
  *            4096 runs (and the rule on equal neighbours), their scan per
  *            chunk (total = N), then the runs expanded into the codes;
  *   k_ctile / k_cscan   per tile of 4096 codes: outliers (code 0), new
- *            verbatim values (code 2r), last outlier position; scans per
- *            chunk, totals against n_out / n_verb;
+ *            verbatim values (code 2r), last outlier position (counted by
+ *            k_huff as it writes the codes of Huffman chunks, by k_ctile
+ *            for run-length chunks); scans per chunk, totals against
+ *            n_out / n_verb;
  *   k_btile / k_bscan / k_bckpt   outlier list: varint terminators per
  *            tile of 4096 bytes (and the varint rules: shortest form, at
  *            most 10 bytes), their scan (total = 2 n_out), then the byte
@@ -323,6 +325,24 @@ struct HShared {
     uint32_t table[TABLE];
     uint32_t stage[DW][STAGE_SLOTS];
     LongTab L;
+    uint8_t ctab[TABLE];
+};
+
+/* Counts of k_ctile for the codes of a Huffman chunk, as k_huff writes
+ * them (outliers and new verbatim values are rare: a few atomics). */
+struct CntSink {
+    uint32_t *ct0, *ctv, *ctl; /* the chunk's tiles; NULL: nothing counted */
+    uint32_t vnew;
+    __device__ __forceinline__ void operator()(uint64_t i, uint32_t s) const {
+        if (!ct0 || (s != 0 && s != vnew)) return;
+        const uint32_t t = (uint32_t)(i / CT);
+        if (s == 0) {
+            atomicAdd(&ct0[t], 1u);
+            atomicMax(&ctl[t], (uint32_t)i + 1);
+        } else {
+            atomicAdd(&ctv[t], 1u);
+        }
+    }
 };
 
 __global__ void __launch_bounds__(NT, 5) k_huff(Params p) {
@@ -356,6 +376,8 @@ __global__ void __launch_bounds__(NT, 5) k_huff(Params p) {
                 sm.L.loff[threadIdx.x] = M.S[s].loff[threadIdx.x];
             }
             __syncthreads();
+            hs_build_ctab(sm.table, sm.ctab, threadIdx.x, NT);
+            __syncthreads();
             loaded = key;
         }
         const uint32_t g = (uint32_t)(j * DW + warp);
@@ -363,9 +385,16 @@ __global__ void __launch_bounds__(NT, 5) k_huff(Params p) {
         uint16_t *o16;
         if (M.mode == 1) o16 = p.codes + (size_t)c * p.count_full;
         else o16 = reinterpret_cast<uint16_t *>(out) + (s ? M.nruns : 0);
+        CntSink sk{nullptr, nullptr, nullptr, 2 * p.r};
+        if (M.mode == 1) {
+            const size_t k0 = (size_t)c * p.tpc;
+            sk.ct0 = p.ct0 + k0;
+            sk.ctv = p.ctv + k0;
+            sk.ctl = p.ctl + k0;
+        }
         const bool ok = hs_decode_segment<uint16_t, false>(M.S[s], g, sm.table, sm.L,
                                                            p.longs + (size_t)key * p.long_cap, sm.stage[warp],
-                                                           o16, 0, nullptr);
+                                                           o16, 0, nullptr, sm.ctab, sk);
         if (!ok && (threadIdx.x & 31) == 0) fail(p, c, LZE_BITS);
     }
 }
@@ -493,7 +522,7 @@ __global__ void __launch_bounds__(NT) k_ctile(Params p) {
     __shared__ typename Red::TempStorage ts;
     const uint32_t c = blockIdx.x / p.tpc, t = blockIdx.x % p.tpc;
     const LMeta &M = p.meta[c];
-    if ((M.mode != 1 && M.mode != 2) || p.bad[c]) return;
+    if (M.mode != 2 || p.bad[c]) return; /* Huffman chunks: counted by k_huff */
     const uint32_t N = M.N;
     if ((uint64_t)t * CT >= N) return;
     const uint16_t *codes = p.codes + (size_t)c * p.count_full;
@@ -1080,6 +1109,11 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     pf.mark("prep");
     if ((e = cudaGetLastError())) return e;
     if ((e = cudaFuncSetAttribute(k_huff, cudaFuncAttributePreferredSharedMemoryCarveout, 100))) return e;
+    /* k_huff counts the tiles of Huffman chunks (from zero) */
+    const size_t ntiles = (size_t)b->n * L.tpc * sizeof(uint32_t);
+    if ((e = cudaMemsetAsync(p.ct0, 0, ntiles, s)) || (e = cudaMemsetAsync(p.ctv, 0, ntiles, s)) ||
+        (e = cudaMemsetAsync(p.ctl, 0, ntiles, s)))
+        return e;
     k_huff<<<persistent_grid((const void *)k_huff), NT, 0, s>>>(p);
     pf.mark("huff");
     const int g = persistent_grid((const void *)k_rsum);

@@ -56,6 +56,7 @@ constexpr uint32_t NONE = 0xffffffffu;
 constexpr uint64_t NOFF = ~0ull;
 constexpr uint32_t STORE_PIECE = 16384;
 constexpr uint32_t HK = 2048; /* alphabets up to HK are counted by the quantization kernels */
+constexpr uint32_t QGRID = 1024; /* k_quant's blocks at most (they walk the list of blocks) */
 
 using scz_ku::Bump;
 
@@ -133,6 +134,10 @@ struct LP {
     uint32_t r, knob, es;
     uint32_t *hist; /* codes' histogram (the Huffman set's), chunk c at c * hstride; NULL: counted later */
     uint32_t hstride;
+    /* ctl[0]: blocks that k_qfast left to k_quant, listed in slow[] (chunk
+     * c's block b as c * nbc + b, in no particular order); ctl[1]: nonzero
+     * when a chunk of the group evaluates the run-length workflow */
+    uint32_t *ctl, *slow;
 };
 
 /* The block's code counts (shared memory, K <= HK) added to its chunk's
@@ -250,9 +255,20 @@ __device__ __forceinline__ int qshape(const LGeo &g, const Blk &k) {
     return QS_NONE;
 }
 
+/* Whether a prequantized value is beyond k_qfast's 32-bit arithmetic: with
+ * |q| < 2^27 the Lorenzo error of 8 terms stays below 2^30, exact in int32
+ * (k_quant does the same in 64 bits, modulo 2^64). */
+__device__ __forceinline__ int qbig(int64_t q) { return (uint64_t)(q + (1 << 27)) >= (1ull << 28); }
+
+/* A block for k_quant: marked and listed. */
+__device__ __forceinline__ void mark_slow(const LP &p, uint64_t sb) {
+    p.bchg[sb] = NONE;
+    p.slow[atomicAdd(&p.ctl[0], 1u)] = (uint32_t)sb;
+}
+
 template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
-    __shared__ int64_t xs[NT / 32][16][16]; /* 3D: the upper half-warp's values for the next warp */
-    __shared__ int64_t xe[NT / 32][16];     /* lane 31's values per warp */
+    __shared__ int32_t xs[NT / 32][16][16]; /* 3D: the upper half-warp's values for the next warp */
+    __shared__ int32_t xe[NT / 32][16];     /* lane 31's values per warp */
     __shared__ uint32_t ce[NT / 32][16];    /* lane 31's codes per warp */
     __shared__ uint32_t s_chg[NT / 32];
     __shared__ uint32_t sh[HK];
@@ -263,7 +279,7 @@ template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
     const Blk k = blk(g, b);
     const int shape = qshape(g, k);
     if (shape == QS_NONE) {
-        if (tid == 0) p.bchg[sb] = NONE;
+        if (tid == 0) mark_slow(p, sb);
         return;
     }
     const T *src = reinterpret_cast<const T *>(p.src + (uint64_t)cl * p.raw_full) + k.base;
@@ -273,64 +289,66 @@ template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
     const uint64_t span = 2 * (uint64_t)r - 1;
     if (p.hist)
         for (uint32_t q = tid; q < 2 * r + 2; q += NT) sh[q] = 0; /* ordered by the barriers below */
-    int64_t d[16];
+    int32_t d[16];
     int bad = 0;
     if (shape == QS_3D) {
         const uint32_t x = tid & 15, y = tid >> 4;
-        int64_t prev = 0;
+        int32_t prev = 0;
 #pragma unroll
         for (uint32_t z = 0; z < 16; z++) {
             int64_t q;
             bad |= prequant((double)src[z * e01 + y * e0 + x], p.recip, p.ebx2, p.eb, f32, &q);
-            d[z] = (int64_t)((uint64_t)q - (uint64_t)prev);
-            prev = q;
+            bad |= qbig(q);
+            d[z] = (int32_t)q - prev;
+            prev = (int32_t)q;
         }
 #pragma unroll
         for (uint32_t z = 0; z < 16; z++) {
-            const int64_t o = __shfl_up_sync(0xffffffffu, d[z], 1);
-            if (x) d[z] = (int64_t)((uint64_t)d[z] - (uint64_t)o);
+            const int32_t o = __shfl_up_sync(0xffffffffu, d[z], 1);
+            if (x) d[z] -= o;
         }
         if (lane >= 16)
 #pragma unroll
             for (uint32_t z = 0; z < 16; z++) xs[w][z][lane - 16] = d[z];
         bad = __syncthreads_or(bad);
         if (bad) {
-            if (tid == 0) p.bchg[sb] = NONE;
+            if (tid == 0) mark_slow(p, sb);
             return;
         }
 #pragma unroll
         for (uint32_t z = 0; z < 16; z++) {
-            const int64_t o = __shfl_up_sync(0xffffffffu, d[z], 16);
-            if (y) d[z] = (int64_t)((uint64_t)d[z] - (uint64_t)(lane >= 16 ? o : xs[w - 1][z][lane]));
+            const int32_t o = __shfl_up_sync(0xffffffffu, d[z], 16);
+            if (y) d[z] -= lane >= 16 ? o : xs[w - 1][z][lane];
         }
     } else if (shape == QS_2D) {
         /* thread (x, g) = (tid & 63, tid >> 6): rows 16 g + k */
         const uint32_t x = tid & 63, gq = tid >> 6;
-        int64_t *ql = &xs[0][0][0]; /* q of each group's last row: [g][x] */
+        int32_t *ql = &xs[0][0][0]; /* q of each group's last row: [g][x] */
 #pragma unroll
         for (uint32_t kk = 0; kk < 16; kk++) {
             int64_t q;
             bad |= prequant((double)src[(16 * gq + kk) * e0 + x], p.recip, p.ebx2, p.eb, f32, &q);
-            d[kk] = q;
+            bad |= qbig(q);
+            d[kk] = (int32_t)q;
         }
         ql[gq * 64 + x] = d[15];
         bad = __syncthreads_or(bad);
         if (bad) {
-            if (tid == 0) p.bchg[sb] = NONE;
+            if (tid == 0) mark_slow(p, sb);
             return;
         }
-        const int64_t above = gq ? ql[(gq - 1) * 64 + x] : 0;
+        const int32_t above = gq ? ql[(gq - 1) * 64 + x] : 0;
 #pragma unroll
-        for (uint32_t kk = 15; kk >= 1; kk--) d[kk] = (int64_t)((uint64_t)d[kk] - (uint64_t)d[kk - 1]);
-        d[0] = (int64_t)((uint64_t)d[0] - (uint64_t)above);
+        for (uint32_t kk = 15; kk >= 1; kk--) d[kk] -= d[kk - 1];
+        d[0] -= above;
         if (lane == 31)
 #pragma unroll
             for (uint32_t kk = 0; kk < 16; kk++) xe[w][kk] = d[kk];
         __syncthreads();
 #pragma unroll
         for (uint32_t kk = 0; kk < 16; kk++) {
-            const int64_t o = __shfl_up_sync(0xffffffffu, d[kk], 1);
-            if (x) d[kk] = (int64_t)((uint64_t)d[kk] - (uint64_t)(lane ? o : xe[w - 1][kk]));
+            const int32_t o = __shfl_up_sync(0xffffffffu, d[kk], 1);
+            if (x) d[kk] -= lane ? o : xe[w - 1][kk];
         }
     } else {
         /* 1D: element j = k * 256 + tid */
@@ -338,22 +356,23 @@ template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
         for (uint32_t kk = 0; kk < 16; kk++) {
             int64_t q;
             bad |= prequant((double)src[kk * NT + tid], p.recip, p.ebx2, p.eb, f32, &q);
-            d[kk] = q;
+            bad |= qbig(q);
+            d[kk] = (int32_t)q;
         }
         if (lane == 31)
 #pragma unroll
             for (uint32_t kk = 0; kk < 16; kk++) xe[w][kk] = d[kk];
         bad = __syncthreads_or(bad);
         if (bad) {
-            if (tid == 0) p.bchg[sb] = NONE;
+            if (tid == 0) mark_slow(p, sb);
             return;
         }
 #pragma unroll
         for (uint32_t kk = 0; kk < 16; kk++) {
-            const int64_t o = __shfl_up_sync(0xffffffffu, d[kk], 1);
-            int64_t pr = o;
+            const int32_t o = __shfl_up_sync(0xffffffffu, d[kk], 1);
+            int32_t pr = o;
             if (lane == 0) pr = w ? xe[w - 1][kk] : (kk ? xe[NT / 32 - 1][kk - 1] : 0);
-            d[kk] = (int64_t)((uint64_t)d[kk] - (uint64_t)pr);
+            d[kk] -= pr;
         }
     }
     /* codes; an outlier sends the block to k_quant */
@@ -361,8 +380,8 @@ template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
     int out = 0;
 #pragma unroll
     for (uint32_t kk = 0; kk < 16; kk++) {
-        const bool in = (uint64_t)d[kk] + (uint64_t)(r - 1) < span;
-        c[kk] = in ? (uint32_t)(d[kk] + (int64_t)r) : LZ_CODE_OUTLIER;
+        const bool in = (uint32_t)d[kk] + (r - 1) < (uint32_t)span;
+        c[kk] = in ? (uint32_t)(d[kk] + (int32_t)r) : LZ_CODE_OUTLIER;
         out |= !in;
     }
     if (lane == 31)
@@ -370,7 +389,7 @@ template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
         for (uint32_t kk = 0; kk < 16; kk++) ce[w][kk] = c[kk];
     out = __syncthreads_or(out);
     if (out) {
-        if (tid == 0) p.bchg[sb] = NONE;
+        if (tid == 0) mark_slow(p, sb);
         return;
     }
     /* code changes in code order, and the codes */
@@ -436,9 +455,8 @@ template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
     }
 }
 
-/* Pass 1 (P2 false): codes and block statistics. Pass 2: outlier list and
- * verbatim values of the blocks that have any, into the payload. */
-template <typename T, bool P2> __global__ void __launch_bounds__(NT) k_quant(LP p) {
+/* One block of k_quant (chunk cl, block b). */
+template <typename T, bool P2> __device__ __forceinline__ void quant_block(const LP &p, uint32_t cl, uint32_t b) {
     typedef typename Bits<T>::U UB;
     typedef cub::BlockScan<Seg, NT, cub::BLOCK_SCAN_WARP_SCANS> SScan;
     typedef cub::BlockScan<Agg, NT, cub::BLOCK_SCAN_WARP_SCANS> AScan;
@@ -452,16 +470,13 @@ template <typename T, bool P2> __global__ void __launch_bounds__(NT) k_quant(LP 
     __shared__ uint16_t sc[BLK];
     __shared__ uint32_t svm[BLK / 32]; /* verbatim flags, bit j */
     __shared__ uint32_t s_nout, s_bytes, s_fo, s_lo, s_nv, s_fv, s_lv, s_chg;
-    const uint32_t cl = blockIdx.y, b = blockIdx.x, tid = threadIdx.x;
+    const uint32_t tid = threadIdx.x;
     const LGeo &g = geo(p, cl);
-    if (b >= g.nblocks) return;
     const uint64_t sb = (uint64_t)cl * p.nbc + b;
     auto sv = [&](uint32_t j) -> uint32_t { return svm[j >> 5] >> (j & 31) & 1u; };
     if (P2) {
         if (p.meta[cl].wf == LZ_WF_STORED) return;
         if (p.bo_n[sb] == 0 && p.bv_n[sb] == 0) return;
-    } else if (p.bchg[sb] != NONE) {
-        return; /* k_qfast coded it */
     }
     const Blk k = blk(g, b);
     const uint32_t lb0 = g.lb[0], lb1 = g.lb[1], lb01 = lb0 + lb1, sx = 1u << lb0, sy = 1u << lb1;
@@ -815,6 +830,20 @@ template <typename T, bool P2> __global__ void __launch_bounds__(NT) k_quant(LP 
     }
 }
 
+/* Pass 1 (P2 false): codes and block statistics of the blocks k_qfast
+ * left (in any order: each block's results are its own, its counts go in
+ * by atomics). Pass 2: outlier list and verbatim values of the blocks that
+ * have any, into the payload (only listed blocks can have any). A grid of
+ * at most QGRID blocks walks the list. */
+template <typename T, bool P2> __global__ void __launch_bounds__(NT) k_quant(LP p) {
+    const uint32_t n = p.ctl[0];
+    for (uint32_t i = blockIdx.x; i < n; i += gridDim.x) {
+        const uint32_t sb = p.slow[i];
+        quant_block<T, P2>(p, sb / p.nbc, sb % p.nbc);
+        __syncthreads(); /* the block's shared memory is reused */
+    }
+}
+
 /* One block per chunk: verbatim repeats across blocks, offsets, runs. */
 __global__ void __launch_bounds__(NT) k_lscan(LP p) {
     struct LastV {
@@ -947,6 +976,7 @@ __global__ void k_ltry(LP p) {
             __dmul_rn((double)M.runs, fmax(LZ_RUN_BITS_MIN, __dadd_rn(avg, LZ_RUN_BITS_ADD))) < db;
     }
     M.try_rle = t;
+    if (t) atomicOr(&p.ctl[1], 1u);
 }
 
 /* Run starts per tile of RTILE codes: maximal runs (code changes). */
@@ -1256,6 +1286,8 @@ size_t take_all(const ELay &L, uint8_t *base, LP *p, uint8_t **stC, uint8_t **st
     p->t_base = B.take<uint32_t>(nt);
     p->t_cut = B.take<uint32_t>(nt);
     p->t_nxt = B.take<uint32_t>(nt);
+    p->ctl = B.take<uint32_t>(4);
+    p->slow = B.take<uint32_t>(nbk);
     *stC = B.take<uint8_t>(L.hs);
     *stV = B.take<uint8_t>(L.hs);
     *stL = B.take<uint8_t>(L.hs);
@@ -1284,12 +1316,16 @@ ELay elay(const scz_cuda_batch *b) {
     return L;
 }
 
-template <typename T> cudaError_t launch_quant(const LP &p, uint32_t nbc, bool pass2, cudaStream_t s) {
-    const dim3 grid(nbc, p.ng);
-    if (pass2) k_quant<T, true><<<grid, NT, 0, s>>>(p);
-    else {
-        k_qfast<T><<<grid, NT, 0, s>>>(p);
-        k_quant<T, false><<<grid, NT, 0, s>>>(p);
+/* Pass 1: k_qfast over all blocks, k_quant over those it left. Pass 2:
+ * k_quant over the listed blocks (nslow of them, known on the host). */
+template <typename T> cudaError_t launch_quant(const LP &p, uint32_t nbc, bool pass2, uint32_t nslow,
+                                              cudaStream_t s) {
+    const uint64_t nb = (uint64_t)nbc * p.ng;
+    if (pass2) {
+        if (nslow) k_quant<T, true><<<nslow < QGRID ? nslow : QGRID, NT, 0, s>>>(p);
+    } else {
+        k_qfast<T><<<dim3(nbc, p.ng), NT, 0, s>>>(p);
+        k_quant<T, false><<<(unsigned)(nb < QGRID ? nb : QGRID), NT, 0, s>>>(p);
     }
     return cudaGetLastError();
 }
@@ -1339,7 +1375,8 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
             p.hist = scz__hse_hist(&hc, stC, &p.hstride);
             if ((e = cudaMemset2DAsync(p.hist, (size_t)p.hstride * 4, 0, (size_t)K * 4, ng, s))) return e;
         }
-        if ((e = p.es == 4 ? launch_quant<float>(p, L.nbc, false, s) : launch_quant<double>(p, L.nbc, false, s)))
+        if ((e = cudaMemsetAsync(p.ctl, 0, 4 * sizeof(uint32_t), s))) return e;
+        if ((e = p.es == 4 ? launch_quant<float>(p, L.nbc, false, 0, s) : launch_quant<double>(p, L.nbc, false, 0, s)))
             return e;
         pf.mark("quant");
         k_lscan<<<ng, NT, 0, s>>>(p);
@@ -1349,14 +1386,26 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
         if ((e = scz__hse_plan(&hc, stC, work, p.sizeC, p.bitsC, s))) return e;
         pf.mark("planC");
         k_ltry<<<(ng + NT - 1) / NT, NT, 0, s>>>(p);
-        const dim3 rt(L.rtiles, ng);
-        k_rtile<<<rt, NT, 0, s>>>(p);
-        k_rscan<<<ng, NT, 0, s>>>(p);
-        k_rwrite<<<rt, NT, 0, s>>>(p);
-        pf.mark("runs");
-        if ((e = scz__hse_plan(&hv, stV, work, p.sizeV, nullptr, s))) return e;
-        if ((e = scz__hse_plan(&hl, stL, work, p.sizeL, nullptr, s))) return e;
-        pf.mark("planVL");
+        /* The one wait of a group: whether any chunk evaluates the
+         * run-length workflow (its planning is ~0.16 ms of launches per
+         * group of 64 Mi codes on an H100 even when every chunk skips it)
+         * and how many blocks pass 2 visits. A copy into pageable memory
+         * returns once the stream has reached it. */
+        uint32_t ctl[4];
+        if ((e = cudaMemcpyAsync(ctl, p.ctl, sizeof ctl, cudaMemcpyDeviceToHost, s))) return e;
+        if ((e = cudaStreamSynchronize(s))) return e;
+        pf.mark("wait");
+        const bool any_rle = ctl[1] != 0;
+        if (any_rle) {
+            const dim3 rt(L.rtiles, ng);
+            k_rtile<<<rt, NT, 0, s>>>(p);
+            k_rscan<<<ng, NT, 0, s>>>(p);
+            k_rwrite<<<rt, NT, 0, s>>>(p);
+            pf.mark("runs");
+            if ((e = scz__hse_plan(&hv, stV, work, p.sizeV, nullptr, s))) return e;
+            if ((e = scz__hse_plan(&hl, stL, work, p.sizeL, nullptr, s))) return e;
+            pf.mark("planVL");
+        }
         k_ldecide<<<(ng + NT - 1) / NT, NT, 0, s>>>(p);
         k_loff<<<1, NT, 0, s>>>(p);
         k_lhdr<<<ng, 32, 0, s>>>(p);
@@ -1365,10 +1414,13 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
         pf.mark("decide");
         if ((e = scz__hse_write(&hc, stC, work, p.offC, d_pay, s))) return e;
         pf.mark("writeC");
-        if ((e = scz__hse_write(&hv, stV, work, p.offV, d_pay, s))) return e;
-        if ((e = scz__hse_write(&hl, stL, work, p.offL, d_pay, s))) return e;
-        pf.mark("writeVL");
-        if ((e = p.es == 4 ? launch_quant<float>(p, L.nbc, true, s) : launch_quant<double>(p, L.nbc, true, s)))
+        if (any_rle) {
+            if ((e = scz__hse_write(&hv, stV, work, p.offV, d_pay, s))) return e;
+            if ((e = scz__hse_write(&hl, stL, work, p.offL, d_pay, s))) return e;
+            pf.mark("writeVL");
+        }
+        if ((e = p.es == 4 ? launch_quant<float>(p, L.nbc, true, ctl[0], s)
+                           : launch_quant<double>(p, L.nbc, true, ctl[0], s)))
             return e;
         pf.mark("quant2");
     }
