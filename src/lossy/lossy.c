@@ -861,8 +861,9 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
         ts[0].hist = hist;
         memset(hist, 0, (size_t)KR * 4);
         const int cub = pred == LZ_PRED_CUBIC, rev = (int)order;
-        if (es == 4) interp_encode_f32(&g, src, &qp, cub, rev, &ts[0], codes, oidx, odel, vpos, Rv);
-        else interp_encode_f64(&g, src, &qp, cub, rev, &ts[0], codes, oidx, odel, vpos, Rv);
+        const int Tp = pick_threads(ctx, n, n);
+        if (es == 4) interp_encode_f32(&g, src, &qp, cub, rev, Tp, &ts[0], codes, oidx, odel, vpos, Rv);
+        else interp_encode_f64(&g, src, &qp, cub, rev, Tp, &ts[0], codes, oidx, odel, vpos, Rv);
     }
     uint64_t n_out = 0, n_vnew = 0;
     {

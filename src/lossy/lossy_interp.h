@@ -108,49 +108,96 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
  * quantization of each element against the interpolation of the values a
  * decoder reconstructs (R, scratch of n doubles); codes in traversal order
  * with radius qp->radius, outliers, verbatim positions, histogram into ts
- * (one range: c0 = 0, c1 = n). */
-static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, int cubic, int rev, lz_tstate *ts,
-                                 uint16_t *codes, uint32_t *oidx, int64_t *odel, uint32_t *vpos, double *R) {
+ * (one range: c0 = 0, c1 = n). The elements of one sweep (level, axis)
+ * depend only on earlier sweeps: its rows go to Tp threads, each element's
+ * code at its traversal position; outliers leave their error at odel[ci]
+ * and verbatim elements their index at vpos[ci] and a placeholder code,
+ * and one pass in code order then builds the lists and decides V_new /
+ * V_repeat (the result does not depend on Tp). */
+static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, int cubic, int rev, int Tp,
+                                 lz_tstate *ts, uint16_t *codes, uint32_t *oidx, int64_t *odel, uint32_t *vpos,
+                                 double *R) {
     const int64_t r = qp->radius;
     const uint64_t span = 2 * (uint64_t)r - 1;
     const uint16_t vnew = (uint16_t)LZ_VNEW(r), vrep = (uint16_t)LZ_VREP(r);
     const double recip = qp->recip, ebx2 = qp->ebx2, eb = qp->eb;
     const int f32 = sizeof(LZ_T) == 4;
-    uint32_t *hist = ts->hist;
-    uint64_t no = 0, nvp = 0, ci = 0;
-#define LZ_EMIT(i, P)                                                                                      \
+    const unsigned n = g->rank;
+    const uint64_t e[3] = {g->e[0], g->e[1], g->e[2]};
+    const uint64_t st[3] = {1, e[0], e[0] * e[1]};
+#define LZ_QUANT(ii, P, ci)                                                                                \
     do {                                                                                                   \
-        const uint64_t ii_ = (i);                                                                          \
-        const double pp_ = (P);                                                                            \
         int64_t q_;                                                                                        \
         double xr_;                                                                                        \
-        uint16_t c_;                                                                                       \
-        if (lz_rquant((double)src[ii_], pp_, recip, ebx2, eb, f32, &q_, &xr_)) {                          \
-            R[ii_] = pp_;                                                                                  \
-            LZ_U bits_;                                                                                    \
-            memcpy(&bits_, src + ii_, sizeof bits_);                                                       \
-            if (ts->has_verb && (uint64_t)bits_ == ts->last_bits) {                                        \
-                c_ = vrep;                                                                                 \
-            } else {                                                                                       \
-                c_ = vnew;                                                                                 \
-                vpos[nvp++] = (uint32_t)ii_;                                                               \
-            }                                                                                              \
-            if (!ts->has_verb) {                                                                           \
-                ts->has_verb = 1;                                                                          \
-                ts->first_verb_code = ci;                                                                  \
-                ts->first_bits = bits_;                                                                    \
-            }                                                                                              \
-            ts->last_bits = bits_;                                                                         \
+        if (lz_rquant((double)src[ii], (P), recip, ebx2, eb, f32, &q_, &xr_)) {                           \
+            R[ii] = (P);                                                                                   \
+            codes[ci] = vnew; /* placeholder: V_new or V_repeat below */                                   \
+            vpos[ci] = (uint32_t)(ii);                                                                     \
         } else {                                                                                           \
-            R[ii_] = xr_;                                                                                  \
-            c_ = lz_code(q_, r, span, ci, oidx, odel, &no);                                                \
+            R[ii] = xr_;                                                                                   \
+            if ((uint64_t)q_ + (uint64_t)(r - 1) < span) {                                                 \
+                codes[ci] = (uint16_t)(q_ + r);                                                            \
+            } else {                                                                                       \
+                codes[ci] = LZ_CODE_OUTLIER;                                                               \
+                odel[ci] = q_;                                                                             \
+            }                                                                                              \
         }                                                                                                  \
-        codes[ci++] = c_;                                                                                  \
-        hist[c_]++;                                                                                        \
     } while (0)
-    LZ_EMIT(0, 0.0);
-    LZ_INTERP_TRAVERSE(g, cubic, rev, R, LZ_EMIT);
-#undef LZ_EMIT
+    LZ_QUANT(0, 0.0, 0);
+    uint64_t base = 1;
+    for (unsigned lv = lz_levels(g); lv-- > 0;) {
+        const uint64_t s = (uint64_t)1 << lv;
+        for (unsigned j = 0; j < n; j++) {
+            const unsigned a = rev ? n - 1 - j : j;
+            if (s >= e[a]) continue;
+            uint64_t b0[3] = {0, 0, 0}, d[3], cnt[3];
+            for (unsigned k = 0; k < 3; k++) d[k] = (rev ? k > a : k < a) ? s : 2 * s;
+            b0[a] = s;
+            for (unsigned k = 0; k < 3; k++) cnt[k] = b0[k] < e[k] ? (e[k] - 1 - b0[k]) / d[k] + 1 : 0;
+            const uint64_t rows = cnt[1] * cnt[2], nx = cnt[0], sa = st[a], ea = e[a];
+            if (!rows || !nx) continue;
+#pragma omp parallel for schedule(static) num_threads(Tp) if (Tp > 1 && rows * nx >= 32768)
+            for (uint64_t rr = 0; rr < rows; rr++) {
+                const uint64_t z = b0[2] + rr / cnt[1] * d[2], y = b0[1] + rr % cnt[1] * d[1];
+                const uint64_t row = (z * e[1] + y) * e[0], c0 = base + rr * nx;
+                const uint64_t tc = a == 1 ? y : z;
+                for (uint64_t k = 0; k < nx; k++) {
+                    const uint64_t x = b0[0] + k * d[0], i = row + x;
+                    const double P = lz_ipred(R, i, a == 0 ? x : tc, s, sa, ea, cubic);
+                    LZ_QUANT(i, P, c0 + k);
+                }
+            }
+            base += rows * nx;
+        }
+    }
+#undef LZ_QUANT
+    /* the lists in code order; V_new or V_repeat; the histogram */
+    uint32_t *hist = ts->hist;
+    uint64_t no = 0, nvp = 0;
+    for (uint64_t ci = 0; ci < g->n; ci++) {
+        uint16_t c = codes[ci];
+        if (c == LZ_CODE_OUTLIER) {
+            oidx[no] = (uint32_t)ci;
+            odel[no++] = odel[ci];
+        } else if (c == vnew) {
+            const uint32_t ii = vpos[ci];
+            LZ_U bits;
+            memcpy(&bits, src + ii, sizeof bits);
+            if (ts->has_verb && (uint64_t)bits == ts->last_bits) {
+                c = vrep;
+            } else {
+                vpos[nvp++] = ii;
+            }
+            if (!ts->has_verb) {
+                ts->has_verb = 1;
+                ts->first_verb_code = ci;
+                ts->first_bits = bits;
+            }
+            ts->last_bits = bits;
+            codes[ci] = c;
+        }
+        hist[c]++;
+    }
     ts->n_out = no;
     ts->n_vnew = nvp;
 }
