@@ -230,42 +230,6 @@ static inline unsigned lz_levels(const lz_geo *g) {
     return L;
 }
 
-/* Traversal order of the interpolation predictor after element 0: levels
- * s = 2^(L-1) .. 1, in each the axes 0 .. rank-1 (order 0) or rank-1 .. 0
- * (rev, order 1: the axis predicted last predicts half of the level's
- * elements); for axis a the elements with coordinate s mod 2s along a,
- * multiples of s along the axes done before it, multiples of 2s along the
- * others; z, y, x loops (x fastest). BODY(i, P) gets the element index and
- * its prediction. */
-#define LZ_INTERP_TRAVERSE(g, cubic, rev, R, BODY)                                                              \
-    do {                                                                                                   \
-        const unsigned n_ = (g)->rank;                                                                     \
-        const uint64_t e_[3] = {(g)->e[0], (g)->e[1], (g)->e[2]};                                          \
-        const uint64_t st_[3] = {1, e_[0], e_[0] * e_[1]};                                                 \
-        for (unsigned lv_ = lz_levels(g); lv_-- > 0;) {                                                    \
-            const uint64_t s_ = (uint64_t)1 << lv_;                                                        \
-            for (unsigned j_ = 0; j_ < n_; j_++) {                                                         \
-                const unsigned a_ = (rev) ? n_ - 1 - j_ : j_;                                              \
-                uint64_t b_[3] = {0, 0, 0}, d_[3];                                                         \
-                for (unsigned k_ = 0; k_ < 3; k_++) d_[k_] = ((rev) ? k_ > a_ : k_ < a_) ? s_ : 2 * s_;    \
-                b_[a_] = s_;                                                                               \
-                const uint64_t sa_ = st_[a_], ea_ = e_[a_];                                                \
-                if (s_ >= ea_) continue;                                                                   \
-                for (uint64_t z_ = b_[2]; z_ < e_[2]; z_ += d_[2])                                         \
-                    for (uint64_t y_ = b_[1]; y_ < e_[1]; y_ += d_[1]) {                                   \
-                        const uint64_t row_ = (z_ * e_[1] + y_) * e_[0];                                   \
-                        if (a_ == 0) {                                                                     \
-                            for (uint64_t x_ = s_; x_ < e_[0]; x_ += d_[0])                                \
-                                BODY(row_ + x_, lz_ipred(R, row_ + x_, x_, s_, 1, ea_, cubic));            \
-                        } else {                                                                           \
-                            const uint64_t tc_ = a_ == 1 ? y_ : z_;                                         \
-                            for (uint64_t x_ = 0; x_ < e_[0]; x_ += d_[0])                                 \
-                                BODY(row_ + x_, lz_ipred(R, row_ + x_, tc_, s_, sa_, ea_, cubic));          \
-                        }                                                                                  \
-                    }                                                                                      \
-            }                                                                                              \
-        }                                                                                                  \
-    } while (0)
 
 #define LZ_T float
 #define LZ_U uint32_t
@@ -1299,8 +1263,10 @@ static scz_status lz_decode_body(scz_ctx *ctx, const scz_header *h, const lz_geo
 
     if (pred != LZ_PRED_LORENZO) {
         const int cub = pred == LZ_PRED_CUBIC, rev = (int)order;
-        int bad = es == 4 ? interp_decode_f32(&g, dst, &qp, cub, rev, codes, oidx, odel, n_out, vvals, n_verb, Rv)
-                          : interp_decode_f64(&g, dst, &qp, cub, rev, codes, oidx, odel, n_out, vvals, n_verb, Rv);
+        int64_t *Dv = (int64_t *)(Rv + n);
+        const int Tp = (uint64_t)T > n / 32768 + 1 ? (int)(n / 32768 + 1) : T;
+        int bad = es == 4 ? interp_decode_f32(&g, dst, &qp, cub, rev, Tp, codes, oidx, odel, n_out, vvals, n_verb, Rv, Dv)
+                          : interp_decode_f64(&g, dst, &qp, cub, rev, Tp, codes, oidx, odel, n_out, vvals, n_verb, Rv, Dv);
         if (bad)
             return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: outliers or verbatim values do not match the codes");
         return SCZ_OK;
@@ -1425,7 +1391,7 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
                                                     (unsigned long long)B);
     }
     size_t o_r = be == LZ_BE_HUFF ? al64(B) + al64(sizeof(scz_huff_dec)) : 0;
-    size_t need2 = o_r + (pred != LZ_PRED_LORENZO ? al64(8 * (size_t)n) : 0);
+    size_t need2 = o_r + (pred != LZ_PRED_LORENZO ? 16 * (size_t)n + 64 : 0); /* R and Dv */
     uint8_t *w2 = need2 ? scz__scratch(ctx, 2, need2) : NULL;
     if (need2 && !w2) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory");
     double *Rv = pred != LZ_PRED_LORENZO ? (double *)(w2 + o_r) : NULL;

@@ -10,6 +10,47 @@
 #define LZ_CAT(a, b) LZ_CAT2(a, b)
 #define LZ_FN(name) LZ_CAT(name, LZ_SFX)
 
+#ifndef LZ_SWEEPS
+/* The sweeps of the interpolation order (FORMAT.md 7.9) after element 0:
+ * levels s = 2^(L-1) .. 1, in each the axes in the chunk's order (rev: the
+ * slowest first); a sweep's rows go to Tp threads (its elements depend on
+ * earlier sweeps only). BODY(i, P, ci): element index, prediction from R,
+ * code index (traversal position). The pragma names the variable Tp of
+ * the caller (a _Pragma string is not macro-expanded). */
+#define LZ_SWEEPS(g, cubic, rev, R, Tp, BODY)                                                              \
+    do {                                                                                                   \
+        const unsigned n_ = (g)->rank;                                                                     \
+        const uint64_t e_[3] = {(g)->e[0], (g)->e[1], (g)->e[2]};                                          \
+        const uint64_t st_[3] = {1, e_[0], e_[0] * e_[1]};                                                 \
+        uint64_t base_ = 1;                                                                                \
+        for (unsigned lv_ = lz_levels(g); lv_-- > 0;) {                                                    \
+            const uint64_t s_ = (uint64_t)1 << lv_;                                                        \
+            for (unsigned j_ = 0; j_ < n_; j_++) {                                                         \
+                const unsigned a_ = (rev) ? n_ - 1 - j_ : j_;                                              \
+                if (s_ >= e_[a_]) continue;                                                                \
+                uint64_t b_[3] = {0, 0, 0}, d_[3], cnt_[3];                                                \
+                for (unsigned k_ = 0; k_ < 3; k_++) d_[k_] = ((rev) ? k_ > a_ : k_ < a_) ? s_ : 2 * s_;    \
+                b_[a_] = s_;                                                                               \
+                for (unsigned k_ = 0; k_ < 3; k_++)                                                        \
+                    cnt_[k_] = b_[k_] < e_[k_] ? (e_[k_] - 1 - b_[k_]) / d_[k_] + 1 : 0;                   \
+                const uint64_t rows_ = cnt_[1] * cnt_[2], nx_ = cnt_[0], sa_ = st_[a_], ea_ = e_[a_];      \
+                if (!rows_ || !nx_) continue;                                                              \
+                _Pragma("omp parallel for schedule(static) num_threads(Tp) if (Tp > 1 && rows_ * nx_ >= 32768)") \
+                for (uint64_t rr_ = 0; rr_ < rows_; rr_++) {                                               \
+                    const uint64_t z_ = b_[2] + rr_ / cnt_[1] * d_[2], y_ = b_[1] + rr_ % cnt_[1] * d_[1]; \
+                    const uint64_t row_ = (z_ * e_[1] + y_) * e_[0], c0_ = base_ + rr_ * nx_;              \
+                    const uint64_t tc_ = a_ == 1 ? y_ : z_;                                                \
+                    for (uint64_t k_ = 0; k_ < nx_; k_++) {                                                \
+                        const uint64_t x_ = b_[0] + k_ * d_[0], i_ = row_ + x_;                            \
+                        BODY(i_, lz_ipred(R, i_, a_ == 0 ? x_ : tc_, s_, sa_, ea_, cubic), c0_ + k_);      \
+                    }                                                                                      \
+                }                                                                                          \
+                base_ += rows_ * nx_;                                                                      \
+            }                                                                                              \
+        }                                                                                                  \
+    } while (0)
+#endif
+
 /* Prequantized value of element i and whether it is verbatim (7.3). */
 static inline int LZ_FN(lz_pq)(const LZ_T *src, uint64_t i, const lz_qp *qp, uint64_t *q) {
     int64_t v;
@@ -122,9 +163,6 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
     const uint16_t vnew = (uint16_t)LZ_VNEW(r), vrep = (uint16_t)LZ_VREP(r);
     const double recip = qp->recip, ebx2 = qp->ebx2, eb = qp->eb;
     const int f32 = sizeof(LZ_T) == 4;
-    const unsigned n = g->rank;
-    const uint64_t e[3] = {g->e[0], g->e[1], g->e[2]};
-    const uint64_t st[3] = {1, e[0], e[0] * e[1]};
 #define LZ_QUANT(ii, P, ci)                                                                                \
     do {                                                                                                   \
         int64_t q_;                                                                                        \
@@ -144,32 +182,7 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
         }                                                                                                  \
     } while (0)
     LZ_QUANT(0, 0.0, 0);
-    uint64_t base = 1;
-    for (unsigned lv = lz_levels(g); lv-- > 0;) {
-        const uint64_t s = (uint64_t)1 << lv;
-        for (unsigned j = 0; j < n; j++) {
-            const unsigned a = rev ? n - 1 - j : j;
-            if (s >= e[a]) continue;
-            uint64_t b0[3] = {0, 0, 0}, d[3], cnt[3];
-            for (unsigned k = 0; k < 3; k++) d[k] = (rev ? k > a : k < a) ? s : 2 * s;
-            b0[a] = s;
-            for (unsigned k = 0; k < 3; k++) cnt[k] = b0[k] < e[k] ? (e[k] - 1 - b0[k]) / d[k] + 1 : 0;
-            const uint64_t rows = cnt[1] * cnt[2], nx = cnt[0], sa = st[a], ea = e[a];
-            if (!rows || !nx) continue;
-#pragma omp parallel for schedule(static) num_threads(Tp) if (Tp > 1 && rows * nx >= 32768)
-            for (uint64_t rr = 0; rr < rows; rr++) {
-                const uint64_t z = b0[2] + rr / cnt[1] * d[2], y = b0[1] + rr % cnt[1] * d[1];
-                const uint64_t row = (z * e[1] + y) * e[0], c0 = base + rr * nx;
-                const uint64_t tc = a == 1 ? y : z;
-                for (uint64_t k = 0; k < nx; k++) {
-                    const uint64_t x = b0[0] + k * d[0], i = row + x;
-                    const double P = lz_ipred(R, i, a == 0 ? x : tc, s, sa, ea, cubic);
-                    LZ_QUANT(i, P, c0 + k);
-                }
-            }
-            base += rows * nx;
-        }
-    }
+    LZ_SWEEPS(g, cubic, rev, R, Tp, LZ_QUANT);
 #undef LZ_QUANT
     /* the lists in code order; V_new or V_repeat; the histogram */
     uint32_t *hist = ts->hist;
@@ -202,46 +215,53 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
     ts->n_vnew = nvp;
 }
 
-/* Interpolation decoder: codes in traversal order; R scratch of n doubles.
- * Returns 0 or -1 (outliers or verbatim values do not match the codes). */
-static int LZ_FN(interp_decode)(const lz_geo *g, LZ_T *dst, const lz_qp *qp, int cubic, int rev, const uint16_t *codes,
-                                const uint32_t *oidx, const int64_t *odel, uint64_t n_out, const uint8_t *vvals,
-                                uint64_t n_verb, double *R) {
+/* Interpolation decoder: codes in traversal order; R and Dv scratch of n
+ * doubles / int64 each. One pass in code order gives each code its error
+ * (or, for a verbatim code, its value's index) and validates the lists;
+ * then the sweeps in parallel (Tp threads). Returns 0 or -1 (outliers or
+ * verbatim values do not match the codes). */
+static int LZ_FN(interp_decode)(const lz_geo *g, LZ_T *dst, const lz_qp *qp, int cubic, int rev, int Tp,
+                                const uint16_t *codes, const uint32_t *oidx, const int64_t *odel, uint64_t n_out,
+                                const uint8_t *vvals, uint64_t n_verb, double *R, int64_t *Dv) {
     const uint64_t r = (uint64_t)qp->radius, twor = 2 * r;
     const uint16_t vnew = (uint16_t)LZ_VNEW(r);
     const double ebx2 = qp->ebx2;
     const int f32 = sizeof(LZ_T) == 4;
-    uint64_t op = 0, vp = 0, ci = 0;
-    int bad = 0;
-#define LZ_TAKE(i, P)                                                                                      \
+    uint64_t op = 0, vp = 0;
+    for (uint64_t ci = 0; ci < g->n; ci++) {
+        const uint64_t c = codes[ci];
+        if (c >= twor) {
+            if (c == vnew) {
+                if (vp >= n_verb) return -1;
+                vp++;
+            } else if (vp == 0) {
+                return -1;
+            }
+            Dv[ci] = (int64_t)(vp - 1);
+        } else if (c == 0) {
+            if (op >= n_out || oidx[op] != ci) return -1;
+            Dv[ci] = odel[op++];
+        } else {
+            Dv[ci] = (int64_t)(c - r);
+        }
+    }
+    if (op != n_out || vp != n_verb) return -1;
+#define LZ_TAKE(ii, P, ci)                                                                                 \
     do {                                                                                                   \
-        const uint64_t ii_ = (i), c_ = codes[ci];                                                          \
         const double pp_ = (P);                                                                            \
-        if (c_ >= twor) {                                                                                  \
-            if (c_ == vnew) {                                                                              \
-                if (vp < n_verb) vp++;                                                                     \
-                else bad = 1;                                                                              \
-            } else if (vp == 0) {                                                                          \
-                bad = 1;                                                                                   \
-            }                                                                                              \
-            if (vp) memcpy(dst + ii_, vvals + (vp - 1) * sizeof(LZ_T), sizeof(LZ_T));                     \
-            R[ii_] = pp_;                                                                                  \
+        if (codes[ci] >= twor) {                                                                           \
+            memcpy(dst + (ii), vvals + (uint64_t)Dv[ci] * sizeof(LZ_T), sizeof(LZ_T));                     \
+            R[ii] = pp_;                                                                                   \
         } else {                                                                                           \
-            int64_t d_ = (int64_t)(c_ - r);                                                                \
-            if (c_ == 0) {                                                                                 \
-                if (op < n_out && oidx[op] == ci) d_ = odel[op++];                                         \
-                else bad = 1, d_ = 0;                                                                      \
-            }                                                                                              \
-            const double xr_ = lz_rrecon(pp_, d_, ebx2, f32);                                              \
-            dst[ii_] = (LZ_T)xr_;                                                                          \
-            R[ii_] = xr_;                                                                                  \
+            const double xr_ = lz_rrecon(pp_, Dv[ci], ebx2, f32);                                          \
+            dst[ii] = (LZ_T)xr_;                                                                           \
+            R[ii] = xr_;                                                                                   \
         }                                                                                                  \
-        ci++;                                                                                              \
     } while (0)
-    LZ_TAKE(0, 0.0);
-    LZ_INTERP_TRAVERSE(g, cubic, rev, R, LZ_TAKE);
+    LZ_TAKE(0, 0.0, 0);
+    LZ_SWEEPS(g, cubic, rev, R, Tp, LZ_TAKE);
 #undef LZ_TAKE
-    return bad || op != n_out || vp != n_verb ? -1 : 0;
+    return 0;
 }
 
 #undef LZ_FN
