@@ -766,7 +766,7 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     if (pred == LZ_PRED_LORENZO)
         for (unsigned d = 0; d < 3; d++) lb[d] = lz_block_log2[g.rank][d];
     geo_blocks(&g, lb);
-    int T = pred == LZ_PRED_LORENZO ? pick_threads(ctx, g.nblocks, n) : 1;
+    int T = pick_threads(ctx, pred == LZ_PRED_LORENZO ? g.nblocks : n, n);
 
     size_t o_codes = 0, o_hist = al64(2 * (size_t)n + 16);
     size_t o_hist2 = o_hist + al64((size_t)T * KR * 4);
@@ -819,15 +819,18 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
             else compress_range_f64(&g, src, &qp, &ts[t], codes, oidx, odel, vpos);
         }
     } else {
+        /* code ranges [c0, c1) per thread, as Lorenzo's: their lists,
+         * histograms and verbatim state (interp_encode) */
         double *Rv = (double *)w2;
-        ts[0].c0 = 0;
-        ts[0].c1 = n;
-        ts[0].hist = hist;
-        memset(hist, 0, (size_t)KR * 4);
+        for (int t = 0; t < T; t++) {
+            ts[t].c0 = n * (uint64_t)t / (uint64_t)T;
+            ts[t].c1 = n * (uint64_t)(t + 1) / (uint64_t)T;
+            ts[t].hist = hist + (size_t)t * KR;
+            memset(ts[t].hist, 0, (size_t)KR * 4);
+        }
         const int cub = pred == LZ_PRED_CUBIC, rev = (int)order;
-        const int Tp = pick_threads(ctx, n, n);
-        if (es == 4) interp_encode_f32(&g, src, &qp, cub, rev, Tp, &ts[0], codes, oidx, odel, vpos, Rv);
-        else interp_encode_f64(&g, src, &qp, cub, rev, Tp, &ts[0], codes, oidx, odel, vpos, Rv);
+        if (es == 4) interp_encode_f32(&g, src, &qp, cub, rev, T, ts, codes, oidx, odel, vpos, Rv);
+        else interp_encode_f64(&g, src, &qp, cub, rev, T, ts, codes, oidx, odel, vpos, Rv);
     }
     uint64_t n_out = 0, n_vnew = 0;
     {

@@ -148,8 +148,8 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
 /* Interpolation encoder over the whole chunk (FORMAT.md 7.9): residual
  * quantization of each element against the interpolation of the values a
  * decoder reconstructs (R, scratch of n doubles); codes in traversal order
- * with radius qp->radius, outliers, verbatim positions, histogram into ts
- * (one range: c0 = 0, c1 = n). The elements of one sweep (level, axis)
+ * with radius qp->radius, outliers, verbatim positions and histograms per
+ * code range ts[0 .. Tp-1]. The elements of one sweep (level, axis)
  * depend only on earlier sweeps: its rows go to Tp threads, each element's
  * code at its traversal position; outliers leave their error at odel[ci]
  * and verbatim elements their index at vpos[ci] and a placeholder code,
@@ -184,35 +184,42 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
     LZ_QUANT(0, 0.0, 0);
     LZ_SWEEPS(g, cubic, rev, R, Tp, LZ_QUANT);
 #undef LZ_QUANT
-    /* the lists in code order; V_new or V_repeat; the histogram */
-    uint32_t *hist = ts->hist;
-    uint64_t no = 0, nvp = 0;
-    for (uint64_t ci = 0; ci < g->n; ci++) {
-        uint16_t c = codes[ci];
-        if (c == LZ_CODE_OUTLIER) {
-            oidx[no] = (uint32_t)ci;
-            odel[no++] = odel[ci];
-        } else if (c == vnew) {
-            const uint32_t ii = vpos[ci];
-            LZ_U bits;
-            memcpy(&bits, src + ii, sizeof bits);
-            if (ts->has_verb && (uint64_t)bits == ts->last_bits) {
-                c = vrep;
-            } else {
-                vpos[nvp++] = ii;
+    /* per code range ts[t] (Tp ranges, as Lorenzo's thread ranges): its
+     * lists at [c0, c0 + count) of oidx / odel / vpos (written at or below
+     * the position read), V_new or V_repeat within the range (lossy.c joins
+     * the ranges), its histogram */
+#pragma omp parallel for schedule(static, 1) num_threads(Tp) if (Tp > 1)
+    for (int t = 0; t < Tp; t++) {
+        lz_tstate *tsr = &ts[t];
+        uint32_t *hist = tsr->hist;
+        uint64_t no = tsr->c0, nvp = tsr->c0;
+        for (uint64_t ci = tsr->c0; ci < tsr->c1; ci++) {
+            uint16_t c = codes[ci];
+            if (c == LZ_CODE_OUTLIER) {
+                oidx[no] = (uint32_t)ci;
+                odel[no++] = odel[ci];
+            } else if (c == vnew) {
+                const uint32_t ii = vpos[ci];
+                LZ_U bits;
+                memcpy(&bits, src + ii, sizeof bits);
+                if (tsr->has_verb && (uint64_t)bits == tsr->last_bits) {
+                    c = vrep;
+                } else {
+                    vpos[nvp++] = ii;
+                }
+                if (!tsr->has_verb) {
+                    tsr->has_verb = 1;
+                    tsr->first_verb_code = ci;
+                    tsr->first_bits = bits;
+                }
+                tsr->last_bits = bits;
+                codes[ci] = c;
             }
-            if (!ts->has_verb) {
-                ts->has_verb = 1;
-                ts->first_verb_code = ci;
-                ts->first_bits = bits;
-            }
-            ts->last_bits = bits;
-            codes[ci] = c;
+            hist[c]++;
         }
-        hist[c]++;
+        tsr->n_out = no - tsr->c0;
+        tsr->n_vnew = nvp - tsr->c0;
     }
-    ts->n_out = no;
-    ts->n_vnew = nvp;
 }
 
 /* Interpolation decoder: codes in traversal order; R and Dv scratch of n
