@@ -5,6 +5,9 @@
  * verbatim values for everything the bound or the quantizer cannot hold,
  * and a Huffman or run-length workflow per chunk. Implements
  * docs/FORMAT.md section 7; the entropy coders are in src/entropy.
+ * Level 1 (knobs[2] = 1, 7.9-7.10; lz1_*, lossy_interp.h): per-chunk
+ * radius, multilevel interpolation with residual quantization beside
+ * Lorenzo, chosen by a sampled estimate, and a byte-Huffman back end.
  */
 #include "../util/ieee.h" /* first: the floating-point contract of the bound */
 
