@@ -223,6 +223,7 @@ typedef struct opts {
     int have_eb;
     uint32_t knobs[SCZ_NUM_KNOBS];
     const char *lzss_opt;   /* an lzss knob option given (then the codec must be lzss) */
+    int level_opt;          /* --level given (then the codec must be lossy) */
     uint64_t chunk_bytes;
     int threads;
     int stats, quiet;
@@ -339,6 +340,7 @@ static int parse_opts(int argc, char **argv, opts *o) {
             uint64_t v;
             if (!parse_u64(argv[++i], &v) || v > 1) return usage_error("bad level '%s': expected 0 or 1", argv[i]);
             o->knobs[2] = (uint32_t)v;
+            o->level_opt = 1;
         } else if (!strcmp(a, "--workflow")) {
             NEED(1);
             const char *w = argv[++i];
@@ -764,6 +766,8 @@ static int do_compress(const opts *o) {
     }
     if (o->lzss_opt && codec != SCZ_CODEC_LZSS)
         return usage_error("%s is a knob of codec lzss, not of %s", o->lzss_opt, scz_codec_name(codec));
+    if (o->level_opt && codec != SCZ_CODEC_LOSSY)
+        return usage_error("--level is a knob of codec lossy, not of %s", scz_codec_name(codec));
     scz_params params;
     scz_params_init(&params, codec);
     params.eb_mode = o->have_eb ? o->eb_mode : SCZ_EB_NONE;
