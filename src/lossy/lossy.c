@@ -22,9 +22,6 @@
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
-#ifdef LZ1_DEBUG
-#include <stdio.h>
-#endif
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -682,17 +679,6 @@ static void lz1_choose(const lz_geo *g, unsigned es, const void *src, const lz_q
     for (unsigned k = 1; k < 4; k++)
         if (c[cand[k][0]] < c[cand[best][0]]) best = k;
     const uint64_t ci = c[cand[best][0]];
-#ifdef LZ1_DEBUG /* development: HR_DBG prints the estimate, HR_PRED / HR_ORDER force a predictor */
-    if (getenv("HR_DBG"))
-        fprintf(stderr, "est L %llu lin %llu cub %llu lin1 %llu cub1 %llu S %llu\n", (unsigned long long)c[0],
-                (unsigned long long)c[1], (unsigned long long)c[2], (unsigned long long)c[3],
-                (unsigned long long)c[4], (unsigned long long)c[5]);
-    if (getenv("HR_PRED")) {
-        *pred = (unsigned)atoi(getenv("HR_PRED"));
-        *order = getenv("HR_ORDER") ? (unsigned)atoi(getenv("HR_ORDER")) : 0;
-        return;
-    }
-#endif
     if (ci < c[0]) {
         *pred = cand[best][1];
         *order = cand[best][2];
@@ -740,9 +726,6 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
     uint64_t size2 = 0;
     uint32_t info2 = 0;
     st = lz1_encode(ctx, h, cg, src, alt, alt_order, tmp, cap, &size2, &info2);
-#ifdef LZ1_DEBUG
-    if (getenv("HR_TRIAL")) fprintf(stderr, "trial L %llu alt %llu\n", (unsigned long long)*out, (unsigned long long)size2);
-#endif
     if (!st && size2 < *out) {
         memcpy(dst, tmp, size2);
         *out = size2;
@@ -978,13 +961,6 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     const uint64_t total_size = LZ1_HDR + (be ? esz : blen);
     if (total_size >= LZ_HDR + n * es) return stored(ctx, cg, src, dst, cap, out, info);
     if (total_size > cap) return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "lossy: chunk does not fit");
-#ifdef LZ1_DEBUG
-    if (getenv("HR_DUMP")) {
-        FILE *df = fopen(getenv("HR_DUMP"), "ab");
-        if (df) fwrite(body, 1, blen, df), fclose(df);
-    }
-    if (getenv("HR_DBG")) fprintf(stderr, "pred %u n %llu r %u nout %llu nv %llu wf %u be %u bh %llu eh %llu br %llu er %llu total %llu\n", pred, (unsigned long long)n, r, (unsigned long long)n_out, (unsigned long long)n_vnew, wf, be, (unsigned long long)bh, (unsigned long long)eh, (unsigned long long)br, (unsigned long long)er, (unsigned long long)total_size);
-#endif
     put_hdr(dst, wf, &g, (uint32_t)n_out, (uint32_t)n_vnew, obytes);
     dst[5] = (uint8_t)pred;
     dst[6] = (uint8_t)be;
