@@ -67,6 +67,8 @@ typedef struct options {
     input inputs[MAX_INPUTS];
 } options;
 
+static uint32_t g_lossy_level; /* --level: knobs[2] of the lossy runs */
+
 static void usage(FILE *o) {
     fprintf(o,
             "usage: scz_bench [options]\n"
@@ -88,6 +90,7 @@ static void usage(FILE *o) {
             "  --quick             1 repetition, no warm-up (CI smoke run)\n"
             "  --chunk-bytes N     scz chunk size (default: the library's)\n"
             "  --rel A,B,...       lossy REL bounds (default 1e-2,1e-3,1e-4)\n"
+            "  --level N           lossy level (knobs[2]): 0 default, 1 high ratio\n"
             "  --no-lossless       skip the lossless section\n"
             "  --no-lossy          skip the lossy section\n"
             "output:\n"
@@ -209,6 +212,13 @@ static int parse_args(int argc, char **argv, options *o) {
         } else if (!strcmp(a, "--chunk-bytes")) {
             NEED_ARG();
             o->chunk_bytes = strtoull(v, NULL, 10);
+        } else if (!strcmp(a, "--level")) {
+            NEED_ARG();
+            if (strcmp(v, "0") && strcmp(v, "1")) {
+                fprintf(stderr, "scz_bench: bad --level '%s' (0 or 1)\n", v);
+                return -1;
+            }
+            g_lossy_level = (uint32_t)(v[0] - '0');
         } else if (!strcmp(a, "--rel")) {
             NEED_ARG();
             o->nrels = 0;
@@ -522,6 +532,7 @@ static void scz_runner(bench_runner *r, scz_ctx *ctx, scz_codec codec, double re
     scz_params_init(&s->params, codec);
     s->params.chunk_bytes = chunk_bytes;
     r->lossless = scz_codec_is_lossless(codec);
+    if (codec == SCZ_CODEC_LOSSY) s->params.knobs[2] = g_lossy_level;
     snprintf(r->label, sizeof r->label, "%s", scz_codec_name(codec));
     if (!r->lossless && abs_eb > 0) {
         s->params.eb_mode = SCZ_EB_ABS;
@@ -534,7 +545,7 @@ static void scz_runner(bench_runner *r, scz_ctx *ctx, scz_codec codec, double re
         s->params.eb_mode = SCZ_EB_REL;
         s->params.eb = rel;
         r->rel = rel;
-        snprintf(r->setting, sizeof r->setting, "rel=%.0e", rel);
+        snprintf(r->setting, sizeof r->setting, g_lossy_level ? "rel=%.0e,L1" : "rel=%.0e", rel);
     } else {
         snprintf(r->setting, sizeof r->setting, "lossless");
     }

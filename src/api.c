@@ -289,7 +289,7 @@ scz_status scz_compress(scz_ctx *ctx, const scz_params *params, const scz_shape 
         return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination of %zu bytes cannot hold the header and table (%llu)",
                          dst_cap, (unsigned long long)pos);
 #ifdef SCZ_HAVE_CUDA
-    if (ctx->cuda && scz__cuda_can(h.codec, 0)) /* chunks streamed through the GPU */
+    if (ctx->cuda && scz__cuda_can_hdr(&h, 0)) /* chunks streamed through the GPU */
         return scz__cuda_compress_host(ctx, &h, src, dst, dst_cap, dst_size);
 #endif
     uint8_t *out = dst;
@@ -392,7 +392,7 @@ scz_status scz_decompress(scz_ctx *ctx, const void *src, size_t src_size, void *
     int threads = scz__threads(ctx);
     uint64_t done = 0;
 #ifdef SCZ_HAVE_CUDA
-    if (ctx->cuda && scz__cuda_can(h.codec, 1)) { /* chunks streamed through the GPU */
+    if (ctx->cuda && scz__cuda_can_hdr(&h, 1)) { /* chunks streamed through the GPU */
         if (!(h.flags & SCZ_FLAG_TABLE_LAST)) {
             if ((st = scz__cuda_decompress_host(ctx, &h, src, 0, h.num_chunks, dst))) return st;
         } else {
@@ -489,7 +489,7 @@ scz_status scz_decompress_chunk(scz_ctx *ctx, const void *src, size_t src_size, 
         return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination holds %zu bytes, the chunk needs %llu",
                          dst_cap, (unsigned long long)rbytes);
 #ifdef SCZ_HAVE_CUDA
-    if (ctx->cuda && scz__cuda_can(h.codec, 1))
+    if (ctx->cuda && scz__cuda_can_hdr(&h, 1))
         return (h.flags & SCZ_FLAG_TABLE_LAST) ? gpu_chunk_copy(ctx, &h, src, table, index, dst)
                                                : scz__cuda_decompress_host(ctx, &h, src, index, 1, dst);
 #endif

@@ -257,7 +257,7 @@ scz_status scz_cstream_begin(scz_ctx *ctx, const scz_params *params, const scz_s
     cs->ops = ops;
     cs->table_last = layout == SCZ_LAYOUT_TABLE_LAST;
 #ifdef SCZ_HAVE_CUDA
-    cs->gpu = ctx->cuda && scz__cuda_can(h.codec, 0);
+    cs->gpu = ctx->cuda && scz__cuda_can_hdr(&h, 0);
 #endif
     if (needs_range(&h, ops) && !value_range) {
         /* the value range comes from a first pass; the parameters are
@@ -712,7 +712,7 @@ static scz_status header_done(scz_dstream *ds) {
     if (ds->ops->check_header && (st = ds->ops->check_header(ctx, &ds->h))) return ds_fail(ds, st);
     ds->table_last = (ds->h.flags & SCZ_FLAG_TABLE_LAST) != 0;
 #ifdef SCZ_HAVE_CUDA
-    ds->gpu = ctx->cuda && scz__cuda_can(ds->h.codec, 1);
+    ds->gpu = ctx->cuda && scz__cuda_can_hdr(&ds->h, 1);
 #endif
     ds->tsize = scz__table_size(ds->h.num_chunks);
     uint64_t msize = ds->tsize + (ds->table_last ? 0 : SCZ_HEADER_SIZE);

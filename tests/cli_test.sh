@@ -186,6 +186,13 @@ if has_codec lossy && [ "$HAVE_PY" = 1 ]; then
     grep_in "lossy info: codec" "$T/out" "lossy"
     grep_in "lossy info: bound" "$T/out" "absolute bound used"
     expect "lossy without a bound" 1 "$SCZ" -i "$T/smooth.f32" -z "$T/x.scz" -f -3 40 30 20 -c lossy
+    expect "lossy --level 1 round trip, bound checked" 0 "$SCZ" -i "$T/smooth.f32" -z "$T/lossy1.scz" -o "$T/lossy1.out" \
+        -f -3 40 30 20 -M REL 1e-2 --level 1 -s
+    grep_in "lossy --level 1: bound met" "$T/out" "bound check        ok"
+    expect "lossy --level 1 info" 0 "$SCZ" info "$T/lossy1.scz"
+    grep_in "lossy --level 1: level in the header" "$T/out" "0=32767 1=0 2=1"
+    expect "lossy --level 2 refused" 1 "$SCZ" -i "$T/smooth.f32" -z "$T/x.scz" -f -3 40 30 20 -M REL 1e-2 --level 2
+    expect "--level with another codec refused" 1 "$SCZ" -i "$T/smooth.f32" -z "$T/x.scz" -f -3 40 30 20 -c ndzip --level 1
 else
     # No lossy codec in this build: a bound alone asks for it and is refused.
     expect "error bound without a lossy codec in the build" 3 "$SCZ" -i "$T/rand.f32" -z "$T/x.scz" -f -1 6144 -M REL 1e-3

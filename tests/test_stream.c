@@ -240,6 +240,7 @@ typedef struct tcase {
     scz_dtype dtype;
     scz_eb_mode mode;
     double eb;
+    uint32_t level; /* lossy knobs[2] */
 } tcase;
 
 static void *make_data(const tcase *c, const scz_shape *s, size_t *raw) {
@@ -268,6 +269,7 @@ static void run_case(const tcase *c, const gen_shape_def *sd, uint64_t chunk_byt
     scz_params_init(&p, c->codec);
     p.eb_mode = c->mode;
     p.eb = c->eb;
+    if (c->codec == SCZ_CODEC_LOSSY) p.knobs[2] = c->level;
     p.chunk_bytes = chunk_bytes;
     double range[2];
     range_of(c->dtype, src, raw, range);
@@ -358,15 +360,17 @@ static void run_case(const tcase *c, const gen_shape_def *sd, uint64_t chunk_byt
 }
 
 static const tcase cases[] = {
-    {"ndzip f32", SCZ_CODEC_NDZIP, SCZ_DTYPE_F32, SCZ_EB_NONE, 0},
-    {"ndzip f64", SCZ_CODEC_NDZIP, SCZ_DTYPE_F64, SCZ_EB_NONE, 0},
-    {"lossy f32 ABS", SCZ_CODEC_LOSSY, SCZ_DTYPE_F32, SCZ_EB_ABS, 1e-3},
-    {"lossy f64 REL", SCZ_CODEC_LOSSY, SCZ_DTYPE_F64, SCZ_EB_REL, 1e-4},
-    {"lossy f32 PSNR", SCZ_CODEC_LOSSY, SCZ_DTYPE_F32, SCZ_EB_PSNR, 60},
-    {"lossy f32 REL", SCZ_CODEC_LOSSY, SCZ_DTYPE_F32, SCZ_EB_REL, 1e-3},
-    {"huffman u8", SCZ_CODEC_HUFFMAN, SCZ_DTYPE_U8, SCZ_EB_NONE, 0},
-    {"huffman u16", SCZ_CODEC_HUFFMAN, SCZ_DTYPE_U16, SCZ_EB_NONE, 0},
-    {"huffman u32", SCZ_CODEC_HUFFMAN, SCZ_DTYPE_U32, SCZ_EB_NONE, 0},
+    {"ndzip f32", SCZ_CODEC_NDZIP, SCZ_DTYPE_F32, SCZ_EB_NONE, 0, 0},
+    {"ndzip f64", SCZ_CODEC_NDZIP, SCZ_DTYPE_F64, SCZ_EB_NONE, 0, 0},
+    {"lossy f32 ABS", SCZ_CODEC_LOSSY, SCZ_DTYPE_F32, SCZ_EB_ABS, 1e-3, 0},
+    {"lossy f64 REL", SCZ_CODEC_LOSSY, SCZ_DTYPE_F64, SCZ_EB_REL, 1e-4, 0},
+    {"lossy f32 PSNR", SCZ_CODEC_LOSSY, SCZ_DTYPE_F32, SCZ_EB_PSNR, 60, 0},
+    {"lossy f32 REL", SCZ_CODEC_LOSSY, SCZ_DTYPE_F32, SCZ_EB_REL, 1e-3, 0},
+    {"lossy f32 REL level 1", SCZ_CODEC_LOSSY, SCZ_DTYPE_F32, SCZ_EB_REL, 1e-2, 1},
+    {"lossy f64 PSNR level 1", SCZ_CODEC_LOSSY, SCZ_DTYPE_F64, SCZ_EB_PSNR, 70, 1},
+    {"huffman u8", SCZ_CODEC_HUFFMAN, SCZ_DTYPE_U8, SCZ_EB_NONE, 0, 0},
+    {"huffman u16", SCZ_CODEC_HUFFMAN, SCZ_DTYPE_U16, SCZ_EB_NONE, 0, 0},
+    {"huffman u32", SCZ_CODEC_HUFFMAN, SCZ_DTYPE_U32, SCZ_EB_NONE, 0, 0},
 };
 
 static const gen_shape_def shapes[] = {

@@ -78,9 +78,11 @@ static void print_help(FILE *f) {
         "               (|x-x'| <= B * (max-min)), PSNR B (target PSNR in dB).\n"
         "               A bound with a lossless codec is an error.\n"
         "  -k I=V       codec knob I (0..5) set to V (lossy: 0 = quantization radius,\n"
-        "               1 = workflow 0 auto / 1 Huffman / 2 run-length;\n"
+        "               1 = workflow 0 auto / 1 Huffman / 2 run-length, 2 = level;\n"
         "               gfc: 0 = dimensionality 1..32, the stride of interleaved data)\n"
         "  --radius N   same as -k 0=N        --workflow auto|huffman|rle   same as -k 1=...\n"
+        "  --level N    lossy level, same as -k 2=N: 0 (default) fast, 1 high ratio (per-chunk\n"
+        "               radius, interpolation prediction, a lossless back end; CPU only for now)\n"
         "  lzss knobs (0 or absent = default; FORMAT.md 11.1): --symbol 1|2|4|8 (-k 0),\n"
         "               --window N symbols (-k 1), --min-match N (-k 2), --shuffle on|off (-k 3),\n"
         "               --subchunk-log2 8..16 (-k 4)\n"
@@ -221,6 +223,7 @@ typedef struct opts {
     int have_eb;
     uint32_t knobs[SCZ_NUM_KNOBS];
     const char *lzss_opt;   /* an lzss knob option given (then the codec must be lzss) */
+    int level_opt;          /* --level given (then the codec must be lossy) */
     uint64_t chunk_bytes;
     int threads;
     int stats, quiet;
@@ -332,6 +335,12 @@ static int parse_opts(int argc, char **argv, opts *o) {
             if (!parse_u64(argv[++i], &v) || v < 1 || v > 32)
                 return usage_error("bad gfc dimensionality '%s': expected 1..32", argv[i]);
             o->knobs[0] = (uint32_t)v;
+        } else if (!strcmp(a, "--level")) {
+            NEED(1);
+            uint64_t v;
+            if (!parse_u64(argv[++i], &v) || v > 1) return usage_error("bad level '%s': expected 0 or 1", argv[i]);
+            o->knobs[2] = (uint32_t)v;
+            o->level_opt = 1;
         } else if (!strcmp(a, "--workflow")) {
             NEED(1);
             const char *w = argv[++i];
@@ -757,6 +766,8 @@ static int do_compress(const opts *o) {
     }
     if (o->lzss_opt && codec != SCZ_CODEC_LZSS)
         return usage_error("%s is a knob of codec lzss, not of %s", o->lzss_opt, scz_codec_name(codec));
+    if (o->level_opt && codec != SCZ_CODEC_LOSSY)
+        return usage_error("--level is a knob of codec lossy, not of %s", scz_codec_name(codec));
     scz_params params;
     scz_params_init(&params, codec);
     params.eb_mode = o->have_eb ? o->eb_mode : SCZ_EB_NONE;

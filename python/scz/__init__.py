@@ -47,7 +47,7 @@ DTYPES = {
 _NP = {v: k for k, v in DTYPES.items()}
 
 _KNOB_NAMES = {
-    "lossy": ("radius", "workflow"),
+    "lossy": ("radius", "workflow", "level"),
     "gfc": ("dim",),
 }
 _WORKFLOWS = {"auto": 0, "huffman": 1, "rle": 2, "run-length": 2}
@@ -232,7 +232,8 @@ def compress(array, codec: str | None = None, mode: str | None = None, bound: fl
     codec: "ndzip" (lossless float, default for floats), "lossy", "huffman"
     (lossless integers, default for uint), "gfc", "lzss" where built.
     mode / bound: for lossy, "abs" | "rel" (default) | "psnr" and the bound.
-    Codec options by name: lossy ``radius=``, ``workflow="auto"|"huffman"|"rle"``;
+    Codec options by name: lossy ``radius=``, ``workflow="auto"|"huffman"|"rle"``,
+    ``level=`` (0 default, 1 high ratio: FORMAT.md 7.9);
     gfc ``dim=``; or ``knobs=`` as in scz.h. backend: "cpu" (default for
     host arrays) or "cuda" (default for device arrays).
     """

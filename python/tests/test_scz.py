@@ -79,6 +79,18 @@ def test_lossy_options():
         scz.compress(a, codec="lossy", mode="abs", bound=0.05, dim=3)
 
 
+def test_lossy_level():
+    a = smooth((96, 80))
+    z0 = scz.compress(a, codec="lossy", mode="rel", bound=1e-2)
+    z1 = scz.compress(a, codec="lossy", mode="rel", bound=1e-2, level=1)
+    info = scz.info(z1)
+    assert info["knobs"][2] == 1 and info["knobs"][0] == 32767
+    assert len(z1) < len(z0)
+    assert np.abs(scz.decompress(z1).astype(np.float64) - a).max() <= info["abs_bound"]
+    with pytest.raises(scz.SczError):
+        scz.compress(a, codec="lossy", mode="rel", bound=1e-2, level=2)
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32])
 def test_huffman_exact(dtype):
     a = (RNG.geometric(0.3, size=(100, 77)) % np.iinfo(dtype).max).astype(dtype)

@@ -38,6 +38,10 @@ scz_status scz__cuda_decompress_host(scz_ctx *ctx, const scz_header *h, const ui
  * (dir 1) in this build, and a CPU side that plans its streams; the other
  * direction then runs on the CPU on a CUDA context (host API). */
 int scz__cuda_can(scz_codec c, int dir);
+/* scz__cuda_can for the stream of header h: also 0 where the GPU kernels
+ * do not write or read that stream's format (a lossy stream of level 1,
+ * FORMAT.md 7.9, runs on the CPU on a CUDA context). */
+int scz__cuda_can_hdr(const scz_header *h, int dir);
 
 /* White-box knob for tests: raw bytes per streamed batch (0 = default). */
 void scz__cuda_set_batch_bytes(scz_ctx *ctx, uint64_t bytes);

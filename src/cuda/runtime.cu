@@ -597,6 +597,10 @@ extern "C" int scz__cuda_can(scz_codec c, int dir) {
     if (!g || !scz__codec_ops(c)) return 0;
     return dir == SCZ_CUDA_ENCODE ? g->encode != nullptr : g->decode != nullptr;
 }
+extern "C" int scz__cuda_can_hdr(const scz_header *h, int dir) {
+    if (h->codec == SCZ_CODEC_LOSSY && h->knobs[2] != 0) return 0; /* level 1: CPU only (FORMAT.md 7.9) */
+    return scz__cuda_can(h->codec, dir);
+}
 extern "C" int scz_cuda_codec_supported(scz_codec c) {
     return scz__cuda_can(c, SCZ_CUDA_ENCODE) && scz__cuda_can(c, SCZ_CUDA_DECODE);
 }
@@ -715,6 +719,9 @@ scz_status plan_device(scz_ctx *ctx, const scz_params *params, const scz_shape *
     if (!scz__cuda_can(h->codec, SCZ_CUDA_ENCODE))
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec '%s' has no GPU compression kernels in this build",
                          scz_codec_name(h->codec));
+    if (!scz__cuda_can_hdr(h, SCZ_CUDA_ENCODE))
+        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "lossy level %u has no GPU kernels yet (the host API runs it on the CPU)",
+                         h->knobs[2]);
     if ((*ops)->prepare_range && (h->eb_mode == SCZ_EB_REL || h->eb_mode == SCZ_EB_PSNR)) {
         double range[2] = {0, 0};
         uint64_t finite = 0;
@@ -866,6 +873,9 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
     if (!scz__cuda_can(h.codec, SCZ_CUDA_DECODE))
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec '%s' has no GPU decompression kernels in this build",
                          scz_codec_name(h.codec));
+    if (!scz__cuda_can_hdr(&h, SCZ_CUDA_DECODE))
+        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "lossy level %u has no GPU kernels yet (the host API runs it on the CPU)",
+                         h.knobs[2]);
     if (dst_cap < h.raw_bytes || (!d_dst && h.raw_bytes))
         return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination holds %zu bytes, the array needs %llu", dst_cap,
                          (unsigned long long)h.raw_bytes);

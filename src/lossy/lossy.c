@@ -5,6 +5,9 @@
  * verbatim values for everything the bound or the quantizer cannot hold,
  * and a Huffman or run-length workflow per chunk. Implements
  * docs/FORMAT.md section 7; the entropy coders are in src/entropy.
+ * Level 1 (knobs[2] = 1, 7.9-7.10; lz1_*, lossy_interp.h): per-chunk
+ * radius, multilevel interpolation with residual quantization beside
+ * Lorenzo, chosen by a sampled estimate, and a byte-Huffman back end.
  */
 #include "../util/ieee.h" /* first: the floating-point contract of the bound */
 
@@ -125,10 +128,114 @@ static inline uint16_t lz_code(int64_t delta, int64_t r, uint64_t span, uint64_t
     return LZ_CODE_OUTLIER;
 }
 
+static inline uint64_t zigzag(int64_t v) {
+    uint64_t u = (uint64_t)v;
+    return (u << 1) ^ (0 - (u >> 63));
+}
+static inline int64_t unzigzag(uint64_t z) { return (int64_t)((z >> 1) ^ (0 - (z & 1))); }
+
+/* ------------------------------------------------------------------ */
+/* Level 1: interpolation (FORMAT.md 7.9)                              */
+/* ------------------------------------------------------------------ */
+
+static inline unsigned lz_bitlen(uint64_t u) { return u ? 64u - (unsigned)__builtin_clzll(u) : 0u; }
+/* Cost of a quantization code in the estimate (7.10). */
+static inline uint64_t lz_cost(uint64_t d) {
+    unsigned b = lz_bitlen(zigzag((int64_t)d));
+    return b ? 2 * (uint64_t)b + LZ1_COST_NZ : 0;
+}
+
+/* Interpolation from the neighbours at -3s, -s, +s, +3s along an axis
+ * (7.9), binary64, each operation rounded on its own (sealed: no fused
+ * multiply-add). hb, ha3, hb3: which of B, A3, B3 exist. */
+static inline double lz_finterp(int cubic, double A, int hb, double B, int ha3, double A3, int hb3, double B3) {
+    if (!hb) return A;
+    if (cubic) {
+        if (ha3 && hb3) {
+            double ab = A + B, ab3 = A3 + B3;
+            SCZ_FP_SEAL(ab);
+            SCZ_FP_SEAL(ab3);
+            double m = ab * 9.0;
+            SCZ_FP_SEAL(m);
+            double d = m - ab3;
+            SCZ_FP_SEAL(d);
+            return d * 0.0625;
+        }
+        if (hb3 || ha3) {
+            /* 3A + 6B - B3 (right neighbour at 3s) or 6A + 3B - A3, over 8 */
+            double u = hb3 ? A * 3.0 : A * 6.0, v = hb3 ? B * 6.0 : B * 3.0;
+            SCZ_FP_SEAL(u);
+            SCZ_FP_SEAL(v);
+            double w = u + v;
+            SCZ_FP_SEAL(w);
+            w = w - (hb3 ? B3 : A3);
+            SCZ_FP_SEAL(w);
+            return w * 0.125;
+        }
+    }
+    double ab = A + B;
+    SCZ_FP_SEAL(ab);
+    return ab * 0.5;
+}
+
+/* Prediction of element i at coordinate c along an axis of extent e and
+ * linear stride st, level stride s, from the reconstructed values R. */
+static inline double lz_ipred(const double *R, uint64_t i, uint64_t c, uint64_t s, uint64_t st, uint64_t e,
+                              int cubic) {
+    const uint64_t o = s * st;
+    const int hb = c + s < e, ha3 = cubic && hb && c >= 3 * s, hb3 = cubic && hb && c + 3 * s < e;
+    return lz_finterp(cubic, R[i - o], hb, hb ? R[i + o] : 0.0, ha3, ha3 ? R[i - 3 * o] : 0.0, hb3,
+                      hb3 ? R[i + 3 * o] : 0.0);
+}
+
+/* Residual quantization (7.9): q = t = (x - P) / h rounded half to even;
+ * *xr = the reconstruction T(P + q h); returns 1 when the element must be
+ * verbatim. */
+static inline int lz_rquant(double x, double P, double recip, double ebx2, double eb, int f32, int64_t *q,
+                            double *xr) {
+    const double mg = LZ_MAGIC;
+    double dx = x - P;
+    SCZ_FP_SEAL(dx);
+    double t = dx * recip;
+    SCZ_FP_SEAL(t);
+    double tr = t + LZ_MAGIC;
+    double qd = tr - LZ_MAGIC;
+    uint64_t tb, mb;
+    memcpy(&tb, &tr, 8);
+    memcpy(&mb, &mg, 8);
+    *q = (int64_t)(tb - mb);
+    double y = qd * ebx2;
+    SCZ_FP_SEAL(y);
+    double r = P + y;
+    SCZ_FP_SEAL(r);
+    if (f32) r = (double)(float)r;
+    *xr = r;
+    return !(fabs(t) < LZ_QLIM) | !(fabs(x - r) <= eb);
+}
+
+/* The decoder's side: T(P + double(q) h). */
+static inline double lz_rrecon(double P, int64_t q, double ebx2, int f32) {
+    double y = (double)q * ebx2;
+    SCZ_FP_SEAL(y);
+    double r = P + y;
+    SCZ_FP_SEAL(r);
+    return f32 ? (double)(float)r : r;
+}
+
+/* Number of levels: the smallest L with 2^L >= every extent. */
+static inline unsigned lz_levels(const lz_geo *g) {
+    unsigned L = 0;
+    for (unsigned k = 0; k < g->rank; k++)
+        while (((uint64_t)1 << L) < g->e[k]) L++;
+    return L;
+}
+
+
 #define LZ_T float
 #define LZ_U uint32_t
 #define LZ_SFX _f32
 #include "lossy_kern.h"
+#include "lossy_interp.h"
 #undef LZ_T
 #undef LZ_U
 #undef LZ_SFX
@@ -136,6 +243,7 @@ static inline uint16_t lz_code(int64_t delta, int64_t r, uint64_t span, uint64_t
 #define LZ_U uint64_t
 #define LZ_SFX _f64
 #include "lossy_kern.h"
+#include "lossy_interp.h"
 #undef LZ_T
 #undef LZ_U
 #undef LZ_SFX
@@ -371,9 +479,11 @@ static scz_status lz_prepare_from(scz_ctx *ctx, scz_header *h, const void *src, 
         return scz__fail(ctx, SCZ_ERR_ARG, "lossy: radius %u above %u", h->knobs[0], LZ_MAX_RADIUS);
     if (h->knobs[1] > 2)
         return scz__fail(ctx, SCZ_ERR_ARG, "lossy: workflow %u (0 auto, 1 Huffman, 2 run-length)", h->knobs[1]);
-    for (int i = 2; i < SCZ_NUM_KNOBS; i++)
+    if (h->knobs[2] > LZ_LEVEL_MAX)
+        return scz__fail(ctx, SCZ_ERR_ARG, "lossy: level %u (0 default, 1 high ratio)", h->knobs[2]);
+    for (int i = 3; i < SCZ_NUM_KNOBS; i++)
         if (h->knobs[i]) return scz__fail(ctx, SCZ_ERR_ARG, "lossy: knob %d must be 0", i);
-    if (!h->knobs[0]) h->knobs[0] = LZ_DEFAULT_RADIUS;
+    if (!h->knobs[0]) h->knobs[0] = h->knobs[2] ? LZ_MAX_RADIUS : LZ_DEFAULT_RADIUS;
     double eb = h->eb_user;
     if (!isfinite(eb) || (h->eb_mode != SCZ_EB_PSNR && eb < 0))
         return scz__fail(ctx, SCZ_ERR_ARG, "lossy: error bound %g is not a finite non-negative number", eb);
@@ -453,7 +563,8 @@ static scz_status lz_check(scz_ctx *ctx, const scz_header *h) {
         return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy stream: invalid error bound");
     if (h->knobs[0] < 1 || h->knobs[0] > LZ_MAX_RADIUS || h->knobs[1] > 2)
         return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy stream: invalid radius or workflow knob");
-    for (int i = 2; i < SCZ_NUM_KNOBS; i++)
+    if (h->knobs[2] > LZ_LEVEL_MAX) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy stream: level %u", h->knobs[2]);
+    for (int i = 3; i < SCZ_NUM_KNOBS; i++)
         if (h->knobs[i]) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy stream: knob %d is not 0", i);
     return SCZ_OK;
 }
@@ -513,14 +624,366 @@ static uint64_t count_runs(const uint16_t *c, uint64_t n, int T) {
     return ch + 1;
 }
 
-static inline uint64_t zigzag(int64_t v) {
-    uint64_t u = (uint64_t)v;
-    return (u << 1) ^ (0 - (u >> 63));
+
+/* ------------------------------------------------------------------ */
+/* Level 1 (FORMAT.md 7.9-7.10)                                        */
+/* ------------------------------------------------------------------ */
+
+/* Outlier list and verbatim values of the thread ranges, at p. */
+static void write_tail(uint8_t *p, uint64_t obytes, const lz_tstate *ts, int T, const uint32_t *oidx,
+                       const int64_t *odel, const uint32_t *vpos, const uint8_t *sb, unsigned es) {
+    uint8_t *vout = p + obytes;
+    for (int t = 0; t < T; t++) {
+        uint8_t *q = p + ts[t].out_off;
+        uint64_t prev = ts[t].prev_out;
+        for (uint64_t j = ts[t].c0; j < ts[t].c0 + ts[t].n_out; j++) {
+            q = scz__put_varint(q, oidx[j] - prev);
+            q = scz__put_varint(q, zigzag(odel[j]));
+            prev = (uint64_t)oidx[j] + 1;
+        }
+        uint8_t *v = vout + ts[t].vnew_off * es;
+        for (uint64_t j = ts[t].c0 + (uint64_t)ts[t].drop_first_vnew; j < ts[t].c0 + ts[t].n_vnew; j++) {
+            memcpy(v, sb + (uint64_t)vpos[j] * es, es);
+            v += es;
+        }
+    }
 }
-static inline int64_t unzigzag(uint64_t z) { return (int64_t)((z >> 1) ^ (0 - (z & 1))); }
+
+/* The back end's size for a body of B bytes (7.10): the Huffman stream of
+ * its bytes, or UINT64_MAX where it is not allowed. */
+static uint64_t be_plan(const uint8_t *b, uint64_t B, uint64_t *tot, scz_huff_enc *book, void *work,
+                        scz_hs_info *hi) {
+    if (B == 0 || B > UINT32_MAX - 1) return UINT64_MAX;
+    memset(tot, 0, 256 * sizeof *tot);
+    for (uint64_t i = 0; i < B; i++) tot[b[i]]++;
+    scz__huff_build(tot, 256, book, work);
+    scz__hs_plan(book, tot, B, hi);
+    return hi->size;
+}
+
+/* Predictor choice (7.10) from the sampled costs: *pred, *order, and the
+ * alternative tried beside Lorenzo (*alt LZ_PRED_LINEAR, *alt_order) or
+ * none (*alt LZ_PRED_LORENZO). */
+static void lz1_choose(const lz_geo *g, unsigned es, const void *src, const lz_qp *qp, int T, unsigned *pred,
+                       unsigned *order, unsigned *alt, unsigned *alt_order) {
+    uint64_t c[6];
+    if (es == 4) lz_estimate_f32(g, src, qp, T, c);
+    else lz_estimate_f64(g, src, qp, T, c);
+    *alt = LZ_PRED_LORENZO;
+    *alt_order = 0;
+    *order = 0;
+    /* the smallest interpolation cost: cubic 0, linear 0, cubic 1, linear 1 on ties */
+    static const unsigned cand[4][3] = {{2, LZ_PRED_CUBIC, 0}, {1, LZ_PRED_LINEAR, 0}, {4, LZ_PRED_CUBIC, 1},
+                                        {3, LZ_PRED_LINEAR, 1}};
+    unsigned best = 0;
+    for (unsigned k = 1; k < 4; k++)
+        if (c[cand[k][0]] < c[cand[best][0]]) best = k;
+    const uint64_t ci = c[cand[best][0]];
+    if (ci < c[0]) {
+        *pred = cand[best][1];
+        *order = cand[best][2];
+        return;
+    }
+    *pred = LZ_PRED_LORENZO;
+    /* Lorenzo by the estimate, mostly zero codes (where runs matter, which
+     * the estimate does not see) and an interpolation within a factor
+     * LZ1_TRIAL of it: Lorenzo and linear interpolation (the more robust of
+     * the two where the data looks noisy) are both tried */
+    if (ci <= LZ1_TRIAL * c[0] && c[0] < LZ1_TRIAL_ZERO * c[5]) {
+        *alt = LZ_PRED_LINEAR;
+        *alt_order = c[3] < c[1];
+    }
+}
+
+static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const void *src,
+                             unsigned pred, unsigned order, uint8_t *dst, uint64_t cap, uint64_t *out,
+                             uint32_t *info);
+
+/* Level 1 (7.10): the predictor by the estimate, or the smaller payload of
+ * Lorenzo and an interpolation where the estimate is not sure. */
+static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const void *src,
+                               uint8_t *dst, uint64_t cap, uint64_t *out, uint32_t *info) {
+    if (cg->count > UINT32_MAX - 1)
+        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "lossy: chunks of more than 2^32-2 elements");
+    if (lz_check_fenv(ctx)) return SCZ_ERR_UNSUPPORTED;
+    lz_geo g;
+    geo_extents(cg, &g);
+    lz_qp qp;
+    qp.eb = h->eb_abs;
+    qp.ebx2 = 2.0 * h->eb_abs;
+    qp.recip = qp.ebx2 > 0 ? 1.0 / qp.ebx2 : INFINITY;
+    qp.radius = h->knobs[0];
+    /* PSNR: the rule of 7.1 measured the errors of prequantization, which
+     * the interpolation predictors do not use: Lorenzo only */
+    unsigned pred = LZ_PRED_LORENZO, order = 0, alt = LZ_PRED_LORENZO, alt_order = 0;
+    int T = scz__threads(ctx);
+    if (T > LZ_MAXT) T = LZ_MAXT;
+    if (h->eb_mode != SCZ_EB_PSNR) lz1_choose(&g, cg->esize, src, &qp, T, &pred, &order, &alt, &alt_order);
+    scz_status st = lz1_encode(ctx, h, cg, src, pred, order, dst, cap, out, info);
+    if (st || alt == LZ_PRED_LORENZO) return st;
+    uint8_t *tmp = malloc(cap ? cap : 1);
+    if (!tmp) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for a trial payload");
+    uint64_t size2 = 0;
+    uint32_t info2 = 0;
+    st = lz1_encode(ctx, h, cg, src, alt, alt_order, tmp, cap, &size2, &info2);
+    if (!st && size2 < *out) {
+        memcpy(dst, tmp, size2);
+        *out = size2;
+        *info = info2;
+    }
+    free(tmp);
+    return st;
+}
+
+static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const void *src,
+                             unsigned pred, unsigned order, uint8_t *dst, uint64_t cap, uint64_t *out,
+                             uint32_t *info) {
+    const uint64_t n = cg->count;
+    const unsigned es = cg->esize;
+    lz_geo g;
+    geo_extents(cg, &g);
+    const uint32_t R = h->knobs[0], KR = 2 * R + 2;
+    lz_qp qp;
+    qp.eb = h->eb_abs;
+    qp.ebx2 = 2.0 * h->eb_abs;
+    qp.recip = qp.ebx2 > 0 ? 1.0 / qp.ebx2 : INFINITY;
+    qp.radius = R;
+    unsigned lb[3] = {0, 0, 0};
+    if (pred == LZ_PRED_LORENZO)
+        for (unsigned d = 0; d < 3; d++) lb[d] = lz_block_log2[g.rank][d];
+    geo_blocks(&g, lb);
+    int T = pick_threads(ctx, pred == LZ_PRED_LORENZO ? g.nblocks : n, n);
+
+    size_t o_codes = 0, o_hist = al64(2 * (size_t)n + 16);
+    size_t o_hist2 = o_hist + al64((size_t)T * KR * 4);
+    size_t o_tot = o_hist2 + al64((size_t)T * KR * 4);
+    size_t o_book = o_tot + al64((size_t)SCZ_HUFF_MAX_K * 8 * 3);
+    size_t o_book2 = o_book + al64(sizeof(scz_huff_enc));
+    size_t o_book3 = o_book2 + al64(sizeof(scz_huff_enc));
+    size_t o_book4 = o_book3 + al64(sizeof(scz_huff_enc));
+    size_t o_work = o_book4 + al64(sizeof(scz_huff_enc));
+    size_t o_gap = o_work + al64(scz__huff_work_size(SCZ_HUFF_MAX_K));
+    size_t o_rh = o_gap + al64((size_t)(16 * n / SCZ_HUFF_UNIT_BITS) + 16);
+    size_t o_map = o_rh + al64((size_t)T * 65536 * 4);
+    size_t need0 = o_map + al64((size_t)KR * 2);
+    uint8_t *w0 = scz__scratch(ctx, 0, need0);
+    size_t s_oidx = 0, s_odel = al64(4 * (size_t)n), s_vpos = s_odel + al64(8 * (size_t)n);
+    size_t s_vals = s_vpos + al64(4 * (size_t)n), s_lens = s_vals + al64(2 * (size_t)n);
+    size_t s_bnd = s_lens + al64(2 * (size_t)n), need1 = s_bnd + al64(4 * (size_t)n);
+    uint8_t *w1 = w0 ? scz__scratch(ctx, 1, need1) : NULL;
+    uint8_t *w2 = NULL;
+    if (w1 && pred != LZ_PRED_LORENZO) w2 = scz__scratch(ctx, 2, al64(8 * (size_t)n));
+    if (!w0 || !w1 || (pred != LZ_PRED_LORENZO && !w2))
+        return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for a chunk of %llu elements",
+                         (unsigned long long)n);
+    uint16_t *codes = (uint16_t *)(w0 + o_codes);
+    uint32_t *hist = (uint32_t *)(w0 + o_hist), *hist2 = (uint32_t *)(w0 + o_hist2);
+    uint64_t *total = (uint64_t *)(w0 + o_tot);
+    uint64_t *total2 = total + SCZ_HUFF_MAX_K, *total3 = total2 + SCZ_HUFF_MAX_K;
+    scz_huff_enc *book = (scz_huff_enc *)(w0 + o_book);
+    uint32_t *oidx = (uint32_t *)(w1 + s_oidx);
+    int64_t *odel = (int64_t *)(w1 + s_odel);
+    uint32_t *vpos = (uint32_t *)(w1 + s_vpos);
+
+    /* 1. prequantize, predict, classify with the largest radius R */
+    lz_tstate ts[LZ_MAXT];
+    memset(ts, 0, sizeof ts);
+    if (pred == LZ_PRED_LORENZO) {
+        for (int t = 0; t < T; t++) {
+            ts[t].b0 = g.nblocks * (uint64_t)t / (uint64_t)T;
+            ts[t].b1 = g.nblocks * (uint64_t)(t + 1) / (uint64_t)T;
+            ts[t].hist = hist + (size_t)t * KR;
+        }
+        for (int t = 0; t < T; t++) {
+            ts[t].c0 = block_code_start(&g, ts[t].b0);
+            ts[t].c1 = block_code_start(&g, ts[t].b1);
+        }
+#pragma omp parallel for schedule(static, 1) num_threads(T) if (T > 1)
+        for (int t = 0; t < T; t++) {
+            memset(ts[t].hist, 0, (size_t)KR * 4);
+            if (es == 4) compress_range_f32(&g, src, &qp, &ts[t], codes, oidx, odel, vpos);
+            else compress_range_f64(&g, src, &qp, &ts[t], codes, oidx, odel, vpos);
+        }
+    } else {
+        /* code ranges [c0, c1) per thread, as Lorenzo's: their lists,
+         * histograms and verbatim state (interp_encode) */
+        double *Rv = (double *)w2;
+        for (int t = 0; t < T; t++) {
+            ts[t].c0 = n * (uint64_t)t / (uint64_t)T;
+            ts[t].c1 = n * (uint64_t)(t + 1) / (uint64_t)T;
+            ts[t].hist = hist + (size_t)t * KR;
+            memset(ts[t].hist, 0, (size_t)KR * 4);
+        }
+        const int cub = pred == LZ_PRED_CUBIC, rev = (int)order;
+        if (es == 4) interp_encode_f32(&g, src, &qp, cub, rev, T, ts, codes, oidx, odel, vpos, Rv);
+        else interp_encode_f64(&g, src, &qp, cub, rev, T, ts, codes, oidx, odel, vpos, Rv);
+    }
+    uint64_t n_out = 0, n_vnew = 0;
+    {
+        int have = 0;
+        uint64_t last = 0, prev_out = 0;
+        for (int t = 0; t < T; t++) {
+            lz_tstate *s = &ts[t];
+            if (s->has_verb) {
+                if (have && s->first_bits == last) {
+                    codes[s->first_verb_code] = (uint16_t)LZ_VREP(R);
+                    s->hist[LZ_VNEW(R)]--;
+                    s->hist[LZ_VREP(R)]++;
+                    s->drop_first_vnew = 1;
+                }
+                have = 1;
+                last = s->last_bits;
+            }
+            s->prev_out = prev_out;
+            if (s->n_out) prev_out = (uint64_t)oidx[s->c0 + s->n_out - 1] + 1;
+            s->vnew_off = n_vnew;
+            n_vnew += s->n_vnew - (uint64_t)s->drop_first_vnew;
+            n_out += s->n_out;
+        }
+    }
+    uint64_t obytes = 0;
+    for (int t = 0; t < T; t++) {
+        uint64_t sz = 0, prev = ts[t].prev_out;
+        for (uint64_t j = ts[t].c0; j < ts[t].c0 + ts[t].n_out; j++) {
+            sz += scz__varint_len(oidx[j] - prev) + scz__varint_len(zigzag(odel[j]));
+            prev = (uint64_t)oidx[j] + 1;
+        }
+        ts[t].out_bytes = sz;
+        ts[t].out_off = obytes;
+        obytes += sz;
+    }
+
+    /* 2. the chunk's radius: 1 + the largest |error| coded inside R; codes
+     * and histograms mapped to its alphabet */
+    scz__hist_reduce(hist, T, KR, total3, NULL, NULL);
+    uint32_t r = 1;
+    for (uint32_t c = 1; c < 2 * R; c++)
+        if (total3[c]) {
+            uint32_t m = c > R ? c - R : R - c;
+            if (m + 1 > r) r = m + 1;
+        }
+    const uint32_t K = 2 * r + 2;
+    uint16_t *map = (uint16_t *)(w0 + o_map);
+    for (uint32_t c = 0; c < KR; c++) {
+        uint32_t m = c > R ? c - R : R - c;
+        map[c] = c == 0 ? 0 : c == LZ_VNEW(R) ? (uint16_t)LZ_VNEW(r) : c == LZ_VREP(R) ? (uint16_t)LZ_VREP(r)
+                 : m < r ? (uint16_t)(c - R + r) : 0;
+    }
+    if (r != R) {
+#pragma omp parallel for schedule(static) num_threads(T) if (T > 1)
+        for (uint64_t i = 0; i < n; i++) codes[i] = map[codes[i]];
+    }
+    for (int t = 0; t < T; t++) {
+        uint32_t *hs = hist + (size_t)t * KR, *hd = hist2 + (size_t)t * K;
+        memset(hd, 0, (size_t)K * 4);
+        for (uint32_t c = 0; c < KR; c++)
+            if (hs[c]) hd[map[c]] += hs[c];
+    }
+
+    /* 3. Huffman codebook of the codes */
+    uint64_t rs[LZ_MAXT + 1], rb[LZ_MAXT];
+    for (int t = 0; t < T; t++) rs[t] = ts[t].c0;
+    rs[T] = n;
+    scz__hist_reduce(hist2, T, K, total, NULL, NULL);
+    scz__huff_build(total, K, book, w0 + o_work);
+    scz__hist_reduce(hist2, T, K, NULL, book, rb);
+    scz_hs_info hc;
+    scz__hs_plan(book, total, n, &hc);
+
+    /* 4. run-length candidate (the criterion of 7.5) */
+    uint64_t nruns = 0;
+    scz_hs_info hv, hl;
+    scz_huff_enc *bookv = (scz_huff_enc *)(w0 + o_book2), *bookl = (scz_huff_enc *)(w0 + o_book3);
+    scz_huff_enc *bookb = (scz_huff_enc *)(w0 + o_book4);
+    uint16_t *vals = (uint16_t *)(w1 + s_vals), *lens = (uint16_t *)(w1 + s_lens);
+    uint64_t rsv[LZ_MAXT + 1], rbv[LZ_MAXT], rbl[LZ_MAXT];
+    int Tr = T;
+    int try_rle = h->knobs[1] == 2;
+    if (h->knobs[1] == 0) {
+        uint64_t runs = count_runs(codes, n, T);
+        double bits = (double)hc.total_bits, avg = bits / (double)n;
+        try_rle = (uint64_t)LZ_RLE_DEN * hc.total_bits <= (uint64_t)LZ_RLE_NUM * n ||
+                  (double)runs * fmax(LZ_RUN_BITS_MIN, avg + LZ_RUN_BITS_ADD) < bits;
+    }
+    if (try_rle) {
+        nruns = scz__rle_encode(codes, n, LZ_MAX_RUN, T, (uint32_t *)(w1 + s_bnd), vals, lens);
+        uint32_t *rh = (uint32_t *)(w0 + o_rh);
+        Tr = pick_threads(ctx, nruns, nruns * 8);
+        if (Tr > T) Tr = T;
+        scz__hist_ranges(vals, 2, nruns, Tr, K, rh, rsv);
+        scz__hist_reduce(rh, Tr, K, total2, NULL, NULL);
+        scz__huff_build(total2, K, bookv, w0 + o_work);
+        scz__hist_reduce(rh, Tr, K, NULL, bookv, rbv);
+        scz__hs_plan(bookv, total2, nruns, &hv);
+        scz__hist_ranges(lens, 2, nruns, Tr, 65536, rh, rsv);
+        scz__hist_reduce(rh, Tr, 65536, total2, NULL, NULL);
+        scz__huff_build(total2, 65536, bookl, w0 + o_work);
+        scz__hist_reduce(rh, Tr, 65536, NULL, bookl, rbl);
+        scz__hs_plan(bookl, total2, nruns, &hl);
+    }
+
+    /* 5. bodies (workflow section, outliers, verbatim values), the back
+     * end of each, the smallest final payload */
+    const uint64_t tail = obytes + n_vnew * es;
+    const uint64_t bh = hc.size + tail, br = try_rle ? 4 + hv.size + hl.size + tail : 0;
+    uint64_t gapb = 16 * ((bh > br ? bh : br) * 8 / SCZ_HUFF_UNIT_BITS + 2);
+    /* slot 2 (the interpolation's R, no longer needed; slot 3 holds the
+     * caller's chunk table) */
+    uint8_t *w3 = scz__scratch(ctx, 2, al64(bh) + al64(br) + al64(gapb));
+    if (!w3) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for a chunk's body");
+    uint8_t *bodyh = w3, *bodyr = w3 + al64(bh), *gtmp = w3 + al64(bh) + al64(br);
+    const uint8_t *sb = src;
+    if (h->knobs[1] != 2) {
+        scz__hs_write(&hc, book, codes, 2, T, rs, rb, bodyh, w0 + o_gap);
+        write_tail(bodyh + hc.size, obytes, ts, T, oidx, odel, vpos, sb, es);
+    }
+    if (try_rle) {
+        scz__st32(bodyr, (uint32_t)nruns);
+        scz__hs_write(&hv, bookv, vals, 2, Tr, rsv, rbv, bodyr + 4, w0 + o_gap);
+        scz__hs_write(&hl, bookl, lens, 2, Tr, rsv, rbl, bodyr + 4 + hv.size, w0 + o_gap);
+        write_tail(bodyr + 4 + hv.size + hl.size, obytes, ts, T, oidx, odel, vpos, sb, es);
+    }
+    uint64_t *btot = total2; /* free again */
+    scz_hs_info bi_h, bi_r;
+    uint64_t fh = UINT64_MAX, fr = UINT64_MAX, eh = UINT64_MAX, er = UINT64_MAX;
+    if (h->knobs[1] != 2) {
+        eh = be_plan(bodyh, bh, btot, bookb, w0 + o_work, &bi_h);
+        fh = eh < bh ? eh : bh;
+    }
+    if (try_rle) {
+        er = be_plan(bodyr, br, btot, bookb, w0 + o_work, &bi_r);
+        fr = er < br ? er : br;
+    }
+    const unsigned wf = fr < fh ? LZ_WF_RLE : LZ_WF_HUFFMAN;
+    const uint8_t *body = wf == LZ_WF_RLE ? bodyr : bodyh;
+    const uint64_t blen = wf == LZ_WF_RLE ? br : bh, esz = wf == LZ_WF_RLE ? er : eh;
+    const unsigned be = esz < blen ? LZ_BE_HUFF : LZ_BE_NONE;
+    const uint64_t total_size = LZ1_HDR + (be ? esz : blen);
+    if (total_size >= LZ_HDR + n * es) return stored(ctx, cg, src, dst, cap, out, info);
+    if (total_size > cap) return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "lossy: chunk does not fit");
+    put_hdr(dst, wf, &g, (uint32_t)n_out, (uint32_t)n_vnew, obytes);
+    dst[5] = (uint8_t)pred;
+    dst[6] = (uint8_t)be;
+    dst[7] = (uint8_t)order;
+    scz__st32(dst + 24, r);
+    scz__st32(dst + 28, 0);
+    if (be) {
+        /* the codebook of the chosen body again (the other may have been planned last) */
+        scz_hs_info bi;
+        be_plan(body, blen, btot, bookb, w0 + o_work, &bi);
+        uint64_t r0[2] = {0, blen};
+        scz__hs_write(&bi, bookb, body, 1, 1, r0, NULL, dst + LZ1_HDR, gtmp);
+    } else {
+        memcpy(dst + LZ1_HDR, body, blen);
+    }
+    *out = total_size;
+    *info = wf;
+    return SCZ_OK;
+}
 
 static scz_status lz_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const void *src,
                               uint8_t *dst, uint64_t cap, uint64_t *out, uint32_t *info) {
+    if (h->knobs[2]) return lz1_compress(ctx, h, cg, src, dst, cap, out, info);
     const uint64_t n = cg->count;
     const unsigned es = cg->esize;
     if (n > UINT32_MAX - 1)
@@ -707,39 +1170,16 @@ static scz_status lz_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk
     return SCZ_OK;
 }
 
-static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const uint8_t *src,
-                                uint64_t size, uint32_t info, void *dst) {
-    const uint64_t n = cg->count;
-    const unsigned es = cg->esize;
-    if (lz_check_fenv(ctx)) return SCZ_ERR_UNSUPPORTED;
-    if (size < LZ_HDR) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk shorter than its header");
-    unsigned wf = src[0];
-    if (wf != info || wf > LZ_WF_RLE)
-        return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: workflow %u (table says %u)", wf, info);
-    for (int i = 5; i < 8; i++)
-        if (src[i]) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: reserved byte is not zero");
-    uint32_t n_out = scz__ld32(src + 8), n_verb = scz__ld32(src + 12);
-    uint64_t obytes = scz__ld64(src + 16);
-    if (wf == LZ_WF_STORED) {
-        if (src[1] || src[2] || src[3] || src[4] || n_out || n_verb || obytes || size != LZ_HDR + n * es)
-            return scz__fail(ctx, SCZ_ERR_CORRUPT, "stored lossy chunk is malformed");
-        memcpy(dst, src + LZ_HDR, n * es);
-        return SCZ_OK;
-    }
-    if (n > UINT32_MAX - 1) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk too large");
-    lz_geo g;
-    geo_extents(cg, &g);
-    unsigned lb[3] = {src[2], src[3], src[4]}, lsum = 0;
-    if (src[1] != g.rank) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: coding rank %u, expected %u", src[1], g.rank);
-    for (unsigned d = 0; d < 3; d++) {
-        if (d < g.rank ? (lb[d] < 1 || lb[d] > LZ_MAX_BLOCK_LOG2) : lb[d] != 0)
-            return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: invalid block shape");
-        lsum += lb[d];
-    }
-    if (lsum > LZ_MAX_BLOCK_LOG2) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: block too large");
-    geo_blocks(&g, lb);
-    const uint32_t r = h->knobs[0], K = 2 * r + 2;
-    if (n_out > n || n_verb > n || obytes > size - LZ_HDR || (uint64_t)n_out * 2 > obytes)
+/* Decodes the body of a chunk (FORMAT.md 7.7 from offset 24: workflow
+ * section, outlier list, verbatim values) of size blen at body, radius r,
+ * predictor pred, blocks of g. */
+static scz_status lz_decode_body(scz_ctx *ctx, const scz_header *h, const lz_geo *gp, unsigned es, unsigned wf,
+                                 uint32_t n_out, uint32_t n_verb, uint64_t obytes, const uint8_t *body,
+                                 uint64_t blen, uint32_t r, unsigned pred, unsigned order, double *Rv, void *dst) {
+    const lz_geo g = *gp;
+    const uint64_t n = g.n;
+    const uint32_t K = 2 * r + 2;
+    if (n_out > n || n_verb > n || obytes > blen || (uint64_t)n_out * 2 > obytes)
         return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: outlier or verbatim counts out of range");
     int T = scz__threads(ctx);
     if (T > LZ_MAXT) T = LZ_MAXT;
@@ -749,17 +1189,17 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
     if (!w0) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory");
     uint16_t *codes = (uint16_t *)(w0 + o_codes);
     scz_huff_dec *dec = (scz_huff_dec *)(w0 + o_dec);
-    uint64_t pos = LZ_HDR, used;
+    uint64_t pos = 0, used;
     scz_status st;
     uint8_t *w1;
     if (wf == LZ_WF_HUFFMAN) {
-        if ((st = scz__hs_read(ctx, src + pos, size - pos, K, n, dec, codes, 2, T, &used))) return st;
+        if ((st = scz__hs_read(ctx, body + pos, blen - pos, K, n, dec, codes, 2, T, &used))) return st;
         pos += used;
         w1 = scz__scratch(ctx, 1, al64(4 * (size_t)n_out + 8) + al64(8 * (size_t)n_out + 8));
         if (!w1) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory");
     } else {
-        if (size - pos < 4) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk truncated");
-        uint64_t nruns = scz__ld32(src + pos);
+        if (blen - pos < 4) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk truncated");
+        uint64_t nruns = scz__ld32(body + pos);
         pos += 4;
         if (nruns < 1 || nruns > n) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: %llu runs", (unsigned long long)nruns);
         size_t a = al64(4 * (size_t)n_out + 8), b = a + al64(8 * (size_t)n_out + 8);
@@ -767,19 +1207,19 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
         w1 = scz__scratch(ctx, 1, e);
         if (!w1) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory");
         uint16_t *vals = (uint16_t *)(w1 + b), *lens = (uint16_t *)(w1 + c);
-        if ((st = scz__hs_read(ctx, src + pos, size - pos, K, nruns, dec, vals, 2, T, &used))) return st;
+        if ((st = scz__hs_read(ctx, body + pos, blen - pos, K, nruns, dec, vals, 2, T, &used))) return st;
         pos += used;
-        if ((st = scz__hs_read(ctx, src + pos, size - pos, 65536, nruns, dec, lens, 2, T, &used))) return st;
+        if ((st = scz__hs_read(ctx, body + pos, blen - pos, 65536, nruns, dec, lens, 2, T, &used))) return st;
         pos += used;
         if (scz__rle_decode(vals, lens, nruns, LZ_MAX_RUN, codes, n, T, (uint32_t *)(w1 + d)))
             return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: runs do not cover the chunk");
     }
     uint32_t *oidx = (uint32_t *)w1;
     int64_t *odel = (int64_t *)(w1 + al64(4 * (size_t)n_out + 8));
-    if (obytes > size - pos || size - pos - obytes != (uint64_t)n_verb * es)
+    if (obytes > blen - pos || blen - pos - obytes != (uint64_t)n_verb * es)
         return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: section sizes do not add up");
     {
-        const uint8_t *q = src + pos, *qe = q + obytes;
+        const uint8_t *q = body + pos, *qe = q + obytes;
         uint64_t prev = 0;
         for (uint32_t j = 0; j < n_out; j++) {
             uint64_t gap, z;
@@ -796,7 +1236,23 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
         if (q != qe) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: outlier list has trailing bytes");
         pos += obytes;
     }
-    const uint8_t *vvals = src + pos;
+    const uint8_t *vvals = body + pos;
+    lz_qp qp;
+    qp.eb = h->eb_abs;
+    qp.ebx2 = 2.0 * h->eb_abs;
+    qp.recip = 0;
+    qp.radius = r;
+
+    if (pred != LZ_PRED_LORENZO) {
+        const int cub = pred == LZ_PRED_CUBIC, rev = (int)order;
+        int64_t *Dv = (int64_t *)(Rv + n);
+        const int Tp = (uint64_t)T > n / 32768 + 1 ? (int)(n / 32768 + 1) : T;
+        int bad = es == 4 ? interp_decode_f32(&g, dst, &qp, cub, rev, Tp, codes, oidx, odel, n_out, vvals, n_verb, Rv, Dv)
+                          : interp_decode_f64(&g, dst, &qp, cub, rev, Tp, codes, oidx, odel, n_out, vvals, n_verb, Rv, Dv);
+        if (bad)
+            return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: outliers or verbatim values do not match the codes");
+        return SCZ_OK;
+    }
 
     /* ranges; the first verbatim code overall must be V_new */
     if ((uint64_t)T > g.nblocks) T = (int)g.nblocks;
@@ -844,11 +1300,6 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
         if (t) ds[t - 1].o1 = lo;
     }
     ds[T - 1].o1 = n_out;
-    lz_qp qp;
-    qp.eb = h->eb_abs;
-    qp.ebx2 = 2.0 * h->eb_abs;
-    qp.recip = 0;
-    qp.radius = r;
     int bad = 0;
 #pragma omp parallel for schedule(static, 1) num_threads(T) reduction(| : bad) if (T > 1)
     for (int t = 0; t < T; t++) {
@@ -857,6 +1308,85 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
     }
     if (bad) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: outliers or verbatim values do not match the codes");
     return SCZ_OK;
+}
+
+static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const uint8_t *src,
+                                uint64_t size, uint32_t info, void *dst) {
+    const uint64_t n = cg->count;
+    const unsigned es = cg->esize;
+    const unsigned level = h->knobs[2];
+    if (lz_check_fenv(ctx)) return SCZ_ERR_UNSUPPORTED;
+    if (size < LZ_HDR) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk shorter than its header");
+    unsigned wf = src[0];
+    if (wf != info || wf > LZ_WF_RLE)
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: workflow %u (table says %u)", wf, info);
+    uint32_t n_out = scz__ld32(src + 8), n_verb = scz__ld32(src + 12);
+    uint64_t obytes = scz__ld64(src + 16);
+    if (wf == LZ_WF_STORED) {
+        if (src[1] || src[2] || src[3] || src[4] || src[5] || src[6] || src[7] || n_out || n_verb || obytes ||
+            size != LZ_HDR + n * es)
+            return scz__fail(ctx, SCZ_ERR_CORRUPT, "stored lossy chunk is malformed");
+        memcpy(dst, src + LZ_HDR, n * es);
+        return SCZ_OK;
+    }
+    unsigned pred = LZ_PRED_LORENZO, be = LZ_BE_NONE, order = 0;
+    uint32_t r = h->knobs[0];
+    if (level == 0) {
+        for (int i = 5; i < 8; i++)
+            if (src[i]) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: reserved byte is not zero");
+    } else {
+        if (size < LZ1_HDR) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk shorter than its header");
+        pred = src[5];
+        be = src[6];
+        order = src[7];
+        r = scz__ld32(src + 24);
+        if (pred > LZ_PRED_CUBIC || be > LZ_BE_HUFF || order > (pred != LZ_PRED_LORENZO) || scz__ld32(src + 28))
+            return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: invalid predictor, back end, axis order or reserved bytes");
+        if (r < 1 || r > h->knobs[0])
+            return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: radius %u (stream limit %u)", r, h->knobs[0]);
+    }
+    if (n > UINT32_MAX - 1) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk too large");
+    lz_geo g;
+    geo_extents(cg, &g);
+    unsigned lb[3] = {src[2], src[3], src[4]}, lsum = 0;
+    if (src[1] != g.rank) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: coding rank %u, expected %u", src[1], g.rank);
+    for (unsigned d = 0; d < 3; d++) {
+        int ok = pred != LZ_PRED_LORENZO ? lb[d] == 0
+                 : d < g.rank            ? lb[d] >= 1 && lb[d] <= LZ_MAX_BLOCK_LOG2
+                                         : lb[d] == 0;
+        if (!ok) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: invalid block shape");
+        lsum += lb[d];
+    }
+    if (lsum > LZ_MAX_BLOCK_LOG2) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: block too large");
+    geo_blocks(&g, lb);
+    const uint64_t hdr = level ? LZ1_HDR : LZ_HDR;
+    const uint8_t *body = src + hdr;
+    uint64_t blen = size - hdr;
+    /* slot 2 (slot 3 may hold the caller's chunk table): the back end's
+     * body, then the interpolation's reconstructed values */
+    uint64_t B = 0;
+    if (be == LZ_BE_HUFF) {
+        /* the body's bytes as a Huffman stream (K = 256): at most 8 symbols per byte of stream */
+        if (blen < SCZ_HUFF_HDR_BYTES) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: back end truncated");
+        B = scz__ld32(body + 4);
+        if (B < 1 || B > 8 * blen) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: back end of %llu bytes",
+                                                    (unsigned long long)B);
+    }
+    size_t o_r = be == LZ_BE_HUFF ? al64(B) + al64(sizeof(scz_huff_dec)) : 0;
+    size_t need2 = o_r + (pred != LZ_PRED_LORENZO ? 16 * (size_t)n + 64 : 0); /* R and Dv */
+    uint8_t *w2 = need2 ? scz__scratch(ctx, 2, need2) : NULL;
+    if (need2 && !w2) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory");
+    double *Rv = pred != LZ_PRED_LORENZO ? (double *)(w2 + o_r) : NULL;
+    if (be == LZ_BE_HUFF) {
+        uint64_t used;
+        scz_status st = scz__hs_read(ctx, body, blen, 256, B, (scz_huff_dec *)(w2 + al64(B)), w2, 1,
+                                     scz__threads(ctx), &used);
+        if (st) return st;
+        if (used != blen) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: bytes after the back end's stream");
+        body = w2;
+        blen = B;
+    }
+    return lz_decode_body(ctx, h, &g, es, wf, n_out, n_verb, obytes, body, blen, r, pred, order, Rv, dst);
 }
 
 /* The PSNR rule's passes computed elsewhere (the GPU, lossy_enc.cu): the

@@ -20,6 +20,26 @@ extern "C" {
 #define LZ_MAX_RADIUS 32767u      /* alphabet 2r+2 <= 65536 */
 #define LZ_HDR 24u                /* chunk payload header */
 
+/* Level (knobs[2]): 0 the format of 7.1-7.8; 1 high ratio (7.9-7.10):
+ * a 32-byte chunk header with the chunk's radius, predictor and back end. */
+#define LZ_LEVEL_MAX 1u
+#define LZ1_HDR 32u
+#define LZ_PRED_LORENZO 0u
+#define LZ_PRED_LINEAR 1u
+#define LZ_PRED_CUBIC 2u
+#define LZ_BE_NONE 0u
+#define LZ_BE_HUFF 1u   /* the body as a Huffman stream of its bytes (K = 256) */
+
+/* Predictor estimate (7.10): samples i = LZ1_SAMPLE_OFF + k LZ1_SAMPLE_STEP,
+ * cost 2 x bits + LZ1_COST_NZ per non-zero code; where it picks Lorenzo
+ * and an interpolation costs at most LZ1_TRIAL x Lorenzo's, both payloads
+ * are formed and the smaller kept. */
+#define LZ1_SAMPLE_OFF 3u
+#define LZ1_SAMPLE_STEP 37u
+#define LZ1_COST_NZ 1u
+#define LZ1_TRIAL 2u
+#define LZ1_TRIAL_ZERO 2u /* ... and Lorenzo's cost below 2 per sample (mostly zeros) */
+
 /* workflows (payload byte 0 and the chunk's codec_info) */
 #define LZ_WF_STORED 0u
 #define LZ_WF_HUFFMAN 1u

@@ -13,7 +13,8 @@
  *   3..8   chunk dims d0 d1 d2 as u16, each + 1 (dims beyond the rank: 1)
  *   9..10  knobs[0] (lossy: quantization radius; gfc: dimensionality, a value
  *          outside 1..32 becomes 1 + value % 32)
- *   11     knobs[1] (lossy: workflow knob; 0 for gfc)
+ *   11     knobs[1] (lossy: bits 0-6 workflow knob, bit 7 knobs[2] = level;
+ *          0 for gfc)
  *   12..19 eb_abs (binary64; lossy only, as eb_user too, mode ABS)
  *   20..23 codec_info (u32)
  *   24..   payload
@@ -55,6 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         h.knobs[1] = 0;
     }
     if (codec == SCZ_CODEC_LOSSY) {
+        h.knobs[1] = data[11] & 0x7f;
+        h.knobs[2] = data[11] >> 7;
         h.eb_mode = SCZ_EB_ABS;
         h.eb_abs = h.eb_user = fz_ldf64(data + 12);
     }

@@ -16,7 +16,7 @@
  *   20     chunk_bytes: 0 = default, else byte * 1 KiB (clamped by the library)
  *   21..22 lossy knobs[0] (radius): value % 32768 (0 = default);
  *          gfc knobs[0] (dimensionality): value % 33 (0 = default)
- *   23     lossy knobs[1] (workflow): byte % 3
+ *   23     lossy knobs[1] (workflow): (byte & 127) % 3; bit 7: knobs[2] (level 1)
  *   lzss:  knobs from bytes 21 (symbol: 0 default or 1 << (byte % 5 - 1)), 12..13
  *          (window, u16, 0 default), 23 (minimum match), 11 (shuffle % 3), 22 (lg:
  *          0 default or 7 + byte % 10)
@@ -135,7 +135,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         p.eb_mode = (scz_eb_mode)(1 + data[11] % 3);
         p.eb = fz_ldf64(data + 12);
         p.knobs[0] = fz_ld16(data + 21) % 32768u;
-        p.knobs[1] = data[23] % 3u;
+        p.knobs[1] = (data[23] & 0x7fu) % 3u;
+        p.knobs[2] = data[23] >> 7;
     }
     if (p.codec == SCZ_CODEC_LZSS) { /* every value below is valid (FORMAT.md 11.1) */
         p.knobs[0] = data[21] % 5u ? 1u << (data[21] % 5u - 1) : 0;

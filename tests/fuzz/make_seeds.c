@@ -85,6 +85,7 @@ static void roundtrip_seed(const char *name, const scz_params *p, const scz_shap
     h[20] = (uint8_t)(p->chunk_bytes >> 10 > 255 ? 0 : p->chunk_bytes >> 10);
     st16(h + 21, (uint16_t)p->knobs[0]);
     h[23] = (uint8_t)p->knobs[1];
+    if (p->codec == SCZ_CODEC_LOSSY) h[23] |= (uint8_t)(p->knobs[2] << 7); /* fuzz_roundtrip.c: level in bit 7 */
     if (p->codec == SCZ_CODEC_LZSS) { /* fuzz_roundtrip.c's lzss knob bytes */
         unsigned sb = 0;
         for (unsigned k = 1; k <= 4; k++)
@@ -146,6 +147,7 @@ static void emit(const char *name, const scz_params *p, const scz_shape *s, cons
         for (unsigned d = 0; d < 3; d++) st16(c + 3 + 2 * d, (uint16_t)(d < g.rank ? g.dims[d] - 1 : 0));
         st16(c + 9, (uint16_t)h.knobs[0]);
         c[11] = (uint8_t)h.knobs[1];
+        if (h.codec == SCZ_CODEC_LOSSY) c[11] |= (uint8_t)(h.knobs[2] << 7); /* fuzz_codec.c: level in bit 7 */
         scz__stf64(c + 12, h.eb_abs);
         if (h.codec == SCZ_CODEC_LZSS) { /* fuzz_codec.c's lzss knob bytes */
             scz__st32(c + 12, h.knobs[1]);
@@ -222,6 +224,8 @@ static void gfc(const char *tag, scz_dtype t, gen_family f, scz_shape s, uint32_
     free(a);
 }
 
+static uint32_t lossy_level; /* knobs[2] of the lossy seeds being made */
+
 static void lossy(const char *tag, scz_dtype t, gen_family f, scz_shape s, scz_eb_mode m, double eb, uint32_t radius,
                   uint32_t wf, uint64_t chunk) {
     s.dtype = t;
@@ -232,10 +236,11 @@ static void lossy(const char *tag, scz_dtype t, gen_family f, scz_shape s, scz_e
     p.eb = eb;
     p.knobs[0] = radius;
     p.knobs[1] = wf;
+    p.knobs[2] = lossy_level;
     p.chunk_bytes = chunk;
     char nm[300];
-    snprintf(nm, sizeof nm, "lossy_%s_%s_%s_%s_%s%g_r%u_w%u", tag, scz_dtype_name(t), gen_family_name(f),
-             dims_str(&s), scz_eb_mode_name(m), eb, radius, wf);
+    snprintf(nm, sizeof nm, "lossy_%s_%s_%s_%s_%s%g_r%u_w%u%s", tag, scz_dtype_name(t), gen_family_name(f),
+             dims_str(&s), scz_eb_mode_name(m), eb, radius, wf, lossy_level ? "_L1" : "");
     emit(nm, &p, &s, a);
     free(a);
 }
@@ -284,6 +289,10 @@ static void tiny_set(void) {
     huff("tiny", SCZ_DTYPE_U32, GEN_NOISY, mkshape(0, 2, 30, 10, 1, 1), 50, 0);
     lz("tiny", SCZ_DTYPE_U8, GEN_SMOOTH, mkshape(0, 1, 700, 1, 1, 1), 16, 1, 0, 0, 8, 0);
     lz("tiny", SCZ_DTYPE_F32, GEN_FILL_VALUE, mkshape(0, 2, 20, 12, 1, 1), 0, 0, 300, 0, 8, 0);
+    lossy_level = 1; /* level 1 (FORMAT.md 7.9): interpolation, back end */
+    lossy("tiny", SCZ_DTYPE_F32, GEN_SMOOTH, mkshape(0, 2, 24, 20, 1, 1), SCZ_EB_REL, 1e-2, 0, 0, 0);
+    lossy("tiny", SCZ_DTYPE_F64, GEN_FILL_VALUE, mkshape(0, 3, 6, 5, 4, 1), SCZ_EB_ABS, 0.5, 0, 2, 0);
+    lossy_level = 0;
 }
 
 static void generated_set(void) {
@@ -320,6 +329,13 @@ static void generated_set(void) {
         lossy("r1", t, GEN_NOISY, mkshape(0, 2, 64, 20, 1, 1), SCZ_EB_ABS, 1e-4, 1, 1, 0);
         lossy("big", t, GEN_CONSTANT, mkshape(0, 1, 70000, 1, 1, 1), SCZ_EB_REL, 1e-2, 0, 2, 0);
         lossy("bigsp", t, GEN_SPARSE, mkshape(0, 2, 300, 200, 1, 1), SCZ_EB_ABS, 1e-1, 0, 0, 0);
+        lossy_level = 1; /* level 1: every family, interpolation and Lorenzo, both back ends */
+        for (int f = 0; f < GEN_NUM_FAMILIES; f++) {
+            lossy("fam", t, (gen_family)f, mkshape(0, 2, 40, 30, 1, 1), SCZ_EB_REL, 1e-2, 0, 0, 0);
+            lossy("fam", t, (gen_family)f, mkshape(0, 3, 12, 11, 10, 1), SCZ_EB_ABS, 1e-3, 6, 1, 0);
+        }
+        for (int si = 0; si < ns; si++) lossy("shape", t, GEN_SMOOTH, shapes[si], SCZ_EB_REL, 1e-3, 0, 0, 0);
+        lossy_level = 0;
     }
     static const scz_dtype it[3] = {SCZ_DTYPE_U8, SCZ_DTYPE_U16, SCZ_DTYPE_U32};
     for (int ti = 0; ti < 3; ti++) {

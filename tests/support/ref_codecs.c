@@ -330,3 +330,343 @@ bytebuf ref_gfc(scz_dtype t, const void *data, uint64_t n, uint32_t dim, uint32_
     free(seg.p);
     return out;
 }
+
+/* ---- FORMAT.md 7.9-7.10: the level-1 `lossy` payload ---- */
+
+/* 7.9: linear (cubic = 0) or cubic prediction from the neighbours that
+ * exist, binary64, every operation rounded (volatile: nothing fused) */
+static double r1_interp(int cubic, double A, int hb, double B, int ha3, double A3, int hb3, double B3) {
+    volatile double u, v, w;
+    if (!hb) return A;
+    if (cubic && ha3 && hb3) {
+        u = A + B;
+        v = A3 + B3;
+        w = u * 9.0;
+        w = w - v;
+        return w * 0.0625;
+    }
+    if (cubic && hb3) {
+        u = A * 3.0;
+        v = B * 6.0;
+        w = u + v;
+        w = w - B3;
+        return w * 0.125;
+    }
+    if (cubic && ha3) {
+        u = A * 6.0;
+        v = B * 3.0;
+        w = u + v;
+        w = w - A3;
+        return w * 0.125;
+    }
+    u = A + B;
+    return u * 0.5;
+}
+
+/* 7.9 residual quantization of x against P: *q, *xr (x'); 1 if verbatim */
+static int r1_rquant(scz_dtype t, double x, double P, double eb, int64_t *q, double *xr) {
+    double h = 2 * eb, inv = h > 0 ? 1 / h : INFINITY, M = 6755399441055744.0;
+    volatile double dx = x - P, tt = dx * inv, tr = tt + M, qd = tr - M, y = qd * h, r = P + y;
+    double trv = tr;
+    uint64_t btr, bm;
+    memcpy(&btr, &trv, 8);
+    memcpy(&bm, &M, 8);
+    *q = (int64_t)(btr - bm);
+    *xr = t == SCZ_DTYPE_F32 ? (double)(float)r : r;
+    return !(fabs(tt) < 1125899906842624.0) || !(fabs(x - *xr) <= eb);
+}
+
+static unsigned r1_bits(uint64_t v) {
+    unsigned b = 0;
+    while (v) b++, v >>= 1;
+    return b;
+}
+
+/* the axis of an element of the interpolation order ord (7.9): among the
+ * non-zero coordinates with the fewest trailing zero bits, the largest
+ * axis (order 0) or the smallest (order 1); 99 for element 0 */
+static unsigned r1_axis(const uint64_t c[3], unsigned rank, unsigned ord, unsigned *tz) {
+    unsigned a = 99;
+    *tz = 99;
+    for (unsigned k = 0; k < rank; k++)
+        if (c[k]) {
+            unsigned z = 0;
+            while (!(c[k] >> z & 1)) z++;
+            if (z < *tz || (z == *tz && ord == 0)) *tz = z, a = k;
+        }
+    return a;
+}
+
+/* force: the predictor to use, or -1 for the writer's choice (7.10 step 1);
+ * ford: the axis order with a forced interpolation predictor */
+static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], double eb, uint32_t R, uint32_t wfreq,
+                        int force, unsigned ford) {
+    uint64_t e[3] = {1, 1, 1}, n = dims[0] * dims[1] * dims[2];
+    unsigned rank = 0;
+    for (int d = 0; d < 3; d++)
+        if (dims[d] != 1) e[rank++] = dims[d];
+    if (!rank) rank = 1;
+    size_t es = scz_dtype_size(t);
+    double h = 2 * eb, inv = h > 0 ? 1 / h : INFINITY, M = 6755399441055744.0;
+    uint64_t *q = malloc(8 * n), *Q = malloc(8 * n), *ord = malloc(8 * n);
+    uint8_t *V = malloc(n);
+    for (uint64_t i = 0; i < n; i++) {
+        double xv = elem(t, data, i);
+        double tt = xv * inv, tr = tt + M, qd = tr - M;
+        uint64_t btr, bm;
+        memcpy(&btr, &tr, 8);
+        memcpy(&bm, &M, 8);
+        double xr = t == SCZ_DTYPE_F32 ? (double)(float)(qd * h) : qd * h;
+        V[i] = !(fabs(tt) < 1125899906842624.0) || !(fabs(xv - xr) <= eb);
+        q[i] = btr - bm;
+    }
+    uint64_t st[3] = {1, e[0], e[0] * e[1]};
+    unsigned lb[3] = {0, 0, 0};
+    for (unsigned d = 0; d < rank; d++) lb[d] = lz_block_log2[rank][d];
+    /* 7.10 step 1: the predictor */
+    uint64_t C[5] = {0, 0, 0, 0, 0}, S = 0;
+    for (uint64_t i = 3; i < n; i += 37) {
+        uint64_t c[3] = {i % e[0], (i / e[0]) % e[1], i / (e[0] * e[1])};
+        int bad = V[i];
+        uint64_t PL = 0;
+        for (unsigned m = 1; m < (1u << rank); m++) { /* Lorenzo terms inside the block */
+            int in = 1, odd = 0;
+            uint64_t j = i;
+            for (unsigned k = 0; k < rank; k++)
+                if (m >> k & 1) {
+                    if (c[k] % ((uint64_t)1 << lb[k]) == 0) in = 0;
+                    j -= st[k];
+                    odd ^= 1;
+                }
+            if (!in) continue;
+            bad |= V[j];
+            PL = odd ? PL + q[j] : PL - q[j];
+        }
+        unsigned tz;
+        if (r1_axis(c, rank, 0, &tz) == 99) continue;
+        int64_t qq[2][2];
+        for (unsigned od = 0; od < 2 && !bad; od++) {
+            unsigned a = r1_axis(c, rank, od, &tz);
+            uint64_t s = (uint64_t)1 << tz, ca = c[a], o = s * st[a];
+            int hb = ca + s < e[a], ha3 = hb && ca >= 3 * s, hb3 = hb && ca + 3 * s < e[a];
+            bad |= V[i - o] | (hb && V[i + o]) | (ha3 && V[i - 3 * o]) | (hb3 && V[i + 3 * o]);
+            if (bad) break;
+            /* neighbours as prequantization reconstructs them (7.3) */
+#define XP(j) (t == SCZ_DTYPE_F32 ? (double)(float)((double)(int64_t)q[j] * h) : (double)(int64_t)q[j] * h)
+            double A = XP(i - o), B = hb ? XP(i + o) : 0, A3 = ha3 ? XP(i - 3 * o) : 0, B3 = hb3 ? XP(i + 3 * o) : 0;
+#undef XP
+            double xr;
+            bad |= r1_rquant(t, elem(t, data, i), r1_interp(0, A, hb, B, 0, 0, 0, 0), eb, &qq[od][0], &xr) ||
+                   r1_rquant(t, elem(t, data, i), r1_interp(1, A, hb, B, ha3, A3, hb3, B3), eb, &qq[od][1], &xr);
+        }
+        if (bad) continue;
+        uint64_t d5[5] = {q[i] - PL, (uint64_t)qq[0][0], (uint64_t)qq[0][1], (uint64_t)qq[1][0], (uint64_t)qq[1][1]};
+        S++;
+        for (int k = 0; k < 5; k++) {
+            uint64_t zz = (d5[k] << 1) ^ (uint64_t)((int64_t)d5[k] >> 63);
+            unsigned b = r1_bits(zz);
+            C[k] += b ? 2 * b + 1 : 0;
+        }
+    }
+    /* the smallest interpolation cost, ties: cubic 0, linear 0, cubic 1, linear 1 */
+    unsigned pred = 0, order = 0;
+    uint64_t cbest = C[2];
+    unsigned bp = 2, bo = 0;
+    if (C[1] < cbest) cbest = C[1], bp = 1, bo = 0;
+    if (C[4] < cbest) cbest = C[4], bp = 2, bo = 1;
+    if (C[3] < cbest) cbest = C[3], bp = 1, bo = 1;
+    if (cbest < C[0]) pred = bp, order = bo;
+
+    if (force >= 0) {
+        pred = (unsigned)force;
+        order = pred ? ford : 0;
+    } else if (pred == 0 && cbest <= 2 * C[0] && C[0] < 2 * S) { /* both payloads, the smaller */
+        free(q), free(Q), free(ord), free(V);
+        bytebuf a = r1_lossy(t, data, dims, eb, R, wfreq, 0, 0),
+                b = r1_lossy(t, data, dims, eb, R, wfreq, 1, C[3] < C[1]);
+        if (b.n < a.n) {
+            free(a.p);
+            return b;
+        }
+        free(b.p);
+        return a;
+    }
+    if (pred) lb[0] = lb[1] = lb[2] = 0;
+    /* code order */
+    uint64_t no = 0;
+    if (!pred) {
+        uint64_t s[3], nb[3];
+        for (int d = 0; d < 3; d++) {
+            s[d] = (uint64_t)1 << lb[d];
+            nb[d] = (e[d] + s[d] - 1) / s[d];
+        }
+        for (uint64_t bz = 0; bz < nb[2]; bz++)
+            for (uint64_t by = 0; by < nb[1]; by++)
+                for (uint64_t bx = 0; bx < nb[0]; bx++)
+                    for (uint64_t z = bz * s[2]; z < (bz + 1) * s[2] && z < e[2]; z++)
+                        for (uint64_t y = by * s[1]; y < (by + 1) * s[1] && y < e[1]; y++)
+                            for (uint64_t x = bx * s[0]; x < (bx + 1) * s[0] && x < e[0]; x++)
+                                ord[no++] = (z * e[1] + y) * e[0] + x;
+    } else {
+        unsigned L = 0;
+        for (unsigned k = 0; k < rank; k++)
+            while (((uint64_t)1 << L) < e[k]) L++;
+        ord[no++] = 0;
+        for (int lv = (int)L - 1; lv >= 0; lv--) {
+            uint64_t s = (uint64_t)1 << lv;
+            for (unsigned j = 0; j < rank; j++) {
+                unsigned a = order ? rank - 1 - j : j;
+                if (s >= e[a]) continue;
+                for (uint64_t z = 0; z < e[2]; z++)
+                    for (uint64_t y = 0; y < e[1]; y++)
+                        for (uint64_t x = 0; x < e[0]; x++) {
+                            uint64_t c[3] = {x, y, z};
+                            int ok = c[a] % (2 * s) == s;
+                            for (unsigned k = 0; k < rank; k++)
+                                if (k != a) ok &= c[k] % ((order ? k > a : k < a) ? s : 2 * s) == 0;
+                            if (ok) ord[no++] = (z * e[1] + y) * e[0] + x;
+                        }
+            }
+        }
+    }
+    /* 7.10 step 2: errors with radius R, then the chunk's radius */
+    int64_t *dl = malloc(8 * n);
+    double *Rd = malloc(8 * n);
+    uint8_t *vv = malloc(n);
+    uint64_t maxin = 0;
+    for (uint64_t ci = 0; ci < n; ci++) {
+        uint64_t i = ord[ci], c[3] = {i % e[0], (i / e[0]) % e[1], i / (e[0] * e[1])}, P = 0;
+        if (!pred) {
+            for (unsigned m = 1; m < 8; m++) {
+                int in = 1, odd = 0;
+                uint64_t j = i;
+                for (unsigned k = 0; k < 3; k++)
+                    if (m >> k & 1) {
+                        if (c[k] % ((uint64_t)1 << lb[k]) == 0) in = 0;
+                        j -= st[k];
+                        odd ^= 1;
+                    }
+                if (in) P = odd ? P + Q[j] : P - Q[j];
+            }
+            Q[i] = V[i] ? P : q[i];
+            dl[ci] = (int64_t)(Q[i] - P);
+            vv[ci] = V[i];
+        } else {
+            double Pd = 0;
+            if (ci) {
+                unsigned tz, a = r1_axis(c, rank, order, &tz);
+                uint64_t s = (uint64_t)1 << tz, ca = c[a], o = s * st[a];
+                int hb = ca + s < e[a], ha3 = hb && ca >= 3 * s, hb3 = hb && ca + 3 * s < e[a];
+                Pd = r1_interp(pred == 2, Rd[i - o], hb, hb ? Rd[i + o] : 0, ha3, ha3 ? Rd[i - 3 * o] : 0, hb3,
+                               hb3 ? Rd[i + 3 * o] : 0);
+            }
+            int64_t qq;
+            double xr;
+            vv[ci] = (uint8_t)r1_rquant(t, elem(t, data, i), Pd, eb, &qq, &xr);
+            Rd[i] = vv[ci] ? Pd : xr;
+            dl[ci] = vv[ci] ? 0 : qq;
+        }
+        if (!vv[ci] && dl[ci] > -(int64_t)R && dl[ci] < (int64_t)R) {
+            uint64_t m = dl[ci] < 0 ? (uint64_t)-dl[ci] : (uint64_t)dl[ci];
+            if (m > maxin) maxin = m;
+        }
+    }
+    uint32_t r = (uint32_t)maxin + 1;
+    uint16_t *codes = calloc(n ? n : 1, 2);
+    bytebuf outl = {0}, verb = {0};
+    uint64_t n_out = 0, n_verb = 0, prev_out = 0, last_bits = 0;
+    int have_last = 0;
+    for (uint64_t ci = 0; ci < n; ci++) {
+        uint64_t i = ord[ci];
+        if (vv[ci]) {
+            uint64_t bits = 0;
+            memcpy(&bits, (const uint8_t *)data + i * es, es);
+            if (have_last && bits == last_bits) codes[ci] = (uint16_t)(2 * r + 1);
+            else {
+                codes[ci] = (uint16_t)(2 * r);
+                bb_put(&verb, (const uint8_t *)data + i * es, es);
+                n_verb++;
+            }
+            have_last = 1;
+            last_bits = bits;
+        } else if (dl[ci] > -(int64_t)r && dl[ci] < (int64_t)r) { /* (a verbatim element is coded above) */
+            codes[ci] = (uint16_t)(dl[ci] + r);
+        } else {
+            codes[ci] = 0;
+            bb_varint(&outl, ci - prev_out);
+            bb_varint(&outl, ((uint64_t)dl[ci] << 1) ^ (uint64_t)(dl[ci] >> 63));
+            prev_out = ci + 1;
+            n_out++;
+        }
+    }
+    /* 7.10 step 3: bodies, back end, workflow */
+    uint32_t K = 2 * r + 2;
+    bytebuf hs = {0}, rl = {0};
+    ref_hs(&hs, codes, n, K);
+    uint64_t total_bits = scz__ld64(hs.p + 8), runs = 1;
+    for (uint64_t i = 1; i < n; i++) runs += codes[i] != codes[i - 1];
+    int try_h = wfreq != 2, try_r = wfreq == 2 || (wfreq == 0 && (100 * total_bits <= 109 * n ||
+                                      (double)runs * fmax(3.5, (double)total_bits / (double)n + 1.5) < (double)total_bits));
+    if (try_r) {
+        uint16_t *rv = malloc(2 * n), *rlen = malloc(2 * n);
+        uint64_t nr = 0;
+        for (uint64_t i = 0; i < n;) {
+            uint64_t j = i;
+            while (j < n && codes[j] == codes[i] && j - i < 65536) j++;
+            rv[nr] = codes[i];
+            rlen[nr++] = (uint16_t)(j - i - 1);
+            i = j;
+        }
+        bb_u32(&rl, nr);
+        ref_hs(&rl, rv, nr, K);
+        ref_hs(&rl, rlen, nr, 65536);
+        free(rv);
+        free(rlen);
+    }
+    bytebuf body[2] = {{0}, {0}}, bend[2] = {{0}, {0}};
+    uint64_t fin[2] = {UINT64_MAX, UINT64_MAX};
+    int use_be[2] = {0, 0};
+    for (int w = 0; w < 2; w++) {
+        if (!(w ? try_r : try_h)) continue;
+        bytebuf *b = &body[w];
+        bb_put(b, w ? rl.p : hs.p, w ? rl.n : hs.n);
+        if (outl.n) bb_put(b, outl.p, outl.n);
+        if (verb.n) bb_put(b, verb.p, verb.n);
+        fin[w] = 32 + b->n;
+        if (b->n >= 1 && b->n <= 4294967294u) {
+            uint16_t *sy = malloc(2 * b->n);
+            for (size_t k = 0; k < b->n; k++) sy[k] = b->p[k];
+            ref_hs(&bend[w], sy, b->n, 256);
+            free(sy);
+            if (bend[w].n < b->n) use_be[w] = 1, fin[w] = 32 + bend[w].n;
+        }
+    }
+    int w = fin[1] < fin[0];
+    bytebuf o = {0};
+    if (fin[w] >= 24 + n * es) {
+        for (int k = 0; k < 24; k++) bb_u8(&o, 0);
+        bb_put(&o, data, n * es);
+    } else {
+        bb_u8(&o, w ? 2 : 1);
+        bb_u8(&o, rank);
+        for (int d = 0; d < 3; d++) bb_u8(&o, lb[d]);
+        bb_u8(&o, pred);
+        bb_u8(&o, use_be[w]);
+        bb_u8(&o, order);
+        bb_u32(&o, n_out);
+        bb_u32(&o, n_verb);
+        bb_u64(&o, outl.n);
+        bb_u32(&o, r);
+        bb_u32(&o, 0);
+        if (use_be[w]) bb_put(&o, bend[w].p, bend[w].n);
+        else bb_put(&o, body[w].p, body[w].n);
+    }
+    for (int k = 0; k < 2; k++) free(body[k].p), free(bend[k].p);
+    free(q), free(Q), free(ord), free(V), free(dl), free(codes), free(Rd), free(vv);
+    free(outl.p), free(verb.p), free(hs.p), free(rl.p);
+    return o;
+}
+
+bytebuf ref_lossy1(scz_dtype t, const void *data, const uint64_t dims[3], double eb, uint32_t R, uint32_t wfreq) {
+    return r1_lossy(t, data, dims, eb, R, wfreq, -1, 0);
+}

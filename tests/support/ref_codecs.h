@@ -29,6 +29,10 @@ void ref_hs(bytebuf *o, const uint16_t *syms, uint64_t count, uint32_t K);
  * first) with absolute bound eb, radius r and workflow knob wfreq. */
 bytebuf ref_lossy(scz_dtype t, const void *data, const uint64_t dims[3], double eb, uint32_t r, uint32_t wfreq);
 
+/* FORMAT.md 7.9-7.10: the level-1 `lossy` payload (knobs[2] = 1) with
+ * absolute bound eb, radius limit R = knobs[0] and workflow knob wfreq. */
+bytebuf ref_lossy1(scz_dtype t, const void *data, const uint64_t dims[3], double eb, uint32_t R, uint32_t wfreq);
+
 /* FORMAT.md 10: the `gfc` payload of one chunk of n values (f32 or f64)
  * with dimensionality dim (1..32); *info = its codec_info (0 coded, 1
  * stored). */

@@ -1,0 +1,276 @@
+/*
+ * lossy_interp.h -- level-1 kernels of the lossy codec (docs/FORMAT.md
+ * 7.9-7.10), included by lossy.c once per element type with LZ_T, LZ_U and
+ * LZ_SFX defined (as lossy_kern.h): the predictor estimate and the
+ * multilevel interpolation predictor over a whole chunk, with residual
+ * quantization against the values a decoder reconstructs (lz_rquant,
+ * lz_rrecon in lossy.c: one definition of each operation for both sides).
+ */
+#define LZ_CAT2(a, b) a##b
+#define LZ_CAT(a, b) LZ_CAT2(a, b)
+#define LZ_FN(name) LZ_CAT(name, LZ_SFX)
+
+#ifndef LZ_SWEEPS
+/* The sweeps of the interpolation order (FORMAT.md 7.9) after element 0:
+ * levels s = 2^(L-1) .. 1, in each the axes in the chunk's order (rev: the
+ * slowest first); a sweep's rows go to Tp threads (its elements depend on
+ * earlier sweeps only). BODY(i, P, ci): element index, prediction from R,
+ * code index (traversal position). The pragma names the variable Tp of
+ * the caller (a _Pragma string is not macro-expanded). */
+#define LZ_SWEEPS(g, cubic, rev, R, Tp, BODY)                                                              \
+    do {                                                                                                   \
+        const unsigned n_ = (g)->rank;                                                                     \
+        const uint64_t e_[3] = {(g)->e[0], (g)->e[1], (g)->e[2]};                                          \
+        const uint64_t st_[3] = {1, e_[0], e_[0] * e_[1]};                                                 \
+        uint64_t base_ = 1;                                                                                \
+        for (unsigned lv_ = lz_levels(g); lv_-- > 0;) {                                                    \
+            const uint64_t s_ = (uint64_t)1 << lv_;                                                        \
+            for (unsigned j_ = 0; j_ < n_; j_++) {                                                         \
+                const unsigned a_ = (rev) ? n_ - 1 - j_ : j_;                                              \
+                if (s_ >= e_[a_]) continue;                                                                \
+                uint64_t b_[3] = {0, 0, 0}, d_[3], cnt_[3];                                                \
+                for (unsigned k_ = 0; k_ < 3; k_++) d_[k_] = ((rev) ? k_ > a_ : k_ < a_) ? s_ : 2 * s_;    \
+                b_[a_] = s_;                                                                               \
+                for (unsigned k_ = 0; k_ < 3; k_++)                                                        \
+                    cnt_[k_] = b_[k_] < e_[k_] ? (e_[k_] - 1 - b_[k_]) / d_[k_] + 1 : 0;                   \
+                const uint64_t rows_ = cnt_[1] * cnt_[2], nx_ = cnt_[0], sa_ = st_[a_], ea_ = e_[a_];      \
+                if (!rows_ || !nx_) continue;                                                              \
+                _Pragma("omp parallel for schedule(static) num_threads(Tp) if (Tp > 1 && rows_ * nx_ >= 32768)") \
+                for (uint64_t rr_ = 0; rr_ < rows_; rr_++) {                                               \
+                    const uint64_t z_ = b_[2] + rr_ / cnt_[1] * d_[2], y_ = b_[1] + rr_ % cnt_[1] * d_[1]; \
+                    const uint64_t row_ = (z_ * e_[1] + y_) * e_[0], c0_ = base_ + rr_ * nx_;              \
+                    const uint64_t tc_ = a_ == 1 ? y_ : z_;                                                \
+                    for (uint64_t k_ = 0; k_ < nx_; k_++) {                                                \
+                        const uint64_t x_ = b_[0] + k_ * d_[0], i_ = row_ + x_;                            \
+                        BODY(i_, lz_ipred(R, i_, a_ == 0 ? x_ : tc_, s_, sa_, ea_, cubic), c0_ + k_);      \
+                    }                                                                                      \
+                }                                                                                          \
+                base_ += rows_ * nx_;                                                                      \
+            }                                                                                              \
+        }                                                                                                  \
+    } while (0)
+#endif
+
+/* Prequantized value of element i and whether it is verbatim (7.3). */
+static inline int LZ_FN(lz_pq)(const LZ_T *src, uint64_t i, const lz_qp *qp, uint64_t *q) {
+    int64_t v;
+    double e;
+    int bad = LZ_FN(lz_prequant)(src[i], qp->recip, qp->ebx2, qp->eb, &v, &e);
+    *q = (uint64_t)v;
+    return bad;
+}
+
+/* Predictor estimate (FORMAT.md 7.10): the exact prediction errors of
+ * Lorenzo (costs[0]), linear (costs[1]) and cubic (costs[2]) interpolation
+ * at the sample elements i = LZ1_SAMPLE_OFF + k LZ1_SAMPLE_STEP whose
+ * neighbourhoods hold no verbatim element, each costing lz_cost(error):
+ * costs[0] Lorenzo, [1] linear and [2] cubic in axis order 0, [3] linear
+ * and [4] cubic in axis order 1; costs[5] = the number of those samples. */
+static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, int T, uint64_t costs[6]) {
+    const unsigned n = g->rank;
+    const uint64_t e[3] = {g->e[0], g->e[1], g->e[2]};
+    const uint64_t st[3] = {1, e[0], e[0] * e[1]};
+    unsigned lb[3] = {0, 0, 0};
+    for (unsigned d = 0; d < n; d++) lb[d] = lz_block_log2[n][d];
+    uint64_t k0 = 0, k1 = 0, k2 = 0, k3 = 0, k4 = 0, k5 = 0; /* integer sums: any thread count, same result */
+    const uint64_t ns = g->n > LZ1_SAMPLE_OFF ? (g->n - LZ1_SAMPLE_OFF + LZ1_SAMPLE_STEP - 1) / LZ1_SAMPLE_STEP : 0;
+#pragma omp parallel for schedule(static) num_threads(T) reduction(+ : k0, k1, k2, k3, k4, k5) if (T > 1 && ns > 8192)
+    for (uint64_t si = 0; si < ns; si++) {
+        const uint64_t i = LZ1_SAMPLE_OFF + si * LZ1_SAMPLE_STEP;
+        const uint64_t c[3] = {i % e[0], i / e[0] % e[1], i / st[2]};
+        uint64_t q, v;
+        if (LZ_FN(lz_pq)(src, i, qp, &q)) continue;
+        /* Lorenzo inside the element's block (zero outside it) */
+        uint64_t p = 0;
+        int bad = 0;
+        for (unsigned m = 1; m < (1u << n) && !bad; m++) {
+            uint64_t j = i;
+            int in = 1;
+            for (unsigned k = 0; k < n; k++)
+                if (m >> k & 1) {
+                    in &= (c[k] & (((uint64_t)1 << lb[k]) - 1)) != 0;
+                    j -= st[k];
+                }
+            if (!in) continue;
+            bad |= LZ_FN(lz_pq)(src, j, qp, &v);
+            if (__builtin_popcount(m) & 1) p += v;
+            else p -= v;
+        }
+        if (bad) continue;
+        /* interpolation: the element's level s, its axis a in either order
+         * (7.9): the largest (order 0) or the smallest (order 1) k whose
+         * non-zero coordinate has the fewest trailing zero bits */
+        unsigned tz = 64, ax[2] = {0, 0};
+        for (unsigned k = 0; k < n; k++)
+            if (c[k]) {
+                unsigned t = (unsigned)__builtin_ctzll(c[k]);
+                if (t < tz) tz = t, ax[1] = k;
+                if (t <= tz) ax[0] = k;
+            }
+        if (tz == 64) continue; /* element 0 */
+        const uint64_t s = (uint64_t)1 << tz;
+        int64_t qi[2][2]; /* [order][linear, cubic] */
+        const int f32 = sizeof(LZ_T) == 4;
+        for (int od = 0; od < 2 && !bad; od++) {
+            const unsigned a = ax[od];
+            const uint64_t ca = c[a], ea = e[a], o = s * st[a];
+            uint64_t l1, r1 = 0, l3 = 0, r3 = 0;
+            const int hr1 = ca + s < ea, hl3 = hr1 && ca >= 3 * s, hr3 = hr1 && ca + 3 * s < ea;
+            bad = LZ_FN(lz_pq)(src, i - o, qp, &l1);
+            if (hr1) bad |= LZ_FN(lz_pq)(src, i + o, qp, &r1);
+            if (hl3) bad |= LZ_FN(lz_pq)(src, i - 3 * o, qp, &l3);
+            if (hr3) bad |= LZ_FN(lz_pq)(src, i + 3 * o, qp, &r3);
+            if (bad) break;
+            /* residual quantization of the interpolation of the neighbours as
+             * prequantization reconstructs them (7.3): an error like a
+             * decoder's, within the bound */
+#define LZ_EST_R(v) ((double)LZ_FN(lz_recon)((double)(int64_t)(v), qp->ebx2))
+            const double A = LZ_EST_R(l1), B = hr1 ? LZ_EST_R(r1) : 0.0;
+            const double A3 = hl3 ? LZ_EST_R(l3) : 0.0, B3 = hr3 ? LZ_EST_R(r3) : 0.0;
+#undef LZ_EST_R
+            double xr;
+            bad = lz_rquant((double)src[i], lz_finterp(0, A, hr1, B, 0, 0.0, 0, 0.0), qp->recip, qp->ebx2, qp->eb,
+                            f32, &qi[od][0], &xr);
+            bad |= lz_rquant((double)src[i], lz_finterp(1, A, hr1, B, hl3, A3, hr3, B3), qp->recip, qp->ebx2,
+                             qp->eb, f32, &qi[od][1], &xr);
+        }
+        if (bad) continue;
+        k0 += lz_cost(q - p);
+        k1 += lz_cost((uint64_t)qi[0][0]);
+        k2 += lz_cost((uint64_t)qi[0][1]);
+        k3 += lz_cost((uint64_t)qi[1][0]);
+        k4 += lz_cost((uint64_t)qi[1][1]);
+        k5++;
+    }
+    costs[0] = k0, costs[1] = k1, costs[2] = k2, costs[3] = k3, costs[4] = k4, costs[5] = k5;
+}
+
+/* Interpolation encoder over the whole chunk (FORMAT.md 7.9): residual
+ * quantization of each element against the interpolation of the values a
+ * decoder reconstructs (R, scratch of n doubles); codes in traversal order
+ * with radius qp->radius, outliers, verbatim positions and histograms per
+ * code range ts[0 .. Tp-1]. The elements of one sweep (level, axis)
+ * depend only on earlier sweeps: its rows go to Tp threads, each element's
+ * code at its traversal position; outliers leave their error at odel[ci]
+ * and verbatim elements their index at vpos[ci] and a placeholder code,
+ * and one pass in code order then builds the lists and decides V_new /
+ * V_repeat (the result does not depend on Tp). */
+static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, int cubic, int rev, int Tp,
+                                 lz_tstate *ts, uint16_t *codes, uint32_t *oidx, int64_t *odel, uint32_t *vpos,
+                                 double *R) {
+    const int64_t r = qp->radius;
+    const uint64_t span = 2 * (uint64_t)r - 1;
+    const uint16_t vnew = (uint16_t)LZ_VNEW(r), vrep = (uint16_t)LZ_VREP(r);
+    const double recip = qp->recip, ebx2 = qp->ebx2, eb = qp->eb;
+    const int f32 = sizeof(LZ_T) == 4;
+#define LZ_QUANT(ii, P, ci)                                                                                \
+    do {                                                                                                   \
+        int64_t q_;                                                                                        \
+        double xr_;                                                                                        \
+        if (lz_rquant((double)src[ii], (P), recip, ebx2, eb, f32, &q_, &xr_)) {                           \
+            R[ii] = (P);                                                                                   \
+            codes[ci] = vnew; /* placeholder: V_new or V_repeat below */                                   \
+            vpos[ci] = (uint32_t)(ii);                                                                     \
+        } else {                                                                                           \
+            R[ii] = xr_;                                                                                   \
+            if ((uint64_t)q_ + (uint64_t)(r - 1) < span) {                                                 \
+                codes[ci] = (uint16_t)(q_ + r);                                                            \
+            } else {                                                                                       \
+                codes[ci] = LZ_CODE_OUTLIER;                                                               \
+                odel[ci] = q_;                                                                             \
+            }                                                                                              \
+        }                                                                                                  \
+    } while (0)
+    LZ_QUANT(0, 0.0, 0);
+    LZ_SWEEPS(g, cubic, rev, R, Tp, LZ_QUANT);
+#undef LZ_QUANT
+    /* per code range ts[t] (Tp ranges, as Lorenzo's thread ranges): its
+     * lists at [c0, c0 + count) of oidx / odel / vpos (written at or below
+     * the position read), V_new or V_repeat within the range (lossy.c joins
+     * the ranges), its histogram */
+#pragma omp parallel for schedule(static, 1) num_threads(Tp) if (Tp > 1)
+    for (int t = 0; t < Tp; t++) {
+        lz_tstate *tsr = &ts[t];
+        uint32_t *hist = tsr->hist;
+        uint64_t no = tsr->c0, nvp = tsr->c0;
+        for (uint64_t ci = tsr->c0; ci < tsr->c1; ci++) {
+            uint16_t c = codes[ci];
+            if (c == LZ_CODE_OUTLIER) {
+                oidx[no] = (uint32_t)ci;
+                odel[no++] = odel[ci];
+            } else if (c == vnew) {
+                const uint32_t ii = vpos[ci];
+                LZ_U bits;
+                memcpy(&bits, src + ii, sizeof bits);
+                if (tsr->has_verb && (uint64_t)bits == tsr->last_bits) {
+                    c = vrep;
+                } else {
+                    vpos[nvp++] = ii;
+                }
+                if (!tsr->has_verb) {
+                    tsr->has_verb = 1;
+                    tsr->first_verb_code = ci;
+                    tsr->first_bits = bits;
+                }
+                tsr->last_bits = bits;
+                codes[ci] = c;
+            }
+            hist[c]++;
+        }
+        tsr->n_out = no - tsr->c0;
+        tsr->n_vnew = nvp - tsr->c0;
+    }
+}
+
+/* Interpolation decoder: codes in traversal order; R and Dv scratch of n
+ * doubles / int64 each. One pass in code order gives each code its error
+ * (or, for a verbatim code, its value's index) and validates the lists;
+ * then the sweeps in parallel (Tp threads). Returns 0 or -1 (outliers or
+ * verbatim values do not match the codes). */
+static int LZ_FN(interp_decode)(const lz_geo *g, LZ_T *dst, const lz_qp *qp, int cubic, int rev, int Tp,
+                                const uint16_t *codes, const uint32_t *oidx, const int64_t *odel, uint64_t n_out,
+                                const uint8_t *vvals, uint64_t n_verb, double *R, int64_t *Dv) {
+    const uint64_t r = (uint64_t)qp->radius, twor = 2 * r;
+    const uint16_t vnew = (uint16_t)LZ_VNEW(r);
+    const double ebx2 = qp->ebx2;
+    const int f32 = sizeof(LZ_T) == 4;
+    uint64_t op = 0, vp = 0;
+    for (uint64_t ci = 0; ci < g->n; ci++) {
+        const uint64_t c = codes[ci];
+        if (c >= twor) {
+            if (c == vnew) {
+                if (vp >= n_verb) return -1;
+                vp++;
+            } else if (vp == 0) {
+                return -1;
+            }
+            Dv[ci] = (int64_t)(vp - 1);
+        } else if (c == 0) {
+            if (op >= n_out || oidx[op] != ci) return -1;
+            Dv[ci] = odel[op++];
+        } else {
+            Dv[ci] = (int64_t)(c - r);
+        }
+    }
+    if (op != n_out || vp != n_verb) return -1;
+#define LZ_TAKE(ii, P, ci)                                                                                 \
+    do {                                                                                                   \
+        const double pp_ = (P);                                                                            \
+        if (codes[ci] >= twor) {                                                                           \
+            memcpy(dst + (ii), vvals + (uint64_t)Dv[ci] * sizeof(LZ_T), sizeof(LZ_T));                     \
+            R[ii] = pp_;                                                                                   \
+        } else {                                                                                           \
+            const double xr_ = lz_rrecon(pp_, Dv[ci], ebx2, f32);                                          \
+            dst[ii] = (LZ_T)xr_;                                                                           \
+            R[ii] = xr_;                                                                                   \
+        }                                                                                                  \
+    } while (0)
+    LZ_TAKE(0, 0.0, 0);
+    LZ_SWEEPS(g, cubic, rev, R, Tp, LZ_TAKE);
+#undef LZ_TAKE
+    return 0;
+}
+
+#undef LZ_FN
+#undef LZ_CAT
+#undef LZ_CAT2
