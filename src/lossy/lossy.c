@@ -20,6 +20,9 @@
 
 #include <fenv.h>
 #include <float.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#endif
 #include <math.h>
 #include <stdlib.h>
 #ifdef _OPENMP
@@ -257,10 +260,31 @@ static size_t al64(size_t x) { return (x + 63) & ~(size_t)63; }
 /* The bound's arithmetic rounds to nearest (FORMAT.md 7.1); a caller that
  * changed the rounding mode gets an error rather than a silently different
  * reconstruction. */
-static scz_status lz_check_fenv(scz_ctx *ctx) {
+/* Whether the calling thread flushes denormal results or inputs to zero
+ * (x86 MXCSR FTZ/DAZ, AArch64 FPCR.FZ; threads started later inherit it,
+ * as under -ffast-math's start-up code). 0 where it cannot be read. */
+static int lz_flush_mode(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    return (_mm_getcsr() & 0x8040u) != 0;
+#elif defined(__aarch64__)
+    uint64_t fpcr;
+    __asm__ volatile("mrs %0, fpcr" : "=r"(fpcr));
+    return (fpcr >> 24 & 1u) != 0;
+#else
+    return 0;
+#endif
+}
+
+static scz_status lz_check_fenv(scz_ctx *ctx, unsigned level) {
     if (fegetround() != FE_TONEAREST)
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED,
                          "lossy: the floating-point rounding mode is not round-to-nearest (fesetround)");
+    /* level 0 is immune to FTZ/DAZ (7.1); level 1's interpolation is not
+     * (7.10): refused rather than a bound missed near the smallest normals */
+    if (level && lz_flush_mode())
+        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED,
+                         "lossy level 1: flush-to-zero / denormals-are-zero is on in this thread (e.g. -ffast-math); "
+                         "level 1 needs IEEE denormals (FORMAT.md 7.10), level 0 does not");
     return SCZ_OK;
 }
 
@@ -705,7 +729,7 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
                                uint8_t *dst, uint64_t cap, uint64_t *out, uint32_t *info) {
     if (cg->count > UINT32_MAX - 1)
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "lossy: chunks of more than 2^32-2 elements");
-    if (lz_check_fenv(ctx)) return SCZ_ERR_UNSUPPORTED;
+    if (lz_check_fenv(ctx, 1)) return SCZ_ERR_UNSUPPORTED;
     lz_geo g;
     geo_extents(cg, &g);
     lz_qp qp;
@@ -988,7 +1012,7 @@ static scz_status lz_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk
     const unsigned es = cg->esize;
     if (n > UINT32_MAX - 1)
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "lossy: chunks of more than 2^32-2 elements");
-    if (lz_check_fenv(ctx)) return SCZ_ERR_UNSUPPORTED;
+    if (lz_check_fenv(ctx, 0)) return SCZ_ERR_UNSUPPORTED;
     lz_geo g;
     geo_extents(cg, &g);
     unsigned lb[3] = {lz_block_log2[g.rank][0], lz_block_log2[g.rank][1], lz_block_log2[g.rank][2]};
@@ -1315,7 +1339,7 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
     const uint64_t n = cg->count;
     const unsigned es = cg->esize;
     const unsigned level = h->knobs[2];
-    if (lz_check_fenv(ctx)) return SCZ_ERR_UNSUPPORTED;
+    if (lz_check_fenv(ctx, level)) return SCZ_ERR_UNSUPPORTED;
     if (size < LZ_HDR) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk shorter than its header");
     unsigned wf = src[0];
     if (wf != info || wf > LZ_WF_RLE)
