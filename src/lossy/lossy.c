@@ -675,6 +675,58 @@ static void write_tail(uint8_t *p, uint64_t obytes, const lz_tstate *ts, int T, 
 
 /* The back end's size for a body of B bytes (7.10): the Huffman stream of
  * its bytes, or UINT64_MAX where it is not allowed. */
+/* The run-length candidate of a chunk (7.5): whether it is evaluated (the
+ * workflow knob, or the auto rule's test against the codes' Huffman plan
+ * hc) and, if so, its runs, their two codebooks and stream plans. */
+typedef struct {
+    int on;                 /* evaluated */
+    uint64_t nruns;
+    int Tr;                 /* threads of the two streams */
+    scz_hs_info hv, hl;     /* run codes, run lengths - 1 */
+    uint16_t *vals, *lens;  /* the runs */
+    scz_huff_enc *bookv, *bookl;
+    uint64_t rs[LZ_MAXT + 1], rbv[LZ_MAXT], rbl[LZ_MAXT]; /* ranges and their bits */
+} lz_rle;
+
+static void rle_plan(scz_ctx *ctx, const scz_header *h, const uint16_t *codes, uint64_t n, int T, uint32_t K,
+                     const scz_hs_info *hc, uint32_t *bnd, uint32_t *rh, uint64_t *tot, void *work, lz_rle *R) {
+    R->nruns = 0;
+    R->Tr = T;
+    R->on = h->knobs[1] == 2;
+    if (h->knobs[1] == 0) {
+        /* the paper's criterion, or an estimate of the run-length payload
+         * (runs x max(3.5, Huffman bits per code + 1.5)) below Huffman's */
+        uint64_t runs = count_runs(codes, n, T);
+        double bits = (double)hc->total_bits, avg = bits / (double)n;
+        R->on = (uint64_t)LZ_RLE_DEN * hc->total_bits <= (uint64_t)LZ_RLE_NUM * n ||
+                (double)runs * fmax(LZ_RUN_BITS_MIN, avg + LZ_RUN_BITS_ADD) < bits;
+    }
+    if (!R->on) return;
+    R->nruns = scz__rle_encode(codes, n, LZ_MAX_RUN, T, bnd, R->vals, R->lens);
+    int Tr = pick_threads(ctx, R->nruns, R->nruns * 8);
+    if (Tr > T) Tr = T;
+    R->Tr = Tr;
+    scz__hist_ranges(R->vals, 2, R->nruns, Tr, K, rh, R->rs);
+    scz__hist_reduce(rh, Tr, K, tot, NULL, NULL);
+    scz__huff_build(tot, K, R->bookv, work);
+    scz__hist_reduce(rh, Tr, K, NULL, R->bookv, R->rbv);
+    scz__hs_plan(R->bookv, tot, R->nruns, &R->hv);
+    scz__hist_ranges(R->lens, 2, R->nruns, Tr, 65536, rh, R->rs);
+    scz__hist_reduce(rh, Tr, 65536, tot, NULL, NULL);
+    scz__huff_build(tot, 65536, R->bookl, work);
+    scz__hist_reduce(rh, Tr, 65536, NULL, R->bookl, R->rbl);
+    scz__hs_plan(R->bookl, tot, R->nruns, &R->hl);
+}
+
+/* Bytes of the run-length section (7.5): the run count and the two streams. */
+static uint64_t rle_size(const lz_rle *R) { return 4 + R->hv.size + R->hl.size; }
+
+static void rle_write(const lz_rle *R, uint8_t *p, uint8_t *gap) {
+    scz__st32(p, (uint32_t)R->nruns);
+    scz__hs_write(&R->hv, R->bookv, R->vals, 2, R->Tr, R->rs, R->rbv, p + 4, gap);
+    scz__hs_write(&R->hl, R->bookl, R->lens, 2, R->Tr, R->rs, R->rbl, p + 4 + R->hv.size, gap);
+}
+
 static uint64_t be_plan(const uint8_t *b, uint64_t B, uint64_t *tot, scz_huff_enc *book, void *work,
                         scz_hs_info *hi) {
     if (B == 0 || B > UINT32_MAX - 1) return UINT64_MAX;
@@ -915,41 +967,19 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     scz__hs_plan(book, total, n, &hc);
 
     /* 4. run-length candidate (the criterion of 7.5) */
-    uint64_t nruns = 0;
-    scz_hs_info hv, hl;
-    scz_huff_enc *bookv = (scz_huff_enc *)(w0 + o_book2), *bookl = (scz_huff_enc *)(w0 + o_book3);
     scz_huff_enc *bookb = (scz_huff_enc *)(w0 + o_book4);
-    uint16_t *vals = (uint16_t *)(w1 + s_vals), *lens = (uint16_t *)(w1 + s_lens);
-    uint64_t rsv[LZ_MAXT + 1], rbv[LZ_MAXT], rbl[LZ_MAXT];
-    int Tr = T;
-    int try_rle = h->knobs[1] == 2;
-    if (h->knobs[1] == 0) {
-        uint64_t runs = count_runs(codes, n, T);
-        double bits = (double)hc.total_bits, avg = bits / (double)n;
-        try_rle = (uint64_t)LZ_RLE_DEN * hc.total_bits <= (uint64_t)LZ_RLE_NUM * n ||
-                  (double)runs * fmax(LZ_RUN_BITS_MIN, avg + LZ_RUN_BITS_ADD) < bits;
-    }
-    if (try_rle) {
-        nruns = scz__rle_encode(codes, n, LZ_MAX_RUN, T, (uint32_t *)(w1 + s_bnd), vals, lens);
-        uint32_t *rh = (uint32_t *)(w0 + o_rh);
-        Tr = pick_threads(ctx, nruns, nruns * 8);
-        if (Tr > T) Tr = T;
-        scz__hist_ranges(vals, 2, nruns, Tr, K, rh, rsv);
-        scz__hist_reduce(rh, Tr, K, total2, NULL, NULL);
-        scz__huff_build(total2, K, bookv, w0 + o_work);
-        scz__hist_reduce(rh, Tr, K, NULL, bookv, rbv);
-        scz__hs_plan(bookv, total2, nruns, &hv);
-        scz__hist_ranges(lens, 2, nruns, Tr, 65536, rh, rsv);
-        scz__hist_reduce(rh, Tr, 65536, total2, NULL, NULL);
-        scz__huff_build(total2, 65536, bookl, w0 + o_work);
-        scz__hist_reduce(rh, Tr, 65536, NULL, bookl, rbl);
-        scz__hs_plan(bookl, total2, nruns, &hl);
-    }
+    lz_rle rl;
+    rl.vals = (uint16_t *)(w1 + s_vals);
+    rl.lens = (uint16_t *)(w1 + s_lens);
+    rl.bookv = (scz_huff_enc *)(w0 + o_book2);
+    rl.bookl = (scz_huff_enc *)(w0 + o_book3);
+    rle_plan(ctx, h, codes, n, T, K, &hc, (uint32_t *)(w1 + s_bnd), (uint32_t *)(w0 + o_rh), total2, w0 + o_work,
+             &rl);
 
     /* 5. bodies (workflow section, outliers, verbatim values), the back
      * end of each, the smallest final payload */
     const uint64_t tail = obytes + n_vnew * es;
-    const uint64_t bh = hc.size + tail, br = try_rle ? 4 + hv.size + hl.size + tail : 0;
+    const uint64_t bh = hc.size + tail, br = rl.on ? rle_size(&rl) + tail : 0;
     uint64_t gapb = 16 * ((bh > br ? bh : br) * 8 / SCZ_HUFF_UNIT_BITS + 2);
     /* slot 2 (the interpolation's R, no longer needed; slot 3 holds the
      * caller's chunk table) */
@@ -961,11 +991,9 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
         scz__hs_write(&hc, book, codes, 2, T, rs, rb, bodyh, w0 + o_gap);
         write_tail(bodyh + hc.size, obytes, ts, T, oidx, odel, vpos, sb, es);
     }
-    if (try_rle) {
-        scz__st32(bodyr, (uint32_t)nruns);
-        scz__hs_write(&hv, bookv, vals, 2, Tr, rsv, rbv, bodyr + 4, w0 + o_gap);
-        scz__hs_write(&hl, bookl, lens, 2, Tr, rsv, rbl, bodyr + 4 + hv.size, w0 + o_gap);
-        write_tail(bodyr + 4 + hv.size + hl.size, obytes, ts, T, oidx, odel, vpos, sb, es);
+    if (rl.on) {
+        rle_write(&rl, bodyr, w0 + o_gap);
+        write_tail(bodyr + rle_size(&rl), obytes, ts, T, oidx, odel, vpos, sb, es);
     }
     uint64_t *btot = total2; /* free again */
     scz_hs_info bi_h, bi_r;
@@ -974,7 +1002,7 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
         eh = be_plan(bodyh, bh, btot, bookb, w0 + o_work, &bi_h);
         fh = eh < bh ? eh : bh;
     }
-    if (try_rle) {
+    if (rl.on) {
         er = be_plan(bodyr, br, btot, bookb, w0 + o_work, &bi_r);
         fr = er < br ? er : br;
     }
@@ -1123,40 +1151,15 @@ static scz_status lz_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk
 
     /* 3. workflow */
     unsigned wf = LZ_WF_HUFFMAN;
-    uint64_t nruns = 0;
-    scz_hs_info hv, hl;
-    scz_huff_enc *bookv = (scz_huff_enc *)(w0 + o_book2), *bookl = (scz_huff_enc *)(w0 + o_book3);
-    uint16_t *vals = (uint16_t *)(w1 + s_vals), *lens = (uint16_t *)(w1 + s_lens);
-    uint64_t rsv[LZ_MAXT + 1], rbv[LZ_MAXT], rbl[LZ_MAXT];
-    int Tr = T;
-    int try_rle = h->knobs[1] == 2;
-    if (h->knobs[1] == 0) {
-        /* the paper's criterion, or an estimate of the run-length payload
-         * (runs x max(3.5, Huffman bits per code + 1.5)) below Huffman's */
-        uint64_t runs = count_runs(codes, n, T);
-        double bits = (double)hc.total_bits, avg = bits / (double)n;
-        try_rle = (uint64_t)LZ_RLE_DEN * hc.total_bits <= (uint64_t)LZ_RLE_NUM * n ||
-                  (double)runs * fmax(LZ_RUN_BITS_MIN, avg + LZ_RUN_BITS_ADD) < bits;
-    }
-    if (try_rle) {
-        nruns = scz__rle_encode(codes, n, LZ_MAX_RUN, T, (uint32_t *)(w1 + s_bnd), vals, lens);
-        uint32_t *rh = (uint32_t *)(w0 + o_rh);
-        Tr = pick_threads(ctx, nruns, nruns * 8);
-        if (Tr > T) Tr = T;
-        scz__hist_ranges(vals, 2, nruns, Tr, K, rh, rsv);
-        scz__hist_reduce(rh, Tr, K, total2, NULL, NULL);
-        scz__huff_build(total2, K, bookv, w0 + o_work);
-        scz__hist_reduce(rh, Tr, K, NULL, bookv, rbv);
-        scz__hs_plan(bookv, total2, nruns, &hv);
-        scz__hist_ranges(lens, 2, nruns, Tr, 65536, rh, rsv);
-        scz__hist_reduce(rh, Tr, 65536, total2, NULL, NULL);
-        scz__huff_build(total2, 65536, bookl, w0 + o_work);
-        scz__hist_reduce(rh, Tr, 65536, NULL, bookl, rbl);
-        scz__hs_plan(bookl, total2, nruns, &hl);
-        uint64_t size_rle = 4 + hv.size + hl.size;
-        if (h->knobs[1] == 2 || size_rle < size_huff) wf = LZ_WF_RLE;
-    }
-    uint64_t csize = wf == LZ_WF_HUFFMAN ? size_huff : 4 + hv.size + hl.size;
+    lz_rle rl;
+    rl.vals = (uint16_t *)(w1 + s_vals);
+    rl.lens = (uint16_t *)(w1 + s_lens);
+    rl.bookv = (scz_huff_enc *)(w0 + o_book2);
+    rl.bookl = (scz_huff_enc *)(w0 + o_book3);
+    rle_plan(ctx, h, codes, n, T, K, &hc, (uint32_t *)(w1 + s_bnd), (uint32_t *)(w0 + o_rh), total2, w0 + o_work,
+             &rl);
+    if (rl.on && (h->knobs[1] == 2 || rle_size(&rl) < size_huff)) wf = LZ_WF_RLE;
+    uint64_t csize = wf == LZ_WF_HUFFMAN ? size_huff : rle_size(&rl);
     uint64_t total_size = LZ_HDR + csize + obytes + n_vnew * es;
     if (total_size >= LZ_HDR + n * es) return stored(ctx, cg, src, dst, cap, out, info);
     if (total_size > cap) return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "lossy: chunk does not fit");
@@ -1167,9 +1170,7 @@ static scz_status lz_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk
     if (wf == LZ_WF_HUFFMAN) {
         scz__hs_write(&hc, book, codes, 2, T, rs, rb, p, w0 + o_gap);
     } else {
-        scz__st32(p, (uint32_t)nruns);
-        scz__hs_write(&hv, bookv, vals, 2, Tr, rsv, rbv, p + 4, w0 + o_gap);
-        scz__hs_write(&hl, bookl, lens, 2, Tr, rsv, rbl, p + 4 + hv.size, w0 + o_gap);
+        rle_write(&rl, p, w0 + o_gap);
     }
     p += csize;
     uint8_t *vout = p + obytes;
