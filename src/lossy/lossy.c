@@ -675,6 +675,52 @@ static void write_tail(uint8_t *p, uint64_t obytes, const lz_tstate *ts, int T, 
 
 /* The back end's size for a body of B bytes (7.10): the Huffman stream of
  * its bytes, or UINT64_MAX where it is not allowed. */
+/* Joins the code ranges of the T threads (both levels): a range's first
+ * verbatim value that repeats the last one of an earlier range becomes
+ * V_repeat (the stream does not depend on T); each range's offsets in the
+ * outlier list (varint(gap) varint(zigzag(delta))) and the new verbatim
+ * values; the totals. */
+static void join_ranges(lz_tstate *ts, int T, uint16_t *codes, const uint32_t *oidx, const int64_t *odel,
+                        uint32_t r, uint64_t *n_out_, uint64_t *n_vnew_, uint64_t *obytes_) {
+    uint64_t n_out = 0, n_vnew = 0, last = 0, prev_out = 0;
+    int have = 0;
+    for (int t = 0; t < T; t++) {
+        lz_tstate *s = &ts[t];
+        if (s->has_verb) {
+            if (have && s->first_bits == last) {
+                codes[s->first_verb_code] = (uint16_t)LZ_VREP(r);
+                s->hist[LZ_VNEW(r)]--;
+                s->hist[LZ_VREP(r)]++;
+                s->drop_first_vnew = 1;
+            }
+            have = 1;
+            last = s->last_bits;
+        }
+        s->prev_out = prev_out;
+        if (s->n_out) prev_out = (uint64_t)oidx[s->c0 + s->n_out - 1] + 1;
+        s->vnew_off = n_vnew;
+        n_vnew += s->n_vnew - (uint64_t)s->drop_first_vnew;
+        n_out += s->n_out;
+    }
+#pragma omp parallel for schedule(static, 1) num_threads(T) if (T > 1)
+    for (int t = 0; t < T; t++) {
+        uint64_t sz = 0, prev = ts[t].prev_out;
+        for (uint64_t j = ts[t].c0; j < ts[t].c0 + ts[t].n_out; j++) {
+            sz += scz__varint_len(oidx[j] - prev) + scz__varint_len(zigzag(odel[j]));
+            prev = (uint64_t)oidx[j] + 1;
+        }
+        ts[t].out_bytes = sz;
+    }
+    uint64_t obytes = 0;
+    for (int t = 0; t < T; t++) {
+        ts[t].out_off = obytes;
+        obytes += ts[t].out_bytes;
+    }
+    *n_out_ = n_out;
+    *n_vnew_ = n_vnew;
+    *obytes_ = obytes;
+}
+
 /* The run-length candidate of a chunk (7.5): whether it is evaluated (the
  * workflow knob, or the auto rule's test against the codes' Huffman plan
  * hc) and, if so, its runs, their two codebooks and stream plans. */
@@ -894,40 +940,8 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
         if (es == 4) interp_encode_f32(&g, src, &qp, cub, rev, T, ts, codes, oidx, odel, vpos, Rv);
         else interp_encode_f64(&g, src, &qp, cub, rev, T, ts, codes, oidx, odel, vpos, Rv);
     }
-    uint64_t n_out = 0, n_vnew = 0;
-    {
-        int have = 0;
-        uint64_t last = 0, prev_out = 0;
-        for (int t = 0; t < T; t++) {
-            lz_tstate *s = &ts[t];
-            if (s->has_verb) {
-                if (have && s->first_bits == last) {
-                    codes[s->first_verb_code] = (uint16_t)LZ_VREP(R);
-                    s->hist[LZ_VNEW(R)]--;
-                    s->hist[LZ_VREP(R)]++;
-                    s->drop_first_vnew = 1;
-                }
-                have = 1;
-                last = s->last_bits;
-            }
-            s->prev_out = prev_out;
-            if (s->n_out) prev_out = (uint64_t)oidx[s->c0 + s->n_out - 1] + 1;
-            s->vnew_off = n_vnew;
-            n_vnew += s->n_vnew - (uint64_t)s->drop_first_vnew;
-            n_out += s->n_out;
-        }
-    }
-    uint64_t obytes = 0;
-    for (int t = 0; t < T; t++) {
-        uint64_t sz = 0, prev = ts[t].prev_out;
-        for (uint64_t j = ts[t].c0; j < ts[t].c0 + ts[t].n_out; j++) {
-            sz += scz__varint_len(oidx[j] - prev) + scz__varint_len(zigzag(odel[j]));
-            prev = (uint64_t)oidx[j] + 1;
-        }
-        ts[t].out_bytes = sz;
-        ts[t].out_off = obytes;
-        obytes += sz;
-    }
+    uint64_t n_out, n_vnew, obytes;
+    join_ranges(ts, T, codes, oidx, odel, R, &n_out, &n_vnew, &obytes);
 
     /* 2. the chunk's radius: 1 + the largest |error| coded inside R; codes
      * and histograms mapped to its alphabet */
@@ -1097,46 +1111,8 @@ static scz_status lz_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk
         if (es == 4) compress_range_f32(&g, src, &qp, &ts[t], codes, oidx, odel, vpos);
         else compress_range_f64(&g, src, &qp, &ts[t], codes, oidx, odel, vpos);
     }
-    /* A range's first verbatim value repeats the last one of an earlier
-     * range: its V_new becomes V_repeat (the stream does not depend on T). */
-    uint64_t n_out = 0, n_vnew = 0;
-    {
-        int have = 0;
-        uint64_t last = 0, prev_out = 0;
-        for (int t = 0; t < T; t++) {
-            lz_tstate *s = &ts[t];
-            if (s->has_verb) {
-                if (have && s->first_bits == last) {
-                    codes[s->first_verb_code] = (uint16_t)LZ_VREP(r);
-                    s->hist[LZ_VNEW(r)]--;
-                    s->hist[LZ_VREP(r)]++;
-                    s->drop_first_vnew = 1;
-                }
-                have = 1;
-                last = s->last_bits;
-            }
-            s->prev_out = prev_out;
-            if (s->n_out) prev_out = (uint64_t)oidx[s->c0 + s->n_out - 1] + 1;
-            s->vnew_off = n_vnew;
-            n_vnew += s->n_vnew - (uint64_t)s->drop_first_vnew;
-            n_out += s->n_out;
-        }
-    }
-    /* outlier list sizes: varint(gap) varint(zigzag(delta)) */
-    uint64_t obytes = 0;
-#pragma omp parallel for schedule(static, 1) num_threads(T) if (T > 1)
-    for (int t = 0; t < T; t++) {
-        uint64_t sz = 0, prev = ts[t].prev_out;
-        for (uint64_t j = ts[t].c0; j < ts[t].c0 + ts[t].n_out; j++) {
-            sz += scz__varint_len(oidx[j] - prev) + scz__varint_len(zigzag(odel[j]));
-            prev = (uint64_t)oidx[j] + 1;
-        }
-        ts[t].out_bytes = sz;
-    }
-    for (int t = 0; t < T; t++) {
-        ts[t].out_off = obytes;
-        obytes += ts[t].out_bytes;
-    }
+    uint64_t n_out, n_vnew, obytes;
+    join_ranges(ts, T, codes, oidx, odel, r, &n_out, &n_vnew, &obytes);
 
     /* 2. Huffman codebook of the codes */
     uint64_t rs[LZ_MAXT + 1], rb[LZ_MAXT];
