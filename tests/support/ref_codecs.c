@@ -157,6 +157,34 @@ void ref_hs(bytebuf *o, const uint16_t *syms, uint64_t count, uint32_t K) {
 }
 
 /* Section 7: the payload of one chunk (3D dims nx, ny, nz as the chunk geometry). */
+/* 7.5: whether the run-length workflow is evaluated (workflow knob wfreq,
+ * or the auto rule against the codes' Huffman stream of total_bits) and,
+ * if so, its section in rl: the run count, then the Huffman streams of the
+ * run codes and of the run lengths - 1 (runs cut at 65536). */
+static int ref_rle(bytebuf *rl, const uint16_t *codes, uint64_t n, uint32_t K, uint32_t wfreq, uint64_t total_bits) {
+    uint64_t runs = 1;
+    for (uint64_t i = 1; i < n; i++) runs += codes[i] != codes[i - 1];
+    if (!(wfreq == 2 || (wfreq == 0 && (100 * total_bits <= 109 * n ||
+                                        (double)runs * fmax(3.5, (double)total_bits / (double)n + 1.5) <
+                                            (double)total_bits))))
+        return 0;
+    uint16_t *rv = malloc(2 * n), *rlen = malloc(2 * n);
+    uint64_t nr = 0;
+    for (uint64_t i = 0; i < n;) {
+        uint64_t j = i;
+        while (j < n && codes[j] == codes[i] && j - i < 65536) j++;
+        rv[nr] = codes[i];
+        rlen[nr++] = (uint16_t)(j - i - 1);
+        i = j;
+    }
+    bb_u32(rl, nr);
+    ref_hs(rl, rv, nr, K);
+    ref_hs(rl, rlen, nr, 65536);
+    free(rv);
+    free(rlen);
+    return 1;
+}
+
 bytebuf ref_lossy(scz_dtype t, const void *data, const uint64_t dims[3], double eb, uint32_t r, uint32_t wfreq) {
     uint64_t e[3] = {1, 1, 1}, n = dims[0] * dims[1] * dims[2];
     unsigned rank = 0;
@@ -225,27 +253,8 @@ bytebuf ref_lossy(scz_dtype t, const void *data, const uint64_t dims[3], double 
     uint32_t K = 2 * r + 2;
     bytebuf hs = {0}, rl = {0};
     ref_hs(&hs, codes, n, K);
-    uint64_t total_bits = scz__ld64(hs.p + 8), runs = 1;
-    for (uint64_t i = 1; i < n; i++) runs += codes[i] != codes[i - 1];
     unsigned wf = wfreq == 2 ? 2 : 1;
-    if (wfreq == 2 || (wfreq == 0 && (100 * total_bits <= 109 * n ||
-                                      (double)runs * fmax(3.5, (double)total_bits / (double)n + 1.5) < (double)total_bits))) {
-        uint16_t *rv = malloc(2 * n), *rlen = malloc(2 * n);
-        uint64_t nr = 0;
-        for (uint64_t i = 0; i < n;) {
-            uint64_t j = i;
-            while (j < n && codes[j] == codes[i] && j - i < 65536) j++;
-            rv[nr] = codes[i];
-            rlen[nr++] = (uint16_t)(j - i - 1);
-            i = j;
-        }
-        bb_u32(&rl, nr);
-        ref_hs(&rl, rv, nr, K);
-        ref_hs(&rl, rlen, nr, 65536);
-        if (wfreq == 2 || rl.n < hs.n) wf = 2;
-        free(rv);
-        free(rlen);
-    }
+    if (ref_rle(&rl, codes, n, K, wfreq, scz__ld64(hs.p + 8)) && (wfreq == 2 || rl.n < hs.n)) wf = 2;
     bytebuf o = {0};
     bytebuf *cs = wf == 1 ? &hs : &rl;
     if (24 + cs->n + outl.n + verb.n >= 24 + n * es) {
@@ -603,26 +612,7 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
     uint32_t K = 2 * r + 2;
     bytebuf hs = {0}, rl = {0};
     ref_hs(&hs, codes, n, K);
-    uint64_t total_bits = scz__ld64(hs.p + 8), runs = 1;
-    for (uint64_t i = 1; i < n; i++) runs += codes[i] != codes[i - 1];
-    int try_h = wfreq != 2, try_r = wfreq == 2 || (wfreq == 0 && (100 * total_bits <= 109 * n ||
-                                      (double)runs * fmax(3.5, (double)total_bits / (double)n + 1.5) < (double)total_bits));
-    if (try_r) {
-        uint16_t *rv = malloc(2 * n), *rlen = malloc(2 * n);
-        uint64_t nr = 0;
-        for (uint64_t i = 0; i < n;) {
-            uint64_t j = i;
-            while (j < n && codes[j] == codes[i] && j - i < 65536) j++;
-            rv[nr] = codes[i];
-            rlen[nr++] = (uint16_t)(j - i - 1);
-            i = j;
-        }
-        bb_u32(&rl, nr);
-        ref_hs(&rl, rv, nr, K);
-        ref_hs(&rl, rlen, nr, 65536);
-        free(rv);
-        free(rlen);
-    }
+    int try_h = wfreq != 2, try_r = ref_rle(&rl, codes, n, K, wfreq, scz__ld64(hs.p + 8));
     bytebuf body[2] = {{0}, {0}}, bend[2] = {{0}, {0}};
     uint64_t fin[2] = {UINT64_MAX, UINT64_MAX};
     int use_be[2] = {0, 0};
