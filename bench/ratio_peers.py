@@ -55,8 +55,9 @@ def finite_range(a):
     return (float(f.min()), float(f.max())) if f.size else (0.0, 0.0)
 
 
-def sz3_ratio(a, rel):
-    from pysz import sz, szConfig, szErrorBoundMode
+def sz3_config(rel):
+    """SZ3 (pysz) at a value-range-relative bound, single-threaded (also rd_peers.py's)."""
+    from pysz import szConfig, szErrorBoundMode
     cfg = szConfig()
     cfg.errorBoundMode = szErrorBoundMode.REL
     cfg.relErrorBound = rel
@@ -64,6 +65,12 @@ def sz3_ratio(a, rel):
         cfg.openmp = False
     except Exception:
         pass
+    return cfg
+
+
+def sz3_ratio(a, rel):
+    from pysz import sz
+    cfg = sz3_config(rel)
     t0 = time.perf_counter()
     c, _ = sz.compress(a, cfg)
     t1 = time.perf_counter()

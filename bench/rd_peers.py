@@ -54,15 +54,9 @@ def run_scz(scz, path, a, fast, rel, level, tmp):
 
 
 def run_sz3(a, rel):
-    from pysz import sz, szConfig, szErrorBoundMode
-    cfg = szConfig()
-    cfg.errorBoundMode = szErrorBoundMode.REL
-    cfg.relErrorBound = rel
-    try:
-        cfg.openmp = False
-    except Exception:
-        pass
-    c, _ = sz.compress(a, cfg)
+    from pysz import sz
+    from ratio_peers import sz3_config
+    c, _ = sz.compress(a, sz3_config(rel))
     d = sz.decompress(c, a.dtype, a.shape)
     if isinstance(d, tuple):
         d = d[0]
