@@ -15,7 +15,8 @@
 # ../shared/tools/make-large-inputs.py), LARGE_DIR (/tmp/scz-large), BUILD
 # (/tmp/scz-iter-build), OUT (/tmp/scz-iter), TESTS, QUICK (SCZ_TEST_QUICK
 # of the tests), BOUNDS (1e-3), FILES (tiled_wmag_512x512x512.f32), HUF
-# (huffman benchmark, Mi u16 codes; 0), PROF, NCU, KERNS, KCOUNT (6).
+# (huffman benchmark, Mi u16 codes; 0; BOUNDS=none: no lossy rows), GFC (1: the gfc table too), PROF, NCU,
+# KERNS, KCOUNT (6).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-/tmp/scz-iter}
@@ -45,7 +46,9 @@ done
 [ -n "$LP" ] && wait "$LP"
 FL=()
 for f in ${FILES:-tiled_wmag_512x512x512.f32}; do FL+=(--file "$L/$f"); done
-BENCH=("$B/bench/scz_bench_gpu" "${FL[@]}" --lossy "${BOUNDS:-1e-3}" --huffman "${HUF:-0}")
+LO=(--lossy "${BOUNDS:-1e-3}")
+[ "${BOUNDS:-}" = none ] && LO=()
+BENCH=("$B/bench/scz_bench_gpu" "${FL[@]}" "${LO[@]}" --huffman "${HUF:-0}" ${GFC:+--gfc})
 "${BENCH[@]}" --reps 10 --warmup 2 >"$OUT/bench.log" 2>&1
 echo "bench rc=$?"
 if [ -n "${PROF:-}" ]; then

@@ -284,6 +284,56 @@ static void test_real_data(void) {
     free(files);
 }
 
+/* Level 1 (FORMAT.md 7.9) has no GPU kernels yet: a CUDA context's host API
+ * runs it on the CPU (same bytes as the CPU context, and it decodes them),
+ * and the device-pointer API refuses it with SCZ_ERR_UNSUPPORTED. */
+static void test_level1(void) {
+    const gen_shape_def shp = {"3d_33x31x29", 3, {33, 31, 29, 1}};
+    for (int di = 0; di < 2; di++) {
+        const scz_shape s = gen_shape(&shp, di ? SCZ_DTYPE_F64 : SCZ_DTYPE_F32);
+        size_t bytes;
+        void *a = gen_field(GEN_SMOOTH, &s, 77u, &bytes);
+        scz_params p = params(SCZ_EB_REL, 1e-3, 0, 0, 16384);
+        p.knobs[2] = 1;
+        char what[160];
+        snprintf(what, sizeof what, "level 1 smooth %s %s", shp.name, scz_dtype_name(s.dtype));
+        size_t nc = 0, ng = 0;
+        uint8_t *zc = tu_compress(cpu, &p, &s, a, &nc, what);
+        uint8_t *zg = tu_compress(gpu, &p, &s, a, &ng, what);
+        n_streams++;
+        if (zc && zg) {
+            const int same = nc == ng && memcmp(zc, zg, nc) == 0;
+            CHECK(same, "%s: CUDA context's stream differs from the CPU's", what);
+            n_identical += same;
+            check_bound(zg, ng, &s, a, what);
+            void *out = malloc(bytes ? bytes : 1);
+            scz_status r = scz_decompress(gpu, zc, nc, out, bytes, NULL);
+            CHECK(r == SCZ_OK, "%s: CUDA context decompress: %s (%s)", what, st(r), scz_ctx_last_error(gpu));
+            void *ref = malloc(bytes ? bytes : 1);
+            r = scz_decompress(cpu, zc, nc, ref, bytes, NULL);
+            CHECK(r == SCZ_OK && memcmp(out, ref, bytes) == 0, "%s: CUDA context decodes other values", what);
+            free(ref);
+            free(out);
+        }
+        void *d_src = NULL, *d_z = NULL;
+        const size_t bound = scz_compress_bound(&s, &p);
+        CUDA_OK(cudaMalloc(&d_src, bytes));
+        CUDA_OK(cudaMalloc(&d_z, bound));
+        CUDA_OK(cudaMemcpy(d_src, a, bytes, cudaMemcpyHostToDevice));
+        uint64_t *size_out;
+        CUDA_OK(cudaMallocHost((void **)&size_out, 8));
+        scz_status r = scz_cuda_compress(gpu, &p, &s, d_src, d_z, bound, size_out, NULL);
+        CUDA_OK(cudaDeviceSynchronize());
+        CHECK(r == SCZ_ERR_UNSUPPORTED, "%s: device API gives %s, expected SCZ_ERR_UNSUPPORTED", what, st(r));
+        CUDA_OK(cudaFreeHost(size_out));
+        CUDA_OK(cudaFree(d_src));
+        CUDA_OK(cudaFree(d_z));
+        free(zc);
+        free(zg);
+        free(a);
+    }
+}
+
 int main(void) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     const char *q = getenv("SCZ_TEST_QUICK");
@@ -307,6 +357,7 @@ int main(void) {
         test_large();
         test_real_data();
     }
+    test_level1();
     printf("streams %ld, identical to the CPU's %ld (device API %ld), CPU-decoded within the bound %ld\n",
            n_streams, n_identical, n_device, n_bound);
     printf("device API with PSNR bounds (the rule's passes on the GPU): %ld streams\n", n_psnr_device);
