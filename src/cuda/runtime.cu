@@ -190,7 +190,7 @@ __global__ void __launch_bounds__(32 * HWARPS, 8) k_block_hash(const uint8_t *pa
  * chunk: the warp stages the block hashes in shared memory with coalesced
  * loads, lanes 0-3 run the four XXH64 accumulators (the only serial part),
  * lane 0 finishes. */
-constexpr int FH_TILE = 2048;
+constexpr int FH_TILE = 2048, FH_UNROLL = 16;
 __global__ void __launch_bounds__(32) k_final_hash(const uint64_t *chsize, uint32_t n, uint64_t nbmax, unsigned blog2,
                                                    const uint64_t *bh, uint64_t *ck_out, const uint64_t *ck_exp,
                                                    unsigned long long *err, uint32_t c0) {
@@ -201,19 +201,37 @@ __global__ void __launch_bounds__(32) k_final_hash(const uint64_t *chsize, uint3
     const uint64_t *w = bh + (uint64_t)c * nbmax;
     const uint64_t nfull = nb & ~3ull;
     uint64_t acc = lane == 0 ? SCZ_XXP1 + SCZ_XXP2 : lane == 1 ? SCZ_XXP2 : lane == 2 ? 0 : 0 - SCZ_XXP1;
-    for (uint64_t b0 = 0; b0 < nfull; b0 += FH_TILE) {
-        const uint32_t m = (uint32_t)(nfull - b0 < FH_TILE ? nfull - b0 : FH_TILE);
-        uint64_t x[FH_TILE / 32];
+    /* the next tile's loads are in flight while lanes 0-3 hash this one;
+     * the rounds take FH_UNROLL words per lane from shared memory first,
+     * so only the accumulator's multiply chain is serial (an unrolled loop
+     * runs ~3x faster than one shared load per round) */
+    uint64_t x[FH_TILE / 32];
+    auto load = [&](uint64_t b0) {
+        const uint64_t m = nfull - b0 < FH_TILE ? nfull - b0 : FH_TILE;
 #pragma unroll
         for (int k = 0; k < FH_TILE / 32; k++) {
             const uint32_t i = k * 32 + lane;
             x[k] = i < m ? w[b0 + i] : 0;
         }
+    };
+    if (nfull) load(0);
+    for (uint64_t b0 = 0; b0 < nfull; b0 += FH_TILE) {
+        const uint32_t m = (uint32_t)(nfull - b0 < FH_TILE ? nfull - b0 : FH_TILE);
 #pragma unroll
         for (int k = 0; k < FH_TILE / 32; k++) tile[k * 32 + lane] = x[k];
         __syncwarp();
-        if (lane < 4)
-            for (uint32_t s = 0; s < m; s += 4) acc = scz_xxh_round(acc, tile[s + lane]);
+        if (b0 + FH_TILE < nfull) load(b0 + FH_TILE);
+        if (lane < 4) {
+            uint32_t s = 0;
+            for (; s + 4 * FH_UNROLL <= m; s += 4 * FH_UNROLL) {
+                uint64_t v[FH_UNROLL];
+#pragma unroll
+                for (int k = 0; k < FH_UNROLL; k++) v[k] = tile[s + 4 * k + lane];
+#pragma unroll
+                for (int k = 0; k < FH_UNROLL; k++) acc = scz_xxh_round(acc, v[k]);
+            }
+            for (; s < m; s += 4) acc = scz_xxh_round(acc, tile[s + lane]);
+        }
         __syncwarp();
     }
     scz_xxh_acc a;
