@@ -15,7 +15,8 @@ def plugin():
         pytest.skip("the HDF5 plugin libh5z_scz.so is not built (libhdf5-dev) nor on HDF5_PLUGIN_PATH")
     h5py.h5pl.prepend(d.encode())
     if not h5py.h5z.filter_avail(scz.hdf5.FILTER_ID):
-        pytest.skip("HDF5 does not load the plugin (an h5py wheel carries its own libhdf5)")
+        pytest.skip("h5py's HDF5 does not load the plugin: the plugin is linked to another libhdf5 "
+                    "(an h5py wheel carries its own; the plugin says which on stderr)")
     return d
 
 

@@ -7,6 +7,10 @@
  * through HDF5_PLUGIN_PATH) with the library's objects inside, and also
  * compiled into programs that call h5z_scz_register() themselves.
  */
+#ifdef H5Z_SCZ_PLUGIN
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
+#endif
 #include "h5z_scz.h"
 
 #include <hdf5.h>
@@ -375,7 +379,30 @@ int h5z_scz_register(void) {
 H5PL_type_t H5PLget_plugin_type(void) {
     return H5PL_TYPE_FILTER;
 }
+/* The plugin's HDF5 calls go to the libhdf5 it is linked to. A process
+ * can hold a second one (an h5py wheel carries its own; a program may link
+ * HDF5 statically): if that one loads the plugin, every identifier it
+ * passes is unknown to ours and the filter would fail with HDF5's
+ * "not a datatype". The loader calls this function, so its return address
+ * lies in the loading library: if that is not the library of H5open as
+ * the plugin sees it, say so and give HDF5 no filter (the dataset call
+ * then fails with "required filter is not registered"). */
+static int loaded_by_own_hdf5(const void *caller) {
+    Dl_info a, b;
+    if (!dladdr(caller, &a) || !dladdr((const void *)(uintptr_t)&H5open, &b)) return 1; /* cannot tell */
+    if (a.dli_fbase == b.dli_fbase) return 1;
+    static atomic_int told;
+    if (!atomic_exchange(&told, 1))
+        fprintf(stderr,
+                "scz HDF5 plugin: not loaded: it is linked to %s but %s loads it (two HDF5 libraries in one "
+                "process; an h5py wheel carries its own). Build the plugin against the HDF5 that loads it "
+                "(docs/HDF5.md).\n",
+                b.dli_fname ? b.dli_fname : "?", a.dli_fname ? a.dli_fname : "?");
+    return 0;
+}
+
 const void *H5PLget_plugin_info(void) {
+    if (!loaded_by_own_hdf5(__builtin_return_address(0))) return NULL;
     return &h5z_scz_class;
 }
 #endif
