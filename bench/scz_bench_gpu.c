@@ -54,6 +54,7 @@ static int g_huff_only = 0;  /* --huffman-only: no ndzip rows */
 static double g_big_gib = 0;
 static double g_big_rel = 0; /* --big-lossy REL: the large array through lossy too */
 static int g_gfc = 0;         /* --gfc: a table of the gfc codec */
+static int g_lzss = 0;        /* --lzss: a table of lzss decoding on the device */
 static scz_ctx *g_cpu = NULL; /* gfc rows: the GPU stream compared with the CPU's */
 static uint64_t g_chunk = 0;
 static FILE *g_csv;
@@ -427,6 +428,64 @@ static void bench_lossy(scz_ctx *gpu, scz_ctx *cpu, const input *in, const void 
     CK(cudaFree(d_out));
 }
 
+/* ---- lzss (--lzss): compressed on the CPU (no GPU encoder yet), decoded on the device ---- */
+
+static void bench_lzss(scz_ctx *gpu, scz_ctx *cpu, const input *in, const void *h_src, double copy) {
+    const size_t raw = shape_bytes(&in->shape);
+    scz_params p;
+    scz_params_init(&p, SCZ_CODEC_LZSS);
+    p.chunk_bytes = g_chunk;
+    const size_t bound = scz_compress_bound(&in->shape, &p);
+    uint8_t *z = malloc(bound);
+    size_t zn = 0;
+    const double t0 = now();
+    scz_status r = z ? scz_compress(cpu, &p, &in->shape, h_src, z, bound, &zn) : SCZ_ERR_NOMEM;
+    const double tcpu = now() - t0;
+    if (r) {
+        printf("%-34s FAIL CPU compress: %s (%s)\n", in->name, scz_status_string(r), scz_ctx_last_error(cpu));
+        g_fail = 1;
+        free(z);
+        return;
+    }
+    void *d_z, *d_out;
+    CK(cudaMalloc(&d_z, zn));
+    CK(cudaMalloc(&d_out, raw));
+    CK(cudaMemcpy(d_z, z, zn, cudaMemcpyHostToDevice));
+    scz_status *status;
+    CK(cudaMallocHost((void **)&status, sizeof *status));
+    cudaStream_t s;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    const int n = g_reps > 200 ? 200 : g_reps;
+    double td[200];
+    r = time_decompress(gpu, d_z, zn, d_out, raw, status, s, n, td);
+    const char *check = "exact";
+    if (r) {
+        printf("%-34s FAIL decompress: %s (%s)\n", in->name, scz_status_string(r), scz_ctx_last_error(gpu));
+        g_fail = 1;
+    } else {
+        void *h = malloc(raw);
+        CK(cudaMemcpy(h, d_out, raw, cudaMemcpyDeviceToHost));
+        if (memcmp(h, h_src, raw)) {
+            check = "FAIL";
+            g_fail = 1;
+        }
+        free(h);
+        char dims[96];
+        const double md = bench_median(td, n);
+        printf("%-34s %-3s %-14s %8.1f %6.3f %9.2f %9.1f %5.1f%%  %s\n", in->name, scz_dtype_name(in->shape.dtype),
+               dims_str(&in->shape, dims, sizeof dims), raw / 1e6, (double)raw / zn, raw / tcpu / 1e9, md,
+               100 * md / copy, check);
+        if (g_csv)
+            fprintf(g_csv, "lzss:%s,%s,%s,%zu,%zu,%.4f,%.2f,%.2f,%.2f,%s\n", in->name, scz_dtype_name(in->shape.dtype),
+                    dims, raw, zn, (double)raw / zn, raw / tcpu / 1e9, md, copy, check);
+    }
+    CK(cudaStreamDestroy(s));
+    CK(cudaFreeHost(status));
+    CK(cudaFree(d_z));
+    CK(cudaFree(d_out));
+    free(z);
+}
+
 /* ---- the `huffman` codec on u16 codes (--huffman) ---- */
 
 /* Device-to-device huffman compress / decompress of n u16 codes: GB/s of
@@ -708,7 +767,7 @@ static void usage(void) {
     fprintf(stderr,
             "usage: scz_bench_gpu [--data DIR] [--file PATH]... [--only S1,S2] [--reps N] [--warmup N]\n"
             "                     [--chunk BYTES] [--host] [--big GIB [--big-lossy REL]] [--csv FILE] [--no-nvcomp]\n"
-            "                     [--huffman MI | --huffman-only MI] [--lossy REL[,REL...]] [--gfc]\n");
+            "                     [--huffman MI | --huffman-only MI] [--lossy REL[,REL...]] [--gfc] [--lzss]\n");
     exit(2);
 }
 
@@ -741,6 +800,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--big") && v) g_big_gib = atof(argv[++i]);
         else if (!strcmp(a, "--big-lossy") && v) g_big_rel = atof(argv[++i]);
         else if (!strcmp(a, "--gfc")) g_gfc = 1;
+        else if (!strcmp(a, "--lzss")) g_lzss = 1;
         else if (!strcmp(a, "--csv") && v) csv = argv[++i];
         else if (!strcmp(a, "--huffman") && v) g_huff_mi = atof(argv[++i]);
         else if (!strcmp(a, "--lossy") && v) {
@@ -841,6 +901,21 @@ int main(int argc, char **argv) {
         g_nvcomp = nv;
         g_cpu = NULL;
         print_nvcomp(copy); /* measured with ndzip's rows, on the same buffers: the peers beside gfc */
+    }
+    if (g_lzss) {
+        printf("\nlzss: compressed on the CPU backend (default knobs; CPU GB/s: one run, all threads), decompressed "
+               "device to device (median of %d after %d warm-up, GB/s = raw bytes / time)\n",
+               g_reps, g_warmup);
+        printf("%-34s %-3s %-14s %8s %6s %9s %9s %6s  %s\n", "file", "dt", "dims(fastest)", "MB", "ratio", "CPU comp",
+               "dec GB/s", "%copy", "check");
+        for (int i = 0; i < nin; i++) {
+            if (only && !strstr(only, ins[i].name) && !strstr(ins[i].name, only)) continue;
+            size_t raw = shape_bytes(&ins[i].shape);
+            void *h = read_file(ins[i].path, raw);
+            if (!h) continue;
+            bench_lzss(gpu, cpu, &ins[i], h, copy);
+            free(h);
+        }
     }
     if (g_nlossy) {
         printf("\nlossy device to device, median of %d after %d warm-up; GB/s = raw bytes / time / 1e9; %% = of the "

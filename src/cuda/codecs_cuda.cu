@@ -10,12 +10,14 @@ extern const scz_cuda_codec_ops scz__ndzip_cuda_ops;   /* src/ndzip/ndzip.cu */
 extern const scz_cuda_codec_ops scz__huffman_cuda_ops; /* src/entropy/huffman.cu */
 extern const scz_cuda_codec_ops scz__lossy_cuda_ops;   /* src/lossy/lossy.cu */
 extern const scz_cuda_codec_ops scz__gfc_cuda_ops;     /* src/gfc/gfc.cu */
+extern const scz_cuda_codec_ops scz__lzss_cuda_ops;    /* src/lzss/lzss.cu (decoder only) */
 
 static const scz_cuda_codec_ops *const registry[] = {
     &scz__ndzip_cuda_ops,
     &scz__huffman_cuda_ops,
     &scz__lossy_cuda_ops,
     &scz__gfc_cuda_ops,
+    &scz__lzss_cuda_ops,
 };
 
 const scz_cuda_codec_ops *scz__cuda_codec_at(size_t i) {
