@@ -9,7 +9,8 @@
  *            against the stream's knobs, the sub-chunk end offsets (11.3);
  *   k_lzdec  warp per sub-chunk: stored sub-chunks and chunks are copied;
  *            a coded body is decoded a group (flag byte + up to 8 tokens)
- *            at a time: lane k < 8 reads token k (its offset from the flag
+ *            at a time from a window of the body in shared memory: lane
+ *            k < 8 reads token k (its offset from the flag
  *            bits below it), a scan over the 8 lanes places the tokens'
  *            symbols, the literals are written at once, then the matches in
  *            order, each copied by the whole warp (an overlapping match,
@@ -99,32 +100,48 @@ template <> struct SymT<2> { typedef uint16_t T; };
 template <> struct SymT<4> { typedef uint32_t T; };
 template <> struct SymT<8> { typedef uint64_t T; };
 
-/* S bytes at any address, little-endian (read-only path). */
+/* S bytes at q (shared memory, any alignment), little-endian. */
 template <int S> __device__ __forceinline__ typename SymT<S>::T ld_sym(const uint8_t *q) {
     typename SymT<S>::T v = 0;
 #pragma unroll
-    for (int i = S - 1; i >= 0; i--) v = (typename SymT<S>::T)((v << 8) | __ldg(q + i));
+    for (int i = S - 1; i >= 0; i--) v = (typename SymT<S>::T)((v << 8) | q[i]);
     return v;
 }
 
+/* Bytes of the body a warp keeps in shared memory; a group (flag byte and
+ * 8 tokens of at most 8 bytes) needs GMAX of them. */
+constexpr uint32_t WIN = 256, GMAX = 1 + 8 * 8;
+
 /* Decodes a coded body (z bytes at body) into buf: n symbols of S bytes,
- * then t trailing bytes (FORMAT.md 11.5). Whole warp; returns whether the
+ * then t trailing bytes (FORMAT.md 11.5). Whole warp; win: WIN bytes of
+ * shared memory, a window of the body refilled (one load per lane and
+ * byte, all in flight together) whenever the next group might reach past
+ * it, so the group's reads are shared-memory reads. Returns whether the
  * body is malformed (the CPU decoder's conditions, in any order). */
 template <int S>
 __device__ bool decode_body(const DParams &p, const uint8_t *body, uint32_t z, uint8_t *buf, uint32_t n, uint32_t t,
-                            uint32_t lane) {
+                            uint8_t *win, uint32_t lane) {
     typedef typename SymT<S>::T T;
     T *sym = reinterpret_cast<T *>(buf);
-    for (uint32_t q = lane; 128 * q < z; q += 32) asm volatile("prefetch.global.L1 [%0];" ::"l"(body + 128 * q));
     const uint32_t P = p.D + 1, k = lane;
     uint32_t o = 0, pos = 0; /* symbols written, body bytes read */
+    uint32_t wb = 0, we = 0; /* the window holds body bytes [wb, we) */
     bool bad = false;
     while (o < n) { /* warp-uniform */
         if (pos >= z) {
             bad = true;
             break;
         }
-        const uint32_t f = __ldg(body + pos);
+        if (pos + GMAX > we && we < z) {
+            __syncwarp(); /* the old window is no longer read */
+            wb = pos;
+            we = z - pos < WIN ? z : pos + WIN;
+            for (uint32_t i = lane; i < we - wb; i += 32) win[i] = __ldg(body + wb + i);
+            __syncwarp();
+        }
+        /* here we == z or we >= pos + GMAX: every byte of the group that
+         * lies in the body lies in the window */
+        const uint32_t f = win[pos - wb];
         pos++;
         const uint32_t below = k < 8 ? f & ((1u << k) - 1) : f;
         const uint32_t mb = (uint32_t)__popc(below), ism = k < 8 ? (f >> k) & 1u : 0u;
@@ -132,9 +149,9 @@ __device__ bool decode_body(const DParams &p, const uint8_t *body, uint32_t z, u
         const bool fits = off <= z && tsz <= z - off;
         uint32_t cnt = 1, d = 0;
         if (k < 8 && fits && ism) {
-            d = 1u + __ldg(body + off);
-            if (p.D == 2) d += (uint32_t)__ldg(body + off + 1) << 8;
-            cnt = p.M + __ldg(body + off + p.D);
+            d = 1u + win[off - wb];
+            if (p.D == 2) d += (uint32_t)win[off - wb + 1] << 8;
+            cnt = p.M + win[off - wb + p.D];
         }
         uint32_t incl = k < 8 ? cnt : 0;
 #pragma unroll
@@ -155,7 +172,7 @@ __device__ bool decode_body(const DParams &p, const uint8_t *body, uint32_t z, u
             bad = true;
             break;
         }
-        if (exists && !ism) sym[start] = ld_sym<S>(body + off);
+        if (exists && !ism) sym[start] = ld_sym<S>(win + (off - wb));
         __syncwarp();
         for (uint32_t mm = __ballot_sync(FULLM, exists && ism); mm; mm &= mm - 1) {
             const int kk = __ffs(mm) - 1;
@@ -210,6 +227,7 @@ __device__ __forceinline__ void put_out(uint8_t *out, const uint8_t *buf, uint32
 
 template <int S> __global__ void __launch_bounds__(NT) k_lzdec(DParams p) {
     extern __shared__ __align__(16) uint8_t lsm[];
+    __shared__ uint8_t wins[WPB][WIN];
     const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const uint32_t c = blockIdx.y;
     const uint64_t j = (uint64_t)blockIdx.x * WPB + w, R = chunk_raw(p, c), nsub = (R + p.B - 1) / p.B;
@@ -231,7 +249,7 @@ template <int S> __global__ void __launch_bounds__(NT) k_lzdec(DParams p) {
     }
     uint8_t *buf = p.gbuf ? p.gbuf + ((uint64_t)c * p.nsub_full + j) * p.B : lsm + (uint64_t)w * p.B;
     const uint32_t n = b / S, t = b - n * S;
-    if (decode_body<S>(p, body, z, buf, n, t, lane)) {
+    if (decode_body<S>(p, body, z, buf, n, t, wins[w], lane)) {
         if (lane == 0) scz_cuda_report(p.err, p.c0 + c, LZ_ERR_BODY);
         return;
     }
