@@ -54,7 +54,7 @@ static int g_huff_only = 0;  /* --huffman-only: no ndzip rows */
 static double g_big_gib = 0;
 static double g_big_rel = 0; /* --big-lossy REL: the large array through lossy too */
 static int g_gfc = 0;         /* --gfc: a table of the gfc codec */
-static int g_lzss = 0;        /* --lzss: a table of lzss decoding on the device */
+static int g_lzss = 0;        /* --lzss: a table of the lzss codec */
 static scz_ctx *g_cpu = NULL; /* gfc rows: the GPU stream compared with the CPU's */
 static uint64_t g_chunk = 0;
 static FILE *g_csv;
@@ -280,7 +280,7 @@ static void bench_device(scz_ctx *gpu, const input *in, const void *h_src, doubl
             g_fail = 1;
         }
         free(h);
-        if (codec == SCZ_CODEC_GFC && g_cpu) { /* the large inputs too: the GPU writes the CPU's bytes */
+        if ((codec == SCZ_CODEC_GFC || codec == SCZ_CODEC_LZSS) && g_cpu) { /* the large inputs too: the GPU writes the CPU's bytes */
             uint8_t *zg = malloc(zn), *zc = malloc(bound);
             size_t cn = 0;
             if (!zg || !zc || scz_compress(g_cpu, &p, &in->shape, h_src, zc, bound, &cn)) {
@@ -426,64 +426,6 @@ static void bench_lossy(scz_ctx *gpu, scz_ctx *cpu, const input *in, const void 
     CK(cudaFree(d_src));
     CK(cudaFree(d_z));
     CK(cudaFree(d_out));
-}
-
-/* ---- lzss (--lzss): compressed on the CPU (no GPU encoder yet), decoded on the device ---- */
-
-static void bench_lzss(scz_ctx *gpu, scz_ctx *cpu, const input *in, const void *h_src, double copy) {
-    const size_t raw = shape_bytes(&in->shape);
-    scz_params p;
-    scz_params_init(&p, SCZ_CODEC_LZSS);
-    p.chunk_bytes = g_chunk;
-    const size_t bound = scz_compress_bound(&in->shape, &p);
-    uint8_t *z = malloc(bound);
-    size_t zn = 0;
-    const double t0 = now();
-    scz_status r = z ? scz_compress(cpu, &p, &in->shape, h_src, z, bound, &zn) : SCZ_ERR_NOMEM;
-    const double tcpu = now() - t0;
-    if (r) {
-        printf("%-34s FAIL CPU compress: %s (%s)\n", in->name, scz_status_string(r), scz_ctx_last_error(cpu));
-        g_fail = 1;
-        free(z);
-        return;
-    }
-    void *d_z, *d_out;
-    CK(cudaMalloc(&d_z, zn));
-    CK(cudaMalloc(&d_out, raw));
-    CK(cudaMemcpy(d_z, z, zn, cudaMemcpyHostToDevice));
-    scz_status *status;
-    CK(cudaMallocHost((void **)&status, sizeof *status));
-    cudaStream_t s;
-    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    const int n = g_reps > 200 ? 200 : g_reps;
-    double td[200];
-    r = time_decompress(gpu, d_z, zn, d_out, raw, status, s, n, td);
-    const char *check = "exact";
-    if (r) {
-        printf("%-34s FAIL decompress: %s (%s)\n", in->name, scz_status_string(r), scz_ctx_last_error(gpu));
-        g_fail = 1;
-    } else {
-        void *h = malloc(raw);
-        CK(cudaMemcpy(h, d_out, raw, cudaMemcpyDeviceToHost));
-        if (memcmp(h, h_src, raw)) {
-            check = "FAIL";
-            g_fail = 1;
-        }
-        free(h);
-        char dims[96];
-        const double md = bench_median(td, n);
-        printf("%-34s %-3s %-14s %8.1f %6.3f %9.2f %9.1f %5.1f%%  %s\n", in->name, scz_dtype_name(in->shape.dtype),
-               dims_str(&in->shape, dims, sizeof dims), raw / 1e6, (double)raw / zn, raw / tcpu / 1e9, md,
-               100 * md / copy, check);
-        if (g_csv)
-            fprintf(g_csv, "lzss:%s,%s,%s,%zu,%zu,%.4f,%.2f,%.2f,%.2f,%s\n", in->name, scz_dtype_name(in->shape.dtype),
-                    dims, raw, zn, (double)raw / zn, raw / tcpu / 1e9, md, copy, check);
-    }
-    CK(cudaStreamDestroy(s));
-    CK(cudaFreeHost(status));
-    CK(cudaFree(d_z));
-    CK(cudaFree(d_out));
-    free(z);
 }
 
 /* ---- the `huffman` codec on u16 codes (--huffman) ---- */
@@ -902,20 +844,25 @@ int main(int argc, char **argv) {
         g_cpu = NULL;
         print_nvcomp(copy); /* measured with ndzip's rows, on the same buffers: the peers beside gfc */
     }
-    if (g_lzss) {
-        printf("\nlzss: compressed on the CPU backend (default knobs; CPU GB/s: one run, all threads), decompressed "
-               "device to device (median of %d after %d warm-up, GB/s = raw bytes / time)\n",
+    if (g_lzss && scz_cuda_codec_supported(SCZ_CODEC_LZSS)) {
+        printf("\nlzss device to device (default knobs), median of %d after %d warm-up; same columns as ndzip's; "
+               "\"=cpu\": the stream equals the CPU backend's byte for byte\n",
                g_reps, g_warmup);
-        printf("%-34s %-3s %-14s %8s %6s %9s %9s %6s  %s\n", "file", "dt", "dims(fastest)", "MB", "ratio", "CPU comp",
-               "dec GB/s", "%copy", "check");
+        g_cpu = cpu;
+        printf("%-34s %-3s %-14s %8s %6s %9s %6s %9s %6s  %s\n", "file", "dt", "dims(fastest)", "MB", "ratio",
+               "comp GB/s", "%copy", "dec GB/s", "%copy", "check");
+        const int nv = g_nvcomp;
+        g_nvcomp = 0;
         for (int i = 0; i < nin; i++) {
             if (only && !strstr(only, ins[i].name) && !strstr(ins[i].name, only)) continue;
             size_t raw = shape_bytes(&ins[i].shape);
             void *h = read_file(ins[i].path, raw);
             if (!h) continue;
-            bench_lzss(gpu, cpu, &ins[i], h, copy);
+            bench_device(gpu, &ins[i], h, copy, SCZ_CODEC_LZSS);
             free(h);
         }
+        g_nvcomp = nv;
+        g_cpu = NULL;
     }
     if (g_nlossy) {
         printf("\nlossy device to device, median of %d after %d warm-up; GB/s = raw bytes / time / 1e9; %% = of the "

@@ -25,6 +25,8 @@ extern "C" {
 #include "../cuda/cuda_rt.h"
 #include "../cuda/kutil.h"
 
+#include <cub/cub.cuh>
+
 namespace {
 
 enum {
@@ -256,6 +258,188 @@ template <int S> __global__ void __launch_bounds__(NT) k_lzdec(DParams p) {
     put_out(out, buf, b, p.E, p.shuffle == LZSS_SHUFFLE_ON && p.E > 1, lane);
 }
 
+/* ---- encoding (FORMAT.md 11.3-11.5; the writer's rules are normative) ---- */
+
+struct EParams {
+    const uint8_t *src; /* raw chunk i at src + i * raw_full */
+    uint8_t *pay;       /* payloads, back to back */
+    uint64_t *choff, *chsize, *chinfo;
+    uint8_t *gbuf;      /* symbol buffers of sub-chunks above SMEM_B (else NULL) */
+    uint8_t *gbody;     /* a coded body per sub-chunk, SLOT bytes apart */
+    uint64_t *zsz;      /* body bytes per sub-chunk (b: stored) */
+    uint64_t *ends;     /* end offsets (11.3) per sub-chunk */
+    uint64_t count_full, count_last, raw_full, B, nsub_full, slot;
+    uint32_t n, ca, E, S, W, M, D, lg, shuffle;
+};
+
+__device__ __forceinline__ uint64_t chunk_raw_e(const EParams &p, uint32_t c) {
+    return (c + 1 == p.n ? p.count_last : p.count_full) * p.E;
+}
+
+/* Symbols s[i] and s[i - d] agree on the next l (< lcap) symbols: the
+ * match length from distance d, at most lcap. */
+template <int S>
+__device__ __forceinline__ uint32_t match_len(const typename SymT<S>::T *sym, uint32_t i, uint32_t d, uint32_t lcap) {
+    uint32_t l = 0;
+    while (l < lcap && sym[i + l] == sym[i - d + l]) l++;
+    return l;
+}
+
+/* Sub-chunk j of chunk c (blockIdx.y + ca) per warp: shuffled into the
+ * symbol buffer, parsed greedily (11.4: at each position the longest match
+ * over every distance, the nearest of the longest; the warp's lanes take
+ * distances lane + 1, lane + 33, ... and the best key (L, -d) wins; a
+ * round of 32 distances in which some lane reaches the cap ends the
+ * search, since every later distance is farther), coded (11.5) into its
+ * body slot by lane 0. zsz: the body's size, or b when the body would not
+ * be smaller than the raw bytes (the writer stores the sub-chunk). */
+template <int S> __global__ void __launch_bounds__(NT) k_lzenc(EParams p) {
+    typedef typename SymT<S>::T T;
+    extern __shared__ __align__(16) uint8_t lsm[];
+    const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const uint32_t c = p.ca + blockIdx.y;
+    const uint64_t j = (uint64_t)blockIdx.x * WPB + w, R = chunk_raw_e(p, c), nsub = (R + p.B - 1) / p.B;
+    if (j >= nsub) return;
+    const uint64_t off = j * p.B;
+    const uint32_t b = (uint32_t)(R - off < p.B ? R - off : p.B);
+    const uint8_t *raw = p.src + (uint64_t)c * p.raw_full + off;
+    uint8_t *buf = p.gbuf ? p.gbuf + ((uint64_t)c * p.nsub_full + j) * p.B : lsm + (uint64_t)w * p.B;
+    if (p.shuffle == LZSS_SHUFFLE_ON && p.E > 1) {
+        const uint32_t m = b / p.E;
+        for (uint32_t k = lane; k < m; k += 32)
+            for (uint32_t q = 0; q < p.E; q++) buf[q * m + k] = raw[(uint64_t)k * p.E + q];
+    } else {
+        for (uint32_t k = lane; k < b; k += 32) buf[k] = raw[k];
+    }
+    __syncwarp();
+    const T *sym = reinterpret_cast<const T *>(buf);
+    const uint32_t n = b / S, t = b - n * S, W = p.W, M = p.M;
+    uint8_t *out = p.gbody + ((uint64_t)c * p.nsub_full + j) * p.slot;
+    uint32_t i = 0, o = 0, flag_at = 0, flag = 0, ntok = LZSS_GROUP;
+    bool stored = false;
+    while (i < n) { /* warp-uniform */
+        if (o >= b) {
+            stored = true;
+            break;
+        }
+        if (ntok == LZSS_GROUP) {
+            if (lane == 0 && o) out[flag_at] = (uint8_t)flag;
+            flag_at = o++;
+            flag = 0;
+            ntok = 0;
+        }
+        uint32_t key = 0; /* (L << 17) | (0x1ffff - d) of the lane's best */
+        if (i + M <= n) {
+            const uint32_t lcap = n - i < M + LZSS_EXTRA_MAX ? n - i : M + LZSS_EXTRA_MAX;
+            const uint32_t dmax = i < W ? i : W;
+            const T first = sym[i];
+            for (uint32_t d0 = 1; d0 <= dmax; d0 += 32) {
+                const uint32_t d = d0 + lane;
+                uint32_t l = 0;
+                if (d <= dmax && sym[i - d] == first) l = match_len<S>(sym, i, d, lcap);
+                const uint32_t kk = (l << 17) | (0x1ffffu - d);
+                if (l && kk > key) key = kk;
+                if (__any_sync(FULLM, l == lcap)) break;
+            }
+        }
+        key = __reduce_max_sync(FULLM, key);
+        const uint32_t L = key >> 17, d = 0x1ffffu - (key & 0x1ffffu);
+        uint32_t adv;
+        if (key && L >= M) {
+            if (lane == 0) {
+                const uint32_t dd = d - 1;
+                out[o] = (uint8_t)dd;
+                if (p.D == 2) out[o + 1] = (uint8_t)(dd >> 8);
+                out[o + p.D] = (uint8_t)(L - M);
+            }
+            flag |= 1u << ntok;
+            o += p.D + 1;
+            adv = L;
+        } else {
+            if (lane < S) out[o + lane] = buf[(uint64_t)i * S + lane];
+            o += S;
+            adv = 1;
+        }
+        ntok++;
+        i += adv;
+    }
+    if (!stored && o) {
+        if (lane == 0) out[flag_at] = (uint8_t)flag;
+    }
+    if (!stored && o + t >= b) stored = true;
+    if (!stored)
+        for (uint32_t k = lane; k < t; k += 32) out[o + k] = buf[(uint64_t)n * S + k];
+    if (lane == 0) p.zsz[(uint64_t)c * p.nsub_full + j] = stored ? b : o + t;
+}
+
+/* Per chunk: the end offsets (a scan of the body sizes), the payload size
+ * and form (11.3: coded if smaller than the raw bytes). */
+__global__ void __launch_bounds__(NT2) k_lzsize(EParams p) {
+    typedef cub::BlockScan<uint64_t, NT2> Scan;
+    __shared__ typename Scan::TempStorage ts;
+    __shared__ uint64_t s_carry;
+    const uint32_t c = p.ca + blockIdx.x;
+    const uint64_t R = chunk_raw_e(p, c), nsub = (R + p.B - 1) / p.B;
+    const uint64_t *z = p.zsz + (uint64_t)c * p.nsub_full;
+    uint64_t *e = p.ends + (uint64_t)c * p.nsub_full;
+    if (threadIdx.x == 0) s_carry = 0;
+    __syncthreads();
+    for (uint64_t j0 = 0; j0 < nsub; j0 += NT2) {
+        const uint64_t j = j0 + threadIdx.x;
+        const uint64_t v = j < nsub ? z[j] : 0;
+        uint64_t incl, tot;
+        Scan(ts).InclusiveSum(v, incl, tot);
+        const uint64_t carry = s_carry;
+        if (j < nsub) e[j] = carry + incl;
+        __syncthreads();
+        if (threadIdx.x == 0) s_carry = carry + tot;
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        const uint64_t coded = LZSS_PAYLOAD_HDR + 4 * nsub + s_carry;
+        const bool st = coded >= R;
+        p.chsize[c] = st ? R : coded;
+        p.chinfo[c] = st ? LZSS_INFO_STORED : LZSS_INFO_CODED;
+    }
+}
+
+/* Payload offsets of chunks [ca, cb): back to back after the chunks before. */
+__global__ void k_lzoff(EParams p, uint32_t cb) {
+    uint64_t o = p.ca ? p.choff[p.ca - 1] + p.chsize[p.ca - 1] : 0;
+    for (uint32_t c = p.ca; c < cb; c++) {
+        p.choff[c] = o;
+        o += p.chsize[c];
+    }
+}
+
+/* Sub-chunk j of chunk c per warp into the payload: the raw bytes of a
+ * stored chunk; else the header (j = 0), the end offset and the body (the
+ * raw bytes of a stored sub-chunk, unshuffled). */
+__global__ void __launch_bounds__(NT) k_lzput(EParams p) {
+    const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const uint32_t c = p.ca + blockIdx.y;
+    const uint64_t j = (uint64_t)blockIdx.x * WPB + w, R = chunk_raw_e(p, c), nsub = (R + p.B - 1) / p.B;
+    if (j >= nsub) return;
+    const uint64_t off = j * p.B;
+    const uint32_t b = (uint32_t)(R - off < p.B ? R - off : p.B);
+    const uint8_t *raw = p.src + (uint64_t)c * p.raw_full + off;
+    uint8_t *P = p.pay + p.choff[c];
+    if (p.chinfo[c] == LZSS_INFO_STORED) {
+        scz_ku::copy_bytes<32>(P + off, raw, b, lane);
+        return;
+    }
+    const uint64_t *e = p.ends + (uint64_t)c * p.nsub_full;
+    const uint64_t z = p.zsz[(uint64_t)c * p.nsub_full + j], start = j ? e[j - 1] : 0;
+    if (j == 0 && lane < LZSS_PAYLOAD_HDR) {
+        const uint32_t v[8] = {p.S, p.shuffle, p.lg, p.M, p.W & 255, (p.W >> 8) & 255, (p.W >> 16) & 255, p.W >> 24};
+        P[lane] = (uint8_t)v[lane];
+    }
+    if (lane < 4) P[LZSS_PAYLOAD_HDR + 4 * j + lane] = (uint8_t)(e[j] >> (8 * lane));
+    uint8_t *d = P + LZSS_PAYLOAD_HDR + 4 * nsub + start;
+    if (z == b) scz_ku::copy_bytes<32>(d, raw, b, lane);
+    else scz_ku::copy_bytes<32>(d, p.gbody + ((uint64_t)c * p.nsub_full + j) * p.slot, z, lane);
+}
+
 DParams dparams(const scz_cuda_batch *b) {
     DParams p;
     memset(&p, 0, sizeof p);
@@ -315,8 +499,91 @@ static scz_status lzss_cuda_check(scz_ctx *ctx, const scz_cuda_batch *b) {
     return SCZ_OK;
 }
 
+/* Encoding scratch: body sizes and end offsets per sub-chunk, a body slot
+ * per sub-chunk (B + 64 bytes: a body is abandoned once it reaches b), and
+ * symbol buffers for sub-chunks above SMEM_B. */
+struct ELay {
+    size_t zsz, ends, gbody, gbuf, total;
+    uint64_t slot;
+};
+ELay elay(const scz_cuda_batch *b) {
+    const DParams p = dparams(b);
+    const size_t subs = (size_t)b->n * p.nsub_full;
+    scz_ku::Bump bp = {nullptr, 0};
+    ELay L;
+    L.slot = (p.B + 64 + 15) / 16 * 16;
+    L.zsz = bp.o;
+    bp.take<uint64_t>(subs);
+    L.ends = bp.o;
+    bp.take<uint64_t>(subs);
+    L.gbody = bp.o;
+    bp.take<uint8_t>(subs * L.slot);
+    L.gbuf = bp.o;
+    if (p.B > SMEM_B) bp.take<uint8_t>(subs * p.B);
+    L.total = bp.o;
+    return L;
+}
+
+template <int S> cudaError_t launch_enc(const EParams &p, dim3 grid, cudaStream_t s) {
+    const size_t smem = p.gbuf ? 0 : (size_t)WPB * p.B;
+    cudaError_t e = cudaFuncSetAttribute(k_lzenc<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (!e) k_lzenc<S><<<grid, NT, smem, s>>>(p);
+    return e;
+}
+
 static size_t lzss_cuda_scratch(const scz_cuda_batch *b, int dir) {
-    return b->n && dir == SCZ_CUDA_DECODE ? dlay(b).total : 0;
+    if (!b->n) return 0;
+    return dir == SCZ_CUDA_DECODE ? dlay(b).total : elay(b).total;
+}
+
+static cudaError_t lzss_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_t cb, const void *d_src,
+                                    uint8_t *d_pay, uint64_t *choff, uint64_t *chsize, uint64_t *chinfo,
+                                    void *scratch, cudaStream_t s) {
+    if (ca >= cb || cb > b->n) return cudaErrorInvalidValue;
+    const DParams q = dparams(b);
+    const ELay L = elay(b);
+    uint8_t *sc = static_cast<uint8_t *>(scratch);
+    EParams p;
+    memset(&p, 0, sizeof p);
+    p.src = static_cast<const uint8_t *>(d_src);
+    p.pay = d_pay;
+    p.choff = choff;
+    p.chsize = chsize;
+    p.chinfo = chinfo;
+    p.gbuf = q.B > SMEM_B ? sc + L.gbuf : nullptr;
+    p.gbody = sc + L.gbody;
+    p.zsz = reinterpret_cast<uint64_t *>(sc + L.zsz);
+    p.ends = reinterpret_cast<uint64_t *>(sc + L.ends);
+    p.count_full = q.count_full;
+    p.count_last = q.count_last;
+    p.raw_full = q.raw_full;
+    p.B = q.B;
+    p.nsub_full = q.nsub_full;
+    p.slot = L.slot;
+    p.n = q.n;
+    p.ca = ca;
+    p.E = q.E;
+    p.S = q.S;
+    p.W = q.W;
+    p.M = q.M;
+    p.D = q.D;
+    p.lg = q.lg;
+    p.shuffle = q.shuffle;
+    const dim3 grid((unsigned)((p.nsub_full + WPB - 1) / WPB), cb - ca);
+    cudaError_t e;
+    switch (p.S) {
+    case 1: e = launch_enc<1>(p, grid, s); break;
+    case 2: e = launch_enc<2>(p, grid, s); break;
+    case 4: e = launch_enc<4>(p, grid, s); break;
+    default: e = launch_enc<8>(p, grid, s); break;
+    }
+    if (e || (e = cudaGetLastError())) return e;
+    k_lzsize<<<cb - ca, NT2, 0, s>>>(p);
+    if ((e = cudaGetLastError())) return e;
+    k_lzoff<<<1, 1, 0, s>>>(p, cb);
+    if ((e = cudaGetLastError())) return e;
+    k_lzput<<<grid, NT, 0, s>>>(p);
+    return cudaGetLastError();
 }
 
 static cudaError_t lzss_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay, const uint64_t *choff,
@@ -362,9 +629,8 @@ static const char *lzss_cuda_error_text(unsigned code) {
     return NULL;
 }
 
-/* Listed in src/cuda/codecs_cuda.cu. No encoder: lzss compresses on the
- * CPU (scz__cuda_can(SCZ_CODEC_LZSS, SCZ_CUDA_ENCODE) is 0). */
+/* Listed in src/cuda/codecs_cuda.cu. */
 extern const scz_cuda_codec_ops scz__lzss_cuda_ops = {
-    SCZ_CODEC_LZSS,  lzss_cuda_check,      lzss_cuda_scratch, nullptr, lzss_cuda_decode,
+    SCZ_CODEC_LZSS,  lzss_cuda_check,      lzss_cuda_scratch, lzss_cuda_encode, lzss_cuda_decode,
     lzss_cuda_probe, lzss_cuda_error_text, nullptr,           nullptr,
 };
