@@ -32,7 +32,7 @@ STEPS=${STEPS:-build test memcheck racecheck synccheck bench}
 CUDA_ARCH=${CUDA_ARCH:-90}
 BIG_GIB=${BIG_GIB:-10}
 JOBS=${JOBS:-$(nproc)}
-GPU_TESTS=${GPU_TESTS:-test_cuda_ndzip test_cuda_huffman test_cuda_lossy test_cuda_lossy_dec}
+GPU_TESTS=${GPU_TESTS:-test_cuda_ndzip test_cuda_huffman test_cuda_lossy test_cuda_lossy_dec test_cuda_gfc test_cuda_lzss test_stream_cuda}
 LOSSY=${LOSSY-1e-2,1e-3,1e-4}
 HUFF_MI=${HUFF_MI:-128}
 mkdir -p "$OUT"
@@ -102,7 +102,7 @@ if has bench; then
     for f in "$LARGE_DIR"/tiled_*; do [ -f "$f" ] && files+=(--file "$f"); done
   fi
   "$BUILD/bench/scz_bench_gpu" --data "$DATA" "${files[@]}" --reps 20 --warmup 3 --host --huffman "$HUFF_MI" \
-    ${LOSSY:+--lossy "$LOSSY"} --gfc \
+    ${LOSSY:+--lossy "$LOSSY"} --gfc --lzss \
     --csv "$OUT/bench.csv" >"$OUT/bench.log" 2>&1
   note "bench: rc=$?"
   cat "$OUT/bench.log" >>"$SUMMARY"

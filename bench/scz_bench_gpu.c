@@ -55,6 +55,7 @@ static double g_big_gib = 0;
 static double g_big_rel = 0; /* --big-lossy REL: the large array through lossy too */
 static int g_gfc = 0;         /* --gfc: a table of the gfc codec */
 static int g_lzss = 0;        /* --lzss: a table of the lzss codec */
+static double g_lzss_q = 0;   /* --lzss-int REL: also each float input's u32 quantization codes */
 static scz_ctx *g_cpu = NULL; /* gfc rows: the GPU stream compared with the CPU's */
 static uint64_t g_chunk = 0;
 static FILE *g_csv;
@@ -709,7 +710,8 @@ static void usage(void) {
     fprintf(stderr,
             "usage: scz_bench_gpu [--data DIR] [--file PATH]... [--only S1,S2] [--reps N] [--warmup N]\n"
             "                     [--chunk BYTES] [--host] [--big GIB [--big-lossy REL]] [--csv FILE] [--no-nvcomp]\n"
-            "                     [--huffman MI | --huffman-only MI] [--lossy REL[,REL...]] [--gfc] [--lzss]\n");
+            "                     [--huffman MI | --huffman-only MI] [--lossy REL[,REL...]] [--gfc] [--lzss]\n"
+            "                     [--lzss-int REL]\n");
     exit(2);
 }
 
@@ -743,6 +745,10 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--big-lossy") && v) g_big_rel = atof(argv[++i]);
         else if (!strcmp(a, "--gfc")) g_gfc = 1;
         else if (!strcmp(a, "--lzss")) g_lzss = 1;
+        else if (!strcmp(a, "--lzss-int") && v) {
+            g_lzss = 1;
+            g_lzss_q = atof(argv[++i]);
+        }
         else if (!strcmp(a, "--csv") && v) csv = argv[++i];
         else if (!strcmp(a, "--huffman") && v) g_huff_mi = atof(argv[++i]);
         else if (!strcmp(a, "--lossy") && v) {
@@ -859,6 +865,33 @@ int main(int argc, char **argv) {
             void *h = read_file(ins[i].path, raw);
             if (!h) continue;
             bench_device(gpu, &ins[i], h, copy, SCZ_CODEC_LZSS);
+            if (g_lzss_q > 0 && (ins[i].shape.dtype == SCZ_DTYPE_F32 || ins[i].shape.dtype == SCZ_DTYPE_F64)) {
+                /* integer data from the field: its quantization codes at a
+                 * value-range-relative step 2 REL (range / (2 REL) + 1
+                 * values), as u32: the shape of quantized fields, labels
+                 * and counts (a float32 field of 128 Mi values gives
+                 * 512 MiB) */
+                input q = ins[i];
+                q.shape.dtype = SCZ_DTYPE_U32;
+                snprintf(q.name, sizeof q.name, "%.200s q%g u32", ins[i].name, g_lzss_q);
+                const uint64_t cnt = scz_shape_count(&ins[i].shape);
+                uint32_t *u = malloc(cnt * 4 + 1);
+                double lo = INFINITY, hi = -INFINITY;
+                for (uint64_t k = 0; k < cnt; k++) {
+                    const double x = ins[i].shape.dtype == SCZ_DTYPE_F32 ? ((const float *)h)[k] : ((const double *)h)[k];
+                    if (isfinite(x)) {
+                        lo = x < lo ? x : lo;
+                        hi = x > hi ? x : hi;
+                    }
+                }
+                const double step = 2 * g_lzss_q * (hi > lo ? hi - lo : 1);
+                for (uint64_t k = 0; u && k < cnt; k++) {
+                    const double x = ins[i].shape.dtype == SCZ_DTYPE_F32 ? ((const float *)h)[k] : ((const double *)h)[k];
+                    u[k] = isfinite(x) ? (uint32_t)llround((x - lo) / step) : 0xffffffffu;
+                }
+                if (u) bench_device(gpu, &q, u, copy, SCZ_CODEC_LZSS);
+                free(u);
+            }
             free(h);
         }
         g_nvcomp = nv;
