@@ -71,5 +71,10 @@ void bench_zfp_runner(bench_runner *r, double tol, double rel, int threads);
 void bench_zstd_runner(bench_runner *r, int level, int threads);
 /* LZ4 (liblz4), LZ4_compress_default, single-threaded. */
 void bench_lz4_runner(bench_runner *r);
+/* inner (a constructed runner, taken over) behind a byte-plane shuffle of
+ * the whole array; r->setup NULL when inner is absent. Before freeing
+ * r->state, call bench_shuffled_free(r) (it frees the inner state). */
+void bench_shuffled_runner(bench_runner *r, bench_runner *inner);
+void bench_shuffled_free(bench_runner *r);
 
 #endif /* SCZ_BENCH_H */

@@ -325,3 +325,96 @@ void bench_lz4_runner(bench_runner *r) {
 const char *bench_lz4_version(void) { return NULL; }
 void bench_lz4_runner(bench_runner *r) { memset(r, 0, sizeof *r); }
 #endif
+
+/* ------------------------------------------------------------------ */
+/* a byte-plane shuffle in front of a byte-oriented peer                */
+/* ------------------------------------------------------------------ */
+
+/* The inner runner sees the field's bytes regrouped into its E byte planes
+ * over the whole array (byte p of element k at p * count + k, as Blosc's
+ * shuffle within one block): compress shuffles, then runs the inner
+ * compressor; decompress runs the inner decompressor, then unshuffles.
+ * Both transposes are timed. */
+typedef struct shuf_state {
+    bench_runner inner;
+    uint8_t *tmp;
+    size_t tmp_n;
+} shuf_state;
+
+static void shuf_bytes(const uint8_t *src, size_t n, size_t E, uint8_t *dst, int inverse) {
+    const size_t m = n / E;
+    for (size_t k = 0; k < m; k++)
+        for (size_t q = 0; q < E; q++) {
+            if (inverse) dst[k * E + q] = src[q * m + k];
+            else dst[q * m + k] = src[k * E + q];
+        }
+}
+
+static int shuf_setup(bench_runner *r, const bench_field *f, size_t *cap, char *msg, size_t ml) {
+    shuf_state *s = r->state;
+    if (s->tmp_n < f->bytes) {
+        free(s->tmp);
+        s->tmp = malloc(f->bytes ? f->bytes : 1);
+        s->tmp_n = s->tmp ? f->bytes : 0;
+        if (!s->tmp) {
+            snprintf(msg, ml, "shuffle: out of memory");
+            return BR_ERR;
+        }
+    }
+    return s->inner.setup(&s->inner, f, cap, msg, ml);
+}
+
+static int shuf_comp(bench_runner *r, const bench_field *f, void *dst, size_t cap, size_t *size, char *msg,
+                     size_t ml) {
+    shuf_state *s = r->state;
+    shuf_bytes(f->data, f->bytes, f->esize, s->tmp, 0);
+    bench_field g = *f;
+    g.data = s->tmp;
+    return s->inner.compress(&s->inner, &g, dst, cap, size, msg, ml);
+}
+
+static int shuf_decomp(bench_runner *r, const bench_field *f, const void *src, size_t size, void *dst, char *msg,
+                       size_t ml) {
+    shuf_state *s = r->state;
+    int st = s->inner.decompress(&s->inner, f, src, size, s->tmp, msg, ml);
+    if (st == BR_OK) shuf_bytes(s->tmp, f->bytes, f->esize, dst, 1);
+    return st;
+}
+
+static void shuf_teardown(bench_runner *r) {
+    shuf_state *s = r->state;
+    s->inner.teardown(&s->inner);
+}
+
+void bench_shuffled_runner(bench_runner *r, bench_runner *inner) {
+    memset(r, 0, sizeof *r);
+    if (!inner->setup) {
+        free(inner->state);
+        return;
+    }
+    shuf_state *s = calloc(1, sizeof *s); /* freed by the driver; the inner state by bench_shuffled_free */
+    if (!s) {
+        free(inner->state);
+        return;
+    }
+    s->inner = *inner;
+    r->state = s;
+    r->lossless = 1;
+    snprintf(r->codec, sizeof r->codec, "%s", inner->codec);
+    snprintf(r->setting, sizeof r->setting, "%.30s,shuffle", inner->setting);
+    snprintf(r->label, sizeof r->label, "%.20s+shuf", inner->label);
+    snprintf(r->exec, sizeof r->exec, "%s", inner->exec);
+    r->setup = shuf_setup;
+    r->compress = shuf_comp;
+    r->decompress = shuf_decomp;
+    r->teardown = shuf_teardown;
+}
+
+void bench_shuffled_free(bench_runner *r) {
+    shuf_state *s = r->state;
+    if (!s) return;
+    free(s->inner.state);
+    free(s->tmp);
+    s->inner.state = NULL;
+    s->tmp = NULL;
+}

@@ -1201,6 +1201,20 @@ int main(int argc, char **argv) {
                     report(&peers[p], &f, &res, &o, csv);
                     free(peers[p].state);
                 }
+                /* the byte-oriented peers behind a byte-plane shuffle (as
+                 * lzss's float default and Blosc's shuffle filter) */
+                bench_runner inner[2], shuf[2];
+                bench_zstd_runner(&inner[0], 1, o.threads);
+                bench_lz4_runner(&inner[1]);
+                for (int p = 0; p < 2; p++) {
+                    bench_shuffled_runner(&shuf[p], &inner[p]);
+                    if (!shuf[p].setup) continue;
+                    result res;
+                    measure(&shuf[p], &f, &o, &bufs, &res);
+                    report(&shuf[p], &f, &res, &o, csv);
+                    bench_shuffled_free(&shuf[p]);
+                    free(shuf[p].state);
+                }
             } else {
                 double range = f.vmax - f.vmin;
                 for (int q = 0; q < o.nrels; q++) {
