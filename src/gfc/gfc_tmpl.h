@@ -79,7 +79,19 @@ static size_t ENC_SEG(const uint8_t *src, uint32_t n, const uint8_t *pl, uint32_
             kept[j] = (uint8_t)k;
             nib[j] = (uint8_t)((unsigned)g << 3 | c);
         }
-        for (uint32_t t = 0; t < GFC_HDR_BYTES; t++) o[t] = (uint8_t)(nib[2 * t] | nib[2 * t + 1] << 4);
+        /* nibble pairs into bytes, 8 nibbles (one word of nib) at a time in
+         * a register: byte 2i of x | x >> 4 is nib[2i] | nib[2i + 1] << 4
+         * (packing byte by byte through the stack stalled on store
+         * forwarding) */
+        for (uint32_t q = 0; q < GFC_SUB / 8; q++) {
+            uint64_t x;
+            memcpy(&x, nib + 8 * q, 8);
+            x = (x | x >> 4) & 0x00FF00FF00FF00FFull;
+            x = (x | x >> 8) & 0x0000FFFF0000FFFFull;
+            x = (x | x >> 16) & 0xFFFFFFFFull;
+            const uint32_t y = (uint32_t)x;
+            memcpy(o + 4 * q, &y, 4);
+        }
         o += GFC_HDR_BYTES;
         /* kept bytes: whole words stored, the pointer advanced by the count */
         for (uint32_t j = 0; j < GFC_SUB; j++) {

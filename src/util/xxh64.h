@@ -12,6 +12,7 @@
 #define SCZ_XXH64_H
 
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__CUDACC__)
 #define SCZ_HD __host__ __device__ __forceinline__
@@ -96,13 +97,29 @@ SCZ_HD uint64_t scz_xxh_avalanche(uint64_t h) {
     return h;
 }
 
+/* Little-endian loads at any alignment. On the host one memcpy (a single
+ * load: gcc does not merge the byte loads of the device version, which
+ * made the CPU checksum ~3x slower); on the device byte loads (the
+ * runtime's kernels read payload words with aligned loads themselves). */
 SCZ_HD uint64_t scz_xxh_le64(const uint8_t *p) {
+#if defined(__CUDA_ARCH__)
     uint64_t v = 0;
     for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
     return v;
+#else
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+#endif
 }
 SCZ_HD uint32_t scz_xxh_le32(const uint8_t *p) {
+#if defined(__CUDA_ARCH__)
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+#else
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+#endif
 }
 
 /* Finishes a hash whose full stripes are in *a: `rest` (< 32 bytes) are the
