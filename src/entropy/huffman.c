@@ -260,10 +260,28 @@ static int encode_range(const scz_huff_enc *book, const void *syms, int width, u
     uint64_t pos = start;
     uint64_t next_b = (start / U + 1) * U;
     const uint32_t *ent = book->entry;
+    /* Until the range's first word is complete (it is shared with the
+     * previous range: an edge word) a symbol flushes through a branch;
+     * after it, every symbol stores the word being filled without a branch
+     * on its length (the store is final only once 32 bits are in; an
+     * earlier store of the same word is overwritten, and one of the last,
+     * partial word is replaced by its edge below), which spares the
+     * mispredicted flush branch of variable-length codes. Codes are at
+     * most 16 bits, so nacc stays below 48. */
+#define ENC_UNITS(i)                                                                  \
+    if (pos >= next_b) {                                                              \
+        uint64_t u = next_b / U;                                                      \
+        if (u < n_units) {                                                            \
+            gap_tmp[u] = (uint8_t)(pos - next_b);                                     \
+            if (u % G == 0) scz__st32(segfirst + 4 * (u / G), (uint32_t)((i) + 1));   \
+        }                                                                             \
+        next_b += U;                                                                  \
+    }
 #define ENC_LOOP(TYPE)                                                                \
     do {                                                                              \
         const TYPE *s = syms;                                                         \
-        for (uint64_t i = a; i < b; i++) {                                            \
+        uint64_t i = a;                                                               \
+        for (; i < b && widx < first_full; i++) {                                     \
             uint32_t e = ent[s[i]];                                                   \
             unsigned l = e & 31;                                                      \
             acc = (acc << l) | (e >> 5);                                              \
@@ -271,25 +289,50 @@ static int encode_range(const scz_huff_enc *book, const void *syms, int width, u
             pos += l;                                                                 \
             if (nacc >= 32) {                                                         \
                 nacc -= 32;                                                           \
-                uint32_t w = (uint32_t)(acc >> nacc);                                 \
-                if (widx < first_full) edges[ne++] = (edge_word){widx, w};            \
-                else scz__st32(words + 4 * widx, w);                                  \
+                edges[ne++] = (edge_word){widx, (uint32_t)(acc >> nacc)};             \
                 widx++;                                                               \
             }                                                                         \
-            if (pos >= next_b) {                                                      \
-                uint64_t u = next_b / U;                                              \
+            ENC_UNITS(i)                                                              \
+        }                                                                             \
+        for (; i + 2 <= b; i += 2) { /* two codes (<= 32 bits) per step */           \
+            const uint32_t e1 = ent[s[i]], e2 = ent[s[i + 1]];                        \
+            const unsigned l1 = e1 & 31, l2 = e2 & 31, L = l1 + l2;                   \
+            acc = (acc << L) | ((uint64_t)(e1 >> 5) << l2) | (e2 >> 5);               \
+            nacc += L;                                                                \
+            const uint64_t pos1 = pos + l1;                                           \
+            pos += L;                                                                 \
+            const unsigned f = nacc >= 32;                                            \
+            nacc -= 32 * f;                                                           \
+            scz__st32(words + 4 * widx, (uint32_t)(acc >> nacc));                     \
+            widx += f;                                                                \
+            if (pos >= next_b) { /* a unit starts in this pair (L < U) */             \
+                const int first = pos1 >= next_b;                                     \
+                const uint64_t u = next_b / U;                                        \
                 if (u < n_units) {                                                    \
-                    gap_tmp[u] = (uint8_t)(pos - next_b);                             \
+                    gap_tmp[u] = (uint8_t)((first ? pos1 : pos) - next_b);            \
                     if (u % G == 0)                                                   \
-                        scz__st32(segfirst + 4 * (u / G), (uint32_t)(i + 1));         \
+                        scz__st32(segfirst + 4 * (u / G), (uint32_t)(i + (first ? 1 : 2))); \
                 }                                                                     \
                 next_b += U;                                                          \
             }                                                                         \
+        }                                                                             \
+        for (; i < b; i++) {                                                          \
+            uint32_t e = ent[s[i]];                                                   \
+            unsigned l = e & 31;                                                      \
+            acc = (acc << l) | (e >> 5);                                              \
+            nacc += l;                                                                \
+            pos += l;                                                                 \
+            const unsigned f = nacc >= 32;                                            \
+            nacc -= 32 * f;                                                           \
+            scz__st32(words + 4 * widx, (uint32_t)(acc >> nacc));                     \
+            widx += f;                                                                \
+            ENC_UNITS(i)                                                              \
         }                                                                             \
     } while (0)
     if (width == 1) ENC_LOOP(uint8_t);
     else ENC_LOOP(uint16_t);
 #undef ENC_LOOP
+#undef ENC_UNITS
     if (nacc > 0 && pos > start) edges[ne++] = (edge_word){widx, (uint32_t)(acc << (32 - nacc))};
     return ne;
 }

@@ -23,19 +23,29 @@ uint64_t scz__rle_encode(const uint16_t *s, uint64_t n, uint32_t max_run, int T,
         uint64_t i = a[t], e = a[t + 1], k = a[t];
         if (i < e && (i == 0 || s[i] != s[i - 1])) bnd[k++] = (uint32_t)i;
         i++;
-        while (i < e) {
-            /* skip equal stretches four symbols at a time */
-            if (i + 4 <= e) {
-                uint64_t x, y;
-                memcpy(&x, s + i, 8);
-                memcpy(&y, s + i - 1, 8);
-                if (x == y) {
-                    i += 4;
-                    continue;
-                }
+        /* four symbols at a time: equal stretches skipped, otherwise the
+         * boundaries recorded without a branch on the data (short runs
+         * made the branch unpredictable); bnd[k] may be written at a k
+         * that is not kept, always below i, inside this thread's part */
+        while (i + 4 <= e) {
+            uint64_t x, y;
+            memcpy(&x, s + i, 8);
+            memcpy(&y, s + i - 1, 8);
+            if (x != y) {
+                bnd[k] = (uint32_t)i;
+                k += s[i] != s[i - 1];
+                bnd[k] = (uint32_t)(i + 1);
+                k += s[i + 1] != s[i];
+                bnd[k] = (uint32_t)(i + 2);
+                k += s[i + 2] != s[i + 1];
+                bnd[k] = (uint32_t)(i + 3);
+                k += s[i + 3] != s[i + 2];
             }
-            if (s[i] != s[i - 1]) bnd[k++] = (uint32_t)i;
-            i++;
+            i += 4;
+        }
+        for (; i < e; i++) {
+            bnd[k] = (uint32_t)i;
+            k += s[i] != s[i - 1];
         }
         m[t] = k - a[t];
     }
@@ -59,7 +69,7 @@ uint64_t scz__rle_encode(const uint16_t *s, uint64_t n, uint32_t max_run, int T,
                 uint64_t st = bnd[a[t] + j];
                 uint64_t en = j + 1 < m[t] ? bnd[a[t] + j + 1] : first[t + 1];
                 uint64_t len = en - st;
-                uint64_t pieces = (len + max_run - 1) / max_run;
+                uint64_t pieces = len <= max_run ? 1 : (len + max_run - 1) / max_run; /* no division per run */
                 if (pass) {
                     uint16_t v = s[st];
                     for (uint64_t p = 0; p < pieces; p++) {
