@@ -30,14 +30,33 @@ scz_status scz__value_range(scz_dtype t, const void *data, uint64_t n, double *m
     double lo = INFINITY, hi = -INFINITY;
     uint64_t f = 0;
     if (threads < 1) threads = 1;
+    /* float32 in float (the extremes are exact; no dtype switch per
+     * element); non-finite values count as +-inf for the extremes */
+    if (t == SCZ_DTYPE_F32) {
+        const float *p = data;
+        float flo = INFINITY, fhi = -INFINITY;
+#pragma omp parallel for reduction(min : flo) reduction(max : fhi) reduction(+ : f) schedule(static) \
+    num_threads(threads) if (n > 65536 && threads > 1)
+        for (uint64_t i = 0; i < n; i++) {
+            const float v = p[i];
+            const int fin = isfinite(v);
+            const float vl = fin ? v : INFINITY, vh = fin ? v : -INFINITY;
+            f += (uint64_t)fin;
+            flo = vl < flo ? vl : flo;
+            fhi = vh > fhi ? vh : fhi;
+        }
+        lo = flo;
+        hi = fhi;
+    } else {
 #pragma omp parallel for reduction(min : lo) reduction(max : hi) reduction(+ : f) schedule(static) \
     num_threads(threads) if (n > 65536 && threads > 1)
-    for (uint64_t i = 0; i < n; i++) {
-        double v = elem(t, data, i);
-        if (!isfinite(v)) continue;
-        f++;
-        if (v < lo) lo = v;
-        if (v > hi) hi = v;
+        for (uint64_t i = 0; i < n; i++) {
+            double v = elem(t, data, i);
+            if (!isfinite(v)) continue;
+            f++;
+            if (v < lo) lo = v;
+            if (v > hi) hi = v;
+        }
     }
     if (!f) lo = hi = 0;
     if (mn) *mn = lo;
