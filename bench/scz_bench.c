@@ -12,6 +12,7 @@
  */
 #include "median.h"
 #include "bench.h"
+#include "quant_codes.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -68,6 +69,7 @@ typedef struct options {
 } options;
 
 static uint32_t g_lossy_level; /* --level: knobs[2] of the lossy runs */
+static double g_int_rel;       /* --int-codes REL: also each field's u16 quantization codes (lossless section) */
 
 static void usage(FILE *o) {
     fprintf(o,
@@ -91,6 +93,8 @@ static void usage(FILE *o) {
             "  --chunk-bytes N     scz chunk size (default: the library's)\n"
             "  --rel A,B,...       lossy REL bounds (default 1e-2,1e-3,1e-4)\n"
             "  --level N           lossy level (knobs[2]): 0 default, 1 high ratio\n"
+            "  --int-codes REL     lossless section: also each field's u16 Lorenzo quantization codes at REL\n"
+            "                      (cuSZ's codes, as gpuLZ's quant datasets): lzss, zstd, lz4, shuffled or not\n"
             "  --no-lossless       skip the lossless section\n"
             "  --no-lossy          skip the lossy section\n"
             "output:\n"
@@ -212,6 +216,13 @@ static int parse_args(int argc, char **argv, options *o) {
         } else if (!strcmp(a, "--chunk-bytes")) {
             NEED_ARG();
             o->chunk_bytes = strtoull(v, NULL, 10);
+        } else if (!strcmp(a, "--int-codes")) {
+            NEED_ARG();
+            g_int_rel = strtod(v, NULL);
+            if (!(g_int_rel > 0)) {
+                fprintf(stderr, "scz_bench: bad --int-codes '%s'\n", v);
+                return -1;
+            }
         } else if (!strcmp(a, "--level")) {
             NEED_ARG();
             if (strcmp(v, "0") && strcmp(v, "1")) {
@@ -883,8 +894,8 @@ static int common_file(const char *file, scz_dtype dt, const char **labels, int 
 
 static void summary_lossless(const options *o) {
     printf("\n== Summary: lossless, mean over the same files (c/o = compressed/original, lower is better) ==\n");
-    static const scz_dtype dts[2] = {SCZ_DTYPE_F32, SCZ_DTYPE_F64};
-    for (int d = 0; d < 2; d++) {
+    static const scz_dtype dts[3] = {SCZ_DTYPE_F32, SCZ_DTYPE_F64, SCZ_DTYPE_U16};
+    for (int d = 0; d < 3; d++) {
         const char *labels[MAX_LABELS];
         int nl = collect_labels(1, dts[d], labels);
         if (!nl) continue;
@@ -1041,6 +1052,72 @@ static void load_avg(char *buf, size_t n) {
 /* ------------------------------------------------------------------ */
 /* main                                                                */
 /* ------------------------------------------------------------------ */
+/* zstd -1 and lz4 behind a byte-plane shuffle of the whole array. */
+static void shuffled_peers(const bench_field *f, const options *o, buffers *bufs, FILE *csv) {
+    bench_runner inner[2], shuf[2];
+    bench_zstd_runner(&inner[0], 1, o->threads);
+    bench_lz4_runner(&inner[1]);
+    for (int p = 0; p < 2; p++) {
+        bench_shuffled_runner(&shuf[p], &inner[p]);
+        if (!shuf[p].setup) continue;
+        result res;
+        measure(&shuf[p], f, o, bufs, &res);
+        report(&shuf[p], f, &res, o, csv);
+        bench_shuffled_free(&shuf[p]);
+        free(shuf[p].state);
+    }
+}
+
+/* --int-codes: the field's u16 Lorenzo quantization codes (quant_codes.h)
+ * through lzss (default knobs, and with its byte shuffle) and the
+ * byte-oriented peers. */
+static void int_codes(scz_ctx *ctx, const bench_field *f, const options *o, buffers *bufs, FILE *csv) {
+    bench_field g = *f;
+    uint16_t *c = malloc((f->count ? f->count : 1) * sizeof *c);
+    if (!c || bench_lorenzo_codes(f->data, f->dtype, f->dims, f->rank, g_int_rel, c)) {
+        printf("  int codes: out of memory\n");
+        free(c);
+        return;
+    }
+    snprintf(g.name, sizeof g.name, "%.200s.codes", f->name);
+    g.dtype = SCZ_DTYPE_U16;
+    g.esize = 2;
+    g.bytes = f->count * 2;
+    g.data = c;
+    g.vmin = 0;
+    g.vmax = 1023;
+    g.finite = f->count;
+    printf("  -- u16 Lorenzo quantization codes at REL %g (%s):\n", g_int_rel, g.name);
+    for (int k = 0; k < 2; k++) {
+        if (!scz_codec_available(SCZ_CODEC_LZSS)) break;
+        bench_runner r;
+        result res;
+        scz_runner(&r, ctx, SCZ_CODEC_LZSS, 0, 0, o->threads, o->chunk_bytes);
+        if (!r.setup) continue;
+        if (k) {
+            ((scz_state *)r.state)->params.knobs[3] = 2;
+            snprintf(r.setting, sizeof r.setting, "shuffle=on");
+            snprintf(r.label, sizeof r.label, "lzss-shuf");
+        }
+        measure(&r, &g, o, bufs, &res);
+        report(&r, &g, &res, o, csv);
+        free(r.state);
+    }
+    bench_runner peers[3];
+    bench_zstd_runner(&peers[0], 1, o->threads);
+    bench_zstd_runner(&peers[1], 3, o->threads);
+    bench_lz4_runner(&peers[2]);
+    for (int p = 0; p < 3; p++) {
+        if (!peers[p].setup) continue;
+        result res;
+        measure(&peers[p], &g, o, bufs, &res);
+        report(&peers[p], &g, &res, o, csv);
+        free(peers[p].state);
+    }
+    shuffled_peers(&g, o, bufs, csv);
+    free(c);
+}
+
 int main(int argc, char **argv) {
     static options o;
     if (parse_args(argc, argv, &o)) return 2;
@@ -1203,18 +1280,8 @@ int main(int argc, char **argv) {
                 }
                 /* the byte-oriented peers behind a byte-plane shuffle (as
                  * lzss's float default and Blosc's shuffle filter) */
-                bench_runner inner[2], shuf[2];
-                bench_zstd_runner(&inner[0], 1, o.threads);
-                bench_lz4_runner(&inner[1]);
-                for (int p = 0; p < 2; p++) {
-                    bench_shuffled_runner(&shuf[p], &inner[p]);
-                    if (!shuf[p].setup) continue;
-                    result res;
-                    measure(&shuf[p], &f, &o, &bufs, &res);
-                    report(&shuf[p], &f, &res, &o, csv);
-                    bench_shuffled_free(&shuf[p]);
-                    free(shuf[p].state);
-                }
+                shuffled_peers(&f, &o, &bufs, csv);
+                if (g_int_rel > 0) int_codes(ctx, &f, &o, &bufs, csv);
             } else {
                 double range = f.vmax - f.vmin;
                 for (int q = 0; q < o.nrels; q++) {

@@ -24,6 +24,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "median.h"
 #include "nvcomp_peer.h"
+#include "quant_codes.h"
 #include "scz.h"
 
 #include <cuda_runtime.h>
@@ -55,7 +56,7 @@ static double g_big_gib = 0;
 static double g_big_rel = 0; /* --big-lossy REL: the large array through lossy too */
 static int g_gfc = 0;         /* --gfc: a table of the gfc codec */
 static int g_lzss = 0;        /* --lzss: a table of the lzss codec */
-static double g_lzss_q = 0;   /* --lzss-int REL: also each float input's u32 quantization codes */
+static double g_lzss_q = 0;   /* --lzss-int REL: also each float input's u16 quantization codes */
 static scz_ctx *g_cpu = NULL; /* gfc rows: the GPU stream compared with the CPU's */
 static uint64_t g_chunk = 0;
 static FILE *g_csv;
@@ -844,6 +845,46 @@ int main(int argc, char **argv) {
             void *h = read_file(ins[i].path, raw);
             if (!h) continue;
             bench_device(gpu, &ins[i], h, copy, SCZ_CODEC_GFC);
+            free(h);
+        }
+        g_nvcomp = nv;
+        g_cpu = NULL;
+        print_nvcomp(copy); /* measured with ndzip's rows, on the same buffers: the peers beside gfc */
+    }
+    if (g_lzss && scz_cuda_codec_supported(SCZ_CODEC_LZSS)) {
+        printf("\nlzss device to device (default knobs), median of %d after %d warm-up; same columns as ndzip's; "
+               "\"=cpu\": the stream equals the CPU backend's byte for byte\n",
+               g_reps, g_warmup);
+        g_cpu = cpu;
+        printf("%-34s %-3s %-14s %8s %6s %9s %6s %9s %6s  %s\n", "file", "dt", "dims(fastest)", "MB", "ratio",
+               "comp GB/s", "%copy", "dec GB/s", "%copy", "check");
+        const int nv = g_nvcomp;
+        g_nvcomp = 0;
+        for (int i = 0; i < nin; i++) {
+            if (only && !strstr(only, ins[i].name) && !strstr(ins[i].name, only)) continue;
+            size_t raw = shape_bytes(&ins[i].shape);
+            void *h = read_file(ins[i].path, raw);
+            if (!h) continue;
+            bench_device(gpu, &ins[i], h, copy, SCZ_CODEC_LZSS);
+            if (g_lzss_q > 0 && (ins[i].shape.dtype == SCZ_DTYPE_F32 || ins[i].shape.dtype == SCZ_DTYPE_F64)) {
+                /* integer data from the field: its u16 Lorenzo quantization
+                 * codes at REL (quant_codes.h: cuSZ's codes, as the gpuLZ
+                 * paper's quant datasets), repeated along the slowest
+                 * axis up to at least 512 MiB */
+                const uint64_t cnt = scz_shape_count(&ins[i].shape);
+                const uint64_t reps = (512ull << 20) / (2 * cnt) + ((512ull << 20) % (2 * cnt) != 0);
+                input q = ins[i];
+                q.shape.dtype = SCZ_DTYPE_U16;
+                q.shape.dims[q.shape.rank - 1] *= reps;
+                snprintf(q.name, sizeof q.name, "%.180s codes%g x%llu", ins[i].name, g_lzss_q,
+                         (unsigned long long)reps);
+                uint16_t *u = malloc(cnt * 2 * reps + 1);
+                if (u && !bench_lorenzo_codes(h, ins[i].shape.dtype, ins[i].shape.dims, ins[i].shape.rank, g_lzss_q, u)) {
+                    for (uint64_t k = 1; k < reps; k++) memcpy(u + k * cnt, u, cnt * 2);
+                    bench_device(gpu, &q, u, copy, SCZ_CODEC_LZSS);
+                }
+                free(u);
+            }
             free(h);
         }
         g_nvcomp = nv;
