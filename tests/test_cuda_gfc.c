@@ -36,65 +36,6 @@ static scz_params gparams(uint32_t dim, uint64_t chunk) {
     return p;
 }
 
-/* ctx decodes z[0..zn) to exactly ref[0..raw). */
-static void check_decode(scz_ctx *ctx, const uint8_t *z, size_t zn, const void *ref, size_t raw, const char *what,
-                         const char *who) {
-    uint8_t *out = tu_guarded_alloc(raw, 0x5A);
-    scz_status r = scz_decompress(ctx, z, zn, out, raw, NULL);
-    CHECK(r == SCZ_OK, "%s: %s decompress: %s (%s)", what, who, st(r), scz_ctx_last_error(ctx));
-    if (!r) {
-        const size_t d = tu_first_diff(ref, out, raw);
-        CHECK(d == raw, "%s: %s decoded differs at byte %zu of %zu", what, who, d, raw);
-        n_decoded += d == raw;
-    }
-    CHECK(tu_guard_intact(out, raw), "%s: %s decompress wrote past the array", what, who);
-    free(out);
-}
-
-/* Device API: the CPU's bytes, and the CPU's stream decoded on the device. */
-static void check_device_api(const scz_params *p, const scz_shape *s, const void *src, size_t raw,
-                             const uint8_t *ref, size_t ref_n, const char *what) {
-    const size_t bound = scz_compress_bound(s, p);
-    void *d_src, *d_z, *d_out;
-    CUDA_OK(cudaMalloc(&d_src, raw ? raw : 1));
-    CUDA_OK(cudaMalloc(&d_z, bound > ref_n ? bound : ref_n));
-    CUDA_OK(cudaMalloc(&d_out, raw ? raw : 1));
-    CUDA_OK(cudaMemcpy(d_src, src, raw, cudaMemcpyHostToDevice));
-    uint64_t *size_out;
-    CUDA_OK(cudaMallocHost((void **)&size_out, 8));
-    *size_out = 0;
-    scz_status r = scz_cuda_compress(gpu, p, s, d_src, d_z, bound, size_out, NULL);
-    CUDA_OK(cudaDeviceSynchronize());
-    n_streams++;
-    CHECK(r == SCZ_OK, "%s: device compress: %s (%s)", what, st(r), scz_ctx_last_error(gpu));
-    if (!r) {
-        CHECK(*size_out == ref_n, "%s: device stream %llu bytes, CPU %zu", what, (unsigned long long)*size_out, ref_n);
-        uint8_t *h = malloc(bound);
-        CUDA_OK(cudaMemcpy(h, d_z, bound, cudaMemcpyDeviceToHost));
-        if (*size_out == ref_n) {
-            const size_t d = tu_first_diff(h, ref, ref_n);
-            CHECK(d == ref_n, "%s: device stream differs from the CPU's at byte %zu of %zu", what, d, ref_n);
-            n_identical += d == ref_n;
-            n_device += d == ref_n;
-        }
-        free(h);
-    }
-    CUDA_OK(cudaMemcpy(d_z, ref, ref_n, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemset(d_out, 0x77, raw ? raw : 1));
-    r = scz_cuda_decompress(gpu, d_z, ref_n, d_out, raw, NULL, NULL, NULL);
-    CHECK(r == SCZ_OK, "%s: device decompress: %s (%s)", what, st(r), scz_ctx_last_error(gpu));
-    if (!r) {
-        uint8_t *o = malloc(raw ? raw : 1);
-        CUDA_OK(cudaMemcpy(o, d_out, raw, cudaMemcpyDeviceToHost));
-        CHECK(tu_first_diff(o, src, raw) == raw, "%s: device decode differs", what);
-        free(o);
-    }
-    CUDA_OK(cudaFreeHost(size_out));
-    CUDA_OK(cudaFree(d_src));
-    CUDA_OK(cudaFree(d_z));
-    CUDA_OK(cudaFree(d_out));
-}
-
 static void count_forms(const uint8_t *z, size_t zn) {
     scz_info info;
     if (scz_inspect(z, zn, &info) != SCZ_OK) return;
@@ -127,33 +68,16 @@ static void compare(const scz_shape *s, const void *data, const scz_params *p, i
             n_identical += same;
             free(zg);
         }
-        check_decode(gctx[k], zc, nc, data, raw, what, k ? "GPU (small batches)" : "GPU");
+        n_decoded += tu_check_decode(gctx[k], zc, nc, data, raw, what, k ? "GPU (small batches)" : "GPU");
     }
-    if (device_api) check_device_api(p, s, data, raw, zc, nc, what);
+    if (device_api) { /* the CPU's bytes through the device API, and decoded there */
+        int ss, ds;
+        cudatest_device_api(gpu, p, s, data, raw, zc, nc, what, &ss, &ds);
+        n_streams++;
+        n_identical += ss;
+        n_device += ss;
+    }
     free(zc);
-}
-
-/* The CPU and the GPU (host and device API) answer stream z alike; with
- * both accepting it, the outputs agree. */
-static void corrupt_stream(const uint8_t *z, size_t n, const scz_shape *s, const char *what) {
-    const size_t raw = gen_bytes(s);
-    uint8_t *oc = tu_guarded_alloc(raw, 0x22), *o = tu_guarded_alloc(raw, 0x22);
-    const scz_status rc = scz_decompress(cpu, z, n, oc, raw, NULL);
-    const scz_status rg = scz_decompress(gpu, z, n, o, raw, NULL);
-    CHECK(rg == rc, "%s: CPU says %s, GPU says %s (%s)", what, st(rc), st(rg), scz_ctx_last_error(gpu));
-    if (rc == SCZ_OK && rg == SCZ_OK) CHECK(memcmp(o, oc, raw) == 0, "%s: CPU and GPU decode differently", what);
-    CHECK(tu_guard_intact(o, raw), "%s: wrote past the array", what);
-    void *dz, *dout;
-    CUDA_OK(cudaMalloc(&dz, n ? n : 1));
-    CUDA_OK(cudaMalloc(&dout, raw ? raw : 1));
-    CUDA_OK(cudaMemcpy(dz, z, n, cudaMemcpyHostToDevice));
-    const scz_status rd = scz_cuda_decompress(gpu, dz, n, dout, raw, NULL, NULL, NULL);
-    CHECK(rd == rc, "%s: device API says %s, CPU %s (%s)", what, st(rd), st(rc), scz_ctx_last_error(gpu));
-    CUDA_OK(cudaFree(dz));
-    CUDA_OK(cudaFree(dout));
-    free(o);
-    free(oc);
-    n_corrupt++;
 }
 
 /* Payload bytes of chunk 0 changed (checksums resealed), chunk sizes cut
@@ -194,7 +118,8 @@ static void test_corrupt(void) {
             tu_reseal_chunk(c, 0);
             char what[100];
             snprintf(what, sizeof what, "%s byte %llu changed", scz_dtype_name(s.dtype), (unsigned long long)at);
-            corrupt_stream(c, zn, &s, what);
+            cudatest_same_answer(cpu, gpu, c, zn, gen_bytes(&s), what);
+            n_corrupt++;
             free(c);
         }
         const uint64_t sizes[4] = {0, ci.size / 2, ci.size - 1, ci.size + 3};
@@ -206,7 +131,8 @@ static void test_corrupt(void) {
                 char what[100];
                 snprintf(what, sizeof what, "%s chunk 0 of %llu bytes, codec_info %u", scz_dtype_name(s.dtype),
                          (unsigned long long)sizes[k], info);
-                corrupt_stream(c, n2, &s, what);
+                cudatest_same_answer(cpu, gpu, c, n2, gen_bytes(&s), what);
+                n_corrupt++;
                 free(c);
             }
         free(z);

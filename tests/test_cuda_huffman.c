@@ -46,29 +46,6 @@ static void put(void *a, unsigned es, uint64_t i, uint64_t v) {
     else ((uint32_t *)a)[i] = (uint32_t)v;
 }
 
-static scz_shape shape1(scz_dtype dt, uint64_t n) {
-    scz_shape s;
-    memset(&s, 0, sizeof s);
-    s.dtype = dt;
-    s.rank = 1;
-    s.dims[0] = n;
-    s.dims[1] = s.dims[2] = s.dims[3] = 1;
-    return s;
-}
-
-static void check_decode(scz_ctx *ctx, const uint8_t *z, size_t zn, const void *ref, size_t raw, const char *what,
-                         const char *who) {
-    uint8_t *out = tu_guarded_alloc(raw, 0x5A);
-    scz_status r = scz_decompress(ctx, z, zn, out, raw, NULL);
-    CHECK(r == SCZ_OK, "%s: %s decompress: %s (%s)", what, who, st(r), scz_ctx_last_error(ctx));
-    if (!r) {
-        size_t d = tu_first_diff(ref, out, raw);
-        CHECK(d == raw, "%s: %s decoded differs at byte %zu of %zu", what, who, d, raw);
-    }
-    CHECK(tu_guard_intact(out, raw), "%s: %s decompress wrote past the array", what, who);
-    free(out);
-}
-
 /* Device-pointer API: the same bytes as ref_stream; decodes back. */
 static void check_device_api(const scz_params *p, const scz_shape *s, const void *src, size_t raw,
                              const uint8_t *ref_stream, size_t ref_n, const char *what) {
@@ -150,7 +127,7 @@ static void compare(const scz_shape *s, const void *data, uint64_t chunk_bytes, 
             CHECK(same, "%s: GPU stream (%s batches, %zu bytes) differs from the CPU's (%zu bytes) at byte %zu", what,
                   k ? "small" : "default", ng, nc, tu_first_diff(zg, zc, ng < nc ? ng : nc));
             n_identical += same;
-            if (k == 0) check_decode(cpu, zg, ng, data, raw, what, "CPU (GPU's stream)");
+            if (k == 0) tu_check_decode(cpu, zg, ng, data, raw, what, "CPU (GPU's stream)");
             free(zg);
         }
     }
@@ -164,8 +141,8 @@ static void compare(const scz_shape *s, const void *data, uint64_t chunk_bytes, 
                 if (ci.codec_info == 1 && s->dtype == SCZ_DTYPE_U32 && scz__ld32(zc + ci.offset + 8)) n_escaped++;
             }
         }
-    check_decode(gpu, zc, nc, data, raw, what, "GPU");
-    check_decode(gpu_small, zc, nc, data, raw, what, "GPU (small batches)");
+    tu_check_decode(gpu, zc, nc, data, raw, what, "GPU");
+    tu_check_decode(gpu_small, zc, nc, data, raw, what, "GPU (small batches)");
     if (device_api) check_device_api(&p, s, data, raw, zc, nc, what);
     free(zc);
 }
@@ -214,7 +191,7 @@ static void test_small(void) {
     };
     for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
         void *a = make(C[i].k, C[i].dt, C[i].n, C[i].arg);
-        scz_shape s = shape1(C[i].dt, C[i].n);
+        scz_shape s = tu_shape1(C[i].dt, C[i].n);
         char name[100];
         snprintf(name, sizeof name, "small set #%zu %s", i, scz_dtype_name(C[i].dt));
         compare(&s, a, C[i].chunk, 1, name);
@@ -236,7 +213,7 @@ static void test_generated(void) {
             const uint64_t n = r ? big : 1000;
             void *a = make(K_CONST, dt, n, 0x5A);
             snprintf(name, sizeof name, "%s one symbol, %llu elements", dn, (unsigned long long)n);
-            scz_shape s = shape1(dt, n);
+            scz_shape s = tu_shape1(dt, n);
             compare(&s, a, 0, 1, name);
             cases++;
             free(a);
@@ -250,7 +227,7 @@ static void test_generated(void) {
                     const uint64_t n = k * (unit ? 1024 : 32768) + (uint64_t)(int64_t)d;
                     void *a = make(K_TWO, dt, n, 0);
                     snprintf(name, sizeof name, "%s two symbols, %llu elements", dn, (unsigned long long)n);
-                    scz_shape s = shape1(dt, n);
+                    scz_shape s = tu_shape1(dt, n);
                     compare(&s, a, 0, !quick || k == 1, name);
                     cases++;
                     free(a);
@@ -262,7 +239,7 @@ static void test_generated(void) {
             for (int ci = 0; ci < 3; ci++) {
                 if (quick > 1 && ci == 1) continue;
                 snprintf(name, sizeof name, "%s geometric, %llu elements", dn, (unsigned long long)big);
-                scz_shape s = shape1(dt, big);
+                scz_shape s = tu_shape1(dt, big);
                 compare(&s, a, sizes[ci], 1, name);
                 cases++;
             }
@@ -270,7 +247,7 @@ static void test_generated(void) {
         }
         /* 2D, partial last chunk */
         if (quick < 2) {
-            scz_shape s = shape1(dt, 1000);
+            scz_shape s = tu_shape1(dt, 1000);
             s.rank = 2;
             s.dims[1] = quick ? 37 : 777;
             void *a = make(K_GEOM, dt, gen_count(&s), 12);
@@ -283,7 +260,7 @@ static void test_generated(void) {
         {
             void *a = make(K_UNIFORM, dt, big, 0);
             snprintf(name, sizeof name, "%s uniform, %llu elements", dn, (unsigned long long)big);
-            scz_shape s = shape1(dt, big);
+            scz_shape s = tu_shape1(dt, big);
             compare(&s, a, 0, 1, name);
             compare(&s, a, 16384, 0, name);
             const unsigned es = esz(dt);
@@ -312,7 +289,7 @@ static void test_generated(void) {
         for (size_t i = 0; i < sizeof D / sizeof D[0]; i++) {
             if (quick > 1 && i != 3 && i != 5) continue;
             void *a = make(D[i].k, SCZ_DTYPE_U32, n, D[i].arg);
-            scz_shape s = shape1(SCZ_DTYPE_U32, n);
+            scz_shape s = tu_shape1(SCZ_DTYPE_U32, n);
             snprintf(name, sizeof name, "%s, %llu elements", D[i].what, (unsigned long long)n);
             compare(&s, a, 0, 1, name);
             if (quick < 2) compare(&s, a, 4 * 65536, 0, name);
@@ -322,7 +299,7 @@ static void test_generated(void) {
     }
     /* empty arrays */
     for (int di = 0; di < 3; di++) {
-        scz_shape s = shape1(dts[di], 5);
+        scz_shape s = tu_shape1(dts[di], 5);
         s.rank = 2;
         s.dims[1] = 0;
         uint8_t dummy[8] = {0};
@@ -353,10 +330,10 @@ static void test_real_data(void) {
             continue;
         }
         char name[300];
-        scz_shape s = shape1(SCZ_DTYPE_U16, size / 2);
+        scz_shape s = tu_shape1(SCZ_DTYPE_U16, size / 2);
         snprintf(name, sizeof name, "%s as u16", files[i].name);
         compare(&s, data, 0, 1, name);
-        s = shape1(SCZ_DTYPE_U32, size / 4);
+        s = tu_shape1(SCZ_DTYPE_U32, size / 4);
         snprintf(name, sizeof name, "%s as u32", files[i].name);
         compare(&s, data, quick ? 0 : 1 << 20, 1, name);
         /* quantized differences along the fastest axis */
@@ -376,7 +353,7 @@ static void test_real_data(void) {
             double c = floor((v - w) / (2 * eb) + 0.5) + 32768;
             q[k] = (uint16_t)(c < 0 ? 0 : c > 65535 ? 65535 : c);
         }
-        s = shape1(SCZ_DTYPE_U16, cnt);
+        s = tu_shape1(SCZ_DTYPE_U16, cnt);
         snprintf(name, sizeof name, "%s quantized differences (u16)", files[i].name);
         compare(&s, q, 0, 1, name);
         compare(&s, q, 65536, 0, name);
@@ -464,7 +441,7 @@ static uint8_t *dup(const uint8_t *z, size_t n) {
 
 static void test_corrupt(void) {
     const uint64_t n = quick ? 60000 : 300000;
-    scz_shape s = shape1(SCZ_DTYPE_U16, n);
+    scz_shape s = tu_shape1(SCZ_DTYPE_U16, n);
     uint16_t *a = make(K_GEOM, SCZ_DTYPE_U16, n, 40);
     scz_params p;
     scz_params_init(&p, SCZ_CODEC_HUFFMAN);
@@ -553,7 +530,7 @@ static void test_corrupt(void) {
 
     /* u32 with escapes */
     const uint64_t n4 = 400000;
-    scz_shape s4 = shape1(SCZ_DTYPE_U32, n4);
+    scz_shape s4 = tu_shape1(SCZ_DTYPE_U32, n4);
     uint32_t *b = make(K_MOD, SCZ_DTYPE_U32, n4, 70000); /* 70000 distinct values: escapes */
     z = tu_compress(cpu, &p, &s4, b, &zn, "corrupt base u32");
     if (z) {
@@ -595,7 +572,7 @@ static void test_corrupt(void) {
 
     /* stored chunk of the wrong size */
     uint8_t *r = make(K_UNIFORM, SCZ_DTYPE_U8, 5000, 0);
-    scz_shape s1 = shape1(SCZ_DTYPE_U8, 5000);
+    scz_shape s1 = tu_shape1(SCZ_DTYPE_U8, 5000);
     z = tu_compress(cpu, &p, &s1, r, &zn, "stored base");
     if (z) {
         A = locate(z, 0);
@@ -616,7 +593,7 @@ static void test_corrupt(void) {
 }
 
 static void test_api_edges(void) {
-    scz_shape s = shape1(SCZ_DTYPE_U16, 1000);
+    scz_shape s = tu_shape1(SCZ_DTYPE_U16, 1000);
     scz_params p;
     scz_params_init(&p, SCZ_CODEC_HUFFMAN);
     CHECK(scz_cuda_codec_supported(SCZ_CODEC_HUFFMAN), "huffman has GPU kernels");

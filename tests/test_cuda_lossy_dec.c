@@ -45,23 +45,6 @@ static scz_shape mkshape(scz_dtype dt, uint32_t rank, uint64_t a, uint64_t b, ui
     return s;
 }
 
-/* GPU decode of stream z (host API, ctx) against ref. */
-static int gpu_host_equal(scz_ctx *ctx, const uint8_t *z, size_t zn, const void *ref, size_t raw, const char *what,
-                          const char *who) {
-    uint8_t *out = tu_guarded_alloc(raw, 0x5A);
-    scz_status r = scz_decompress(ctx, z, zn, out, raw, NULL);
-    CHECK(r == SCZ_OK, "%s: %s decompress: %s (%s)", what, who, st(r), scz_ctx_last_error(ctx));
-    int same = 0;
-    if (!r) {
-        size_t d = tu_first_diff(ref, out, raw);
-        CHECK(d == raw, "%s: %s decoded differs at byte %zu of %zu", what, who, d, raw);
-        same = d == raw;
-    }
-    CHECK(tu_guard_intact(out, raw), "%s: %s decompress wrote past the array", what, who);
-    free(out);
-    return same;
-}
-
 static int gpu_device_equal(const uint8_t *z, size_t zn, const void *ref, size_t raw, const char *what) {
     void *dz = NULL, *dout = NULL;
     CUDA_OK(cudaMalloc(&dz, zn));
@@ -104,9 +87,9 @@ static void compare(const scz_shape *s, const void *data, const scz_params *p, i
                 if (scz_inspect_chunk(zc, nc, i, &ci) == SCZ_OK && ci.codec_info < 3) n_chunks[ci.codec_info]++;
             }
         n_compared++;
-        n_identical += gpu_host_equal(gpu, zc, nc, ref, raw, what, "GPU");
+        n_identical += tu_check_decode(gpu, zc, nc, ref, raw, what, "GPU");
         n_compared++;
-        n_identical += gpu_host_equal(gpu_small, zc, nc, ref, raw, what, "GPU (small batches)");
+        n_identical += tu_check_decode(gpu_small, zc, nc, ref, raw, what, "GPU (small batches)");
         if (device_api) {
             n_compared++;
             n_identical += gpu_device_equal(zc, nc, ref, raw, what);

@@ -49,75 +49,6 @@ static scz_params lparams(knobs k, uint64_t chunk) {
     return p;
 }
 
-static scz_shape shape1(scz_dtype t, uint64_t count) {
-    scz_shape s;
-    memset(&s, 0, sizeof s);
-    s.dtype = t;
-    s.rank = 1;
-    s.dims[0] = count;
-    s.dims[1] = s.dims[2] = s.dims[3] = 1;
-    return s;
-}
-
-/* ctx decodes z[0..zn) to exactly ref[0..raw). */
-static void check_decode(scz_ctx *ctx, const uint8_t *z, size_t zn, const void *ref, size_t raw, const char *what,
-                         const char *who) {
-    uint8_t *out = tu_guarded_alloc(raw, 0x5A);
-    scz_status r = scz_decompress(ctx, z, zn, out, raw, NULL);
-    CHECK(r == SCZ_OK, "%s: %s decompress: %s (%s)", what, who, st(r), scz_ctx_last_error(ctx));
-    if (!r) {
-        const size_t d = tu_first_diff(ref, out, raw);
-        CHECK(d == raw, "%s: %s decoded differs at byte %zu of %zu", what, who, d, raw);
-        n_decoded += d == raw;
-    }
-    CHECK(tu_guard_intact(out, raw), "%s: %s decompress wrote past the array", what, who);
-    free(out);
-}
-
-/* Device API: the CPU's bytes, and the CPU's stream decoded on the device. */
-static void check_device_api(const scz_params *p, const scz_shape *s, const void *src, size_t raw,
-                             const uint8_t *ref, size_t ref_n, const char *what) {
-    const size_t bound = scz_compress_bound(s, p);
-    void *d_src, *d_z, *d_out;
-    CUDA_OK(cudaMalloc(&d_src, raw ? raw : 1));
-    CUDA_OK(cudaMalloc(&d_z, bound > ref_n ? bound : ref_n));
-    CUDA_OK(cudaMalloc(&d_out, raw ? raw : 1));
-    CUDA_OK(cudaMemcpy(d_src, src, raw, cudaMemcpyHostToDevice));
-    uint64_t *size_out;
-    CUDA_OK(cudaMallocHost((void **)&size_out, 8));
-    *size_out = 0;
-    scz_status r = scz_cuda_compress(gpu, p, s, d_src, d_z, bound, size_out, NULL);
-    CUDA_OK(cudaDeviceSynchronize());
-    CHECK(r == SCZ_OK, "%s: device compress: %s (%s)", what, st(r), scz_ctx_last_error(gpu));
-    if (!r) {
-        CHECK(*size_out == ref_n, "%s: device stream %llu bytes, CPU %zu", what, (unsigned long long)*size_out, ref_n);
-        uint8_t *h = malloc(bound ? bound : 1);
-        CUDA_OK(cudaMemcpy(h, d_z, bound, cudaMemcpyDeviceToHost));
-        if (*size_out == ref_n) {
-            const size_t d = tu_first_diff(h, ref, ref_n);
-            CHECK(d == ref_n, "%s: device stream differs from the CPU's at byte %zu of %zu", what, d, ref_n);
-            n_dev_identical += d == ref_n;
-        }
-        free(h);
-    }
-    CUDA_OK(cudaMemcpy(d_z, ref, ref_n, cudaMemcpyHostToDevice));
-    CUDA_OK(cudaMemset(d_out, 0x77, raw ? raw : 1));
-    r = scz_cuda_decompress(gpu, d_z, ref_n, d_out, raw, NULL, NULL, NULL);
-    CHECK(r == SCZ_OK, "%s: device decompress: %s (%s)", what, st(r), scz_ctx_last_error(gpu));
-    if (!r) {
-        uint8_t *o = malloc(raw ? raw : 1);
-        CUDA_OK(cudaMemcpy(o, d_out, raw, cudaMemcpyDeviceToHost));
-        const int same = tu_first_diff(o, src, raw) == raw;
-        CHECK(same, "%s: device decode differs", what);
-        n_device += same;
-        free(o);
-    }
-    CUDA_OK(cudaFreeHost(size_out));
-    CUDA_OK(cudaFree(d_src));
-    CUDA_OK(cudaFree(d_z));
-    CUDA_OK(cudaFree(d_out));
-}
-
 static void count_forms(const uint8_t *z, size_t zn) {
     scz_info info;
     if (scz_inspect(z, zn, &info) != SCZ_OK) return;
@@ -154,9 +85,14 @@ static void compare(const scz_shape *s, const void *data, const scz_params *p, i
             free(zg);
         }
     }
-    check_decode(gpu, zc, nc, data, raw, what, "GPU");
-    if (quick < 2) check_decode(gpu_small, zc, nc, data, raw, what, "GPU (small batches)");
-    if (device_api) check_device_api(p, s, data, raw, zc, nc, what);
+    n_decoded += tu_check_decode(gpu, zc, nc, data, raw, what, "GPU");
+    if (quick < 2) n_decoded += tu_check_decode(gpu_small, zc, nc, data, raw, what, "GPU (small batches)");
+    if (device_api) { /* the CPU's bytes through the device API, and decoded there */
+        int ss, ds;
+        cudatest_device_api(gpu, p, s, data, raw, zc, nc, what, &ss, &ds);
+        n_dev_identical += ss;
+        n_device += ds;
+    }
     free(zc);
 }
 
@@ -196,7 +132,7 @@ static void test_repeats(void) {
                 if (quick > 1 && v) continue;
                 const knobs k = {S, W, v == 1 ? 1u : v == 2 ? 3u : 0u, 1u + (uint32_t)(v & 1), v == 3 ? 16u : 8u + (uint32_t)v};
                 const scz_params p = lparams(k, v == 2 ? 8192 + 8 : 0);
-                const scz_shape s = shape1(SCZ_DTYPE_U8, n);
+                const scz_shape s = tu_shape1(SCZ_DTYPE_U8, n);
                 char name[100];
                 snprintf(name, sizeof name, "planted repeats (alphabet %s)", wi % 2 ? "4" : "256");
                 compare(&s, b, &p, v == 0, name);
@@ -214,7 +150,7 @@ static void test_integers(void) {
         for (int li = 0; li < 6; li++)
             for (int fam = 0; fam < 4; fam++) {
                 if (quick && (li + fam) % 2) continue;
-                const scz_shape s = shape1(dts[di], lens[li]);
+                const scz_shape s = tu_shape1(dts[di], lens[li]);
                 const size_t raw = gen_bytes(&s);
                 uint8_t *a = malloc(raw ? raw : 1);
                 for (size_t i = 0; i < raw; i++) {
@@ -293,29 +229,6 @@ static void test_real_data(void) {
     free(files);
 }
 
-/* The CPU and the GPU (host and device API) answer stream z alike; with
- * both accepting it, the outputs agree. */
-static void corrupt_stream(const uint8_t *z, size_t n, const scz_shape *s, const char *what) {
-    const size_t raw = gen_bytes(s);
-    uint8_t *oc = tu_guarded_alloc(raw, 0x22), *o = tu_guarded_alloc(raw, 0x22);
-    const scz_status rc = scz_decompress(cpu, z, n, oc, raw, NULL);
-    const scz_status rg = scz_decompress(gpu, z, n, o, raw, NULL);
-    CHECK(rg == rc, "%s: CPU says %s, GPU says %s (%s)", what, st(rc), st(rg), scz_ctx_last_error(gpu));
-    if (rc == SCZ_OK && rg == SCZ_OK) CHECK(memcmp(o, oc, raw) == 0, "%s: CPU and GPU decode differently", what);
-    CHECK(tu_guard_intact(o, raw), "%s: wrote past the array", what);
-    void *dz, *dout;
-    CUDA_OK(cudaMalloc(&dz, n ? n : 1));
-    CUDA_OK(cudaMalloc(&dout, raw ? raw : 1));
-    CUDA_OK(cudaMemcpy(dz, z, n, cudaMemcpyHostToDevice));
-    const scz_status rd = scz_cuda_decompress(gpu, dz, n, dout, raw, NULL, NULL, NULL);
-    CHECK(rd == rc, "%s: device API says %s, CPU %s (%s)", what, st(rd), st(rc), scz_ctx_last_error(gpu));
-    CUDA_OK(cudaFree(dz));
-    CUDA_OK(cudaFree(dout));
-    free(o);
-    free(oc);
-    n_corrupt++;
-}
-
 /* Payload bytes of chunk 0 changed (checksums resealed), chunk sizes cut
  * and grown, codec_info changed; bases with 1- and 2-byte distances, the
  * shuffle, shared-memory and scratch buffers. */
@@ -328,7 +241,7 @@ static void test_corrupt(void) {
                   {SCZ_DTYPE_U16, {2, 300, 1, 2, 10}},
                   {SCZ_DTYPE_F64, {4, 512, 0, 2, 13}}};
     for (int bi = 0; bi < 4; bi++) {
-        const scz_shape s = shape1(bases[bi].t, 6000);
+        const scz_shape s = tu_shape1(bases[bi].t, 6000);
         const size_t raw = gen_bytes(&s);
         uint8_t *a = malloc(raw);
         const uint32_t ds[3] = {1, 5, 200}, ls[4] = {2, 9, 60, 300};
@@ -354,7 +267,8 @@ static void test_corrupt(void) {
             tu_reseal_chunk(c, 0);
             char what[100];
             snprintf(what, sizeof what, "base %d byte %llu changed", bi, (unsigned long long)at);
-            corrupt_stream(c, zn, &s, what);
+            cudatest_same_answer(cpu, gpu, c, zn, gen_bytes(&s), what);
+            n_corrupt++;
             free(c);
         }
         const uint64_t sizes[5] = {0, 7, ci.size / 2, ci.size - 1, ci.size + 3};
@@ -366,7 +280,8 @@ static void test_corrupt(void) {
                 char what[100];
                 snprintf(what, sizeof what, "base %d chunk 0 of %llu bytes, codec_info %u", bi,
                          (unsigned long long)sizes[k], info);
-                corrupt_stream(c, n2, &s, what);
+                cudatest_same_answer(cpu, gpu, c, n2, gen_bytes(&s), what);
+                n_corrupt++;
                 free(c);
             }
         free(z);

@@ -32,19 +32,6 @@ static scz_ctx *cpu, *gpu, *gpu_small; /* gpu_small: tiny batches, many in fligh
 static int quick; /* 0 all, 1 subset, 2 small subset */
 static long n_streams, n_identical, n_stored, n_coded; /* chunks of the compared CPU streams */
 
-static void check_decode(scz_ctx *ctx, const uint8_t *z, size_t zn, const void *ref, size_t raw,
-                         const char *what) {
-    uint8_t *out = tu_guarded_alloc(raw, 0x5A);
-    scz_status r = scz_decompress(ctx, z, zn, out, raw, NULL);
-    CHECK(r == SCZ_OK, "%s: decompress: %s (%s)", what, st(r), scz_ctx_last_error(ctx));
-    if (!r) {
-        size_t d = tu_first_diff(ref, out, raw);
-        CHECK(d == raw, "%s: decoded differs at byte %zu of %zu", what, d, raw);
-    }
-    CHECK(tu_guard_intact(out, raw), "%s: decompress wrote past the array", what);
-    free(out);
-}
-
 /* Every chunk alone through the GPU equals its slice. */
 static void check_chunks(const uint8_t *z, size_t zn, const void *ref, const char *what) {
     scz_info info;
@@ -144,7 +131,7 @@ static void compare(const scz_shape *s, const void *data, uint64_t chunk_bytes, 
             CHECK(same, "%s: GPU stream (%s batches, %zu bytes) differs from the CPU's (%zu bytes) at byte %zu",
                   what, k ? "small" : "default", n, nc, n == nc ? tu_first_diff(zg, zc, nc) : (size_t)0);
             n_identical += same;
-            check_decode(cpu, zg, n, data, raw, what); /* and the CPU decodes the GPU's stream */
+            tu_check_decode(cpu, zg, n, data, raw, what, "CPU (GPU's stream)"); /* and the CPU decodes the GPU's stream */
             free(zg);
         }
     }
@@ -157,8 +144,8 @@ static void compare(const scz_shape *s, const void *data, uint64_t chunk_bytes, 
                 n_coded += ci.codec_info == 0;
             }
         }
-    check_decode(gpu, zc, nc, data, raw, what);
-    check_decode(gpu_small, zc, nc, data, raw, what);
+    tu_check_decode(gpu, zc, nc, data, raw, what, "GPU");
+    tu_check_decode(gpu_small, zc, nc, data, raw, what, "GPU (small batches)");
     if (chunks) check_chunks(zc, nc, data, what);
     if (device_api) check_device_api(&p, s, data, raw, zc, nc, what);
     free(zc);

@@ -135,6 +135,33 @@ uint8_t *tu_compress(scz_ctx *ctx, const scz_params *p, const scz_shape *s, cons
     return dst;
 }
 
+int tu_check_decode(scz_ctx *ctx, const uint8_t *z, size_t zn, const void *ref, size_t raw, const char *what,
+                    const char *who) {
+    uint8_t *out = tu_guarded_alloc(raw, 0x5A);
+    if (!out) return 0;
+    scz_status r = scz_decompress(ctx, z, zn, out, raw, NULL);
+    CHECK(r == SCZ_OK, "%s: %s decompress: %s (%s)", what, who, scz_status_string(r), scz_ctx_last_error(ctx));
+    int same = 0;
+    if (!r) {
+        const size_t d = tu_first_diff(ref, out, raw);
+        CHECK(d == raw, "%s: %s decoded differs at byte %zu of %zu", what, who, d, raw);
+        same = d == raw;
+    }
+    CHECK(tu_guard_intact(out, raw), "%s: %s decompress wrote past the array", what, who);
+    free(out);
+    return same;
+}
+
+scz_shape tu_shape1(scz_dtype dt, uint64_t n) {
+    scz_shape s;
+    memset(&s, 0, sizeof s);
+    s.dtype = dt;
+    s.rank = 1;
+    s.dims[0] = n;
+    s.dims[1] = s.dims[2] = s.dims[3] = 1;
+    return s;
+}
+
 void tu_reseal_header(uint8_t *z) { scz__st64(z + SCZ_HEADER_SIZE - 8, tu_xxh64(z, SCZ_HEADER_SIZE - 8, 0)); }
 
 void tu_reseal_table(uint8_t *z, uint32_t nchunks) {

@@ -74,6 +74,15 @@ double tu_now(void);
 uint8_t *tu_compress(scz_ctx *ctx, const scz_params *p, const scz_shape *s, const void *src, size_t *size,
                      const char *what);
 
+/* ctx decompresses z[0..zn) into a guarded buffer of raw bytes: CHECKs the
+ * status, that the bytes equal ref, and that nothing was written past the
+ * array (who names the decoder in the messages). Returns 1 if exact. */
+int tu_check_decode(scz_ctx *ctx, const uint8_t *z, size_t zn, const void *ref, size_t raw, const char *what,
+                    const char *who);
+
+/* A 1D shape of n elements of dtype dt. */
+scz_shape tu_shape1(scz_dtype dt, uint64_t n);
+
 /* ---- white-box resealing (FORMAT.md sections 2, 4, 5): after an edit,
  * recompute the checksums so the decoder's own validation is exercised ---- */
 void tu_reseal_header(uint8_t *z);                  /* header checksum */
