@@ -57,7 +57,7 @@ static double g_big_rel = 0; /* --big-lossy REL: the large array through lossy t
 static int g_gfc = 0;         /* --gfc: a table of the gfc codec */
 static int g_lzss = 0;        /* --lzss: a table of the lzss codec */
 static double g_lzss_q = 0;   /* --lzss-int REL: also each float input's u16 quantization codes */
-static scz_ctx *g_cpu = NULL; /* gfc rows: the GPU stream compared with the CPU's */
+static scz_ctx *g_cpu = NULL; /* gfc and lzss rows: the GPU stream compared with the CPU's */
 static uint64_t g_chunk = 0;
 static FILE *g_csv;
 
@@ -716,6 +716,54 @@ static void usage(void) {
     exit(2);
 }
 
+/* --lzss-int: integer data from a float field: its u16 Lorenzo
+ * quantization codes at REL (quant_codes.h: cuSZ's codes, as the gpuLZ
+ * paper's quant datasets), repeated along the slowest axis up to at least
+ * 512 MiB, through lzss on the device. */
+static void bench_lzss_codes(scz_ctx *gpu, const input *in, const void *h, double copy) {
+    const uint64_t cnt = scz_shape_count(&in->shape);
+    if (!cnt) return;
+    const uint64_t reps = (512ull << 20) / (2 * cnt) + ((512ull << 20) % (2 * cnt) != 0);
+    input q = *in;
+    q.shape.dtype = SCZ_DTYPE_U16;
+    q.shape.dims[q.shape.rank - 1] *= reps;
+    snprintf(q.name, sizeof q.name, "%.180s codes%g x%llu", in->name, g_lzss_q, (unsigned long long)reps);
+    uint16_t *u = malloc(cnt * 2 * reps);
+    if (u && !bench_lorenzo_codes(h, in->shape.dtype, in->shape.dims, in->shape.rank, g_lzss_q, u)) {
+        for (uint64_t k = 1; k < reps; k++) memcpy(u + k * cnt, u, cnt * 2);
+        bench_device(gpu, &q, u, copy, SCZ_CODEC_LZSS);
+    }
+    free(u);
+}
+
+/* A table of a lossless codec whose GPU streams are also compared with
+ * the CPU backend's (gfc: the float files; lzss: every file, and with
+ * --lzss-int the float files' quantization codes). */
+static void codec_table(scz_ctx *gpu, scz_ctx *cpu, const input *ins, int nin, const char *only, double copy,
+                        scz_codec codec) {
+    printf("\n%s device to device (default knobs), median of %d after %d warm-up; same columns as ndzip's; "
+           "\"=cpu\": the stream equals the CPU backend's byte for byte\n",
+           scz_codec_name(codec), g_reps, g_warmup);
+    printf("%-34s %-3s %-14s %8s %6s %9s %6s %9s %6s  %s\n", "file", "dt", "dims(fastest)", "MB", "ratio",
+           "comp GB/s", "%copy", "dec GB/s", "%copy", "check");
+    g_cpu = cpu;
+    const int nv = g_nvcomp;
+    g_nvcomp = 0; /* nvCOMP was measured on these buffers with ndzip's rows */
+    for (int i = 0; i < nin; i++) {
+        const int fl = ins[i].shape.dtype == SCZ_DTYPE_F32 || ins[i].shape.dtype == SCZ_DTYPE_F64;
+        if (codec == SCZ_CODEC_GFC && !fl) continue;
+        if (only && !strstr(only, ins[i].name) && !strstr(ins[i].name, only)) continue;
+        size_t raw = shape_bytes(&ins[i].shape);
+        void *h = read_file(ins[i].path, raw);
+        if (!h) continue;
+        bench_device(gpu, &ins[i], h, copy, codec);
+        if (codec == SCZ_CODEC_LZSS && g_lzss_q > 0 && fl) bench_lzss_codes(gpu, &ins[i], h, copy);
+        free(h);
+    }
+    g_nvcomp = nv;
+    g_cpu = NULL;
+}
+
 int main(int argc, char **argv) {
     const char *data = NULL, *only = NULL, *csv = NULL;
     input *ins = NULL;
@@ -830,114 +878,10 @@ int main(int argc, char **argv) {
     const int gfc_rows = g_gfc && scz_cuda_codec_supported(SCZ_CODEC_GFC);
     if (!gfc_rows) print_nvcomp(copy);
     if (gfc_rows) {
-        printf("\ngfc device to device, median of %d after %d warm-up; same columns as ndzip's; \"=cpu\": the "
-               "stream equals the CPU backend's byte for byte\n",
-               g_reps, g_warmup);
-        g_cpu = cpu;
-        printf("%-34s %-3s %-14s %8s %6s %9s %6s %9s %6s  %s\n", "file", "dt", "dims(fastest)", "MB", "ratio",
-               "comp GB/s", "%copy", "dec GB/s", "%copy", "check");
-        const int nv = g_nvcomp;
-        g_nvcomp = 0; /* nvCOMP was measured on these buffers with ndzip's rows */
-        for (int i = 0; i < nin; i++) {
-            if (ins[i].shape.dtype != SCZ_DTYPE_F32 && ins[i].shape.dtype != SCZ_DTYPE_F64) continue;
-            if (only && !strstr(only, ins[i].name) && !strstr(ins[i].name, only)) continue;
-            size_t raw = shape_bytes(&ins[i].shape);
-            void *h = read_file(ins[i].path, raw);
-            if (!h) continue;
-            bench_device(gpu, &ins[i], h, copy, SCZ_CODEC_GFC);
-            free(h);
-        }
-        g_nvcomp = nv;
-        g_cpu = NULL;
+        codec_table(gpu, cpu, ins, nin, only, copy, SCZ_CODEC_GFC);
         print_nvcomp(copy); /* measured with ndzip's rows, on the same buffers: the peers beside gfc */
     }
-    if (g_lzss && scz_cuda_codec_supported(SCZ_CODEC_LZSS)) {
-        printf("\nlzss device to device (default knobs), median of %d after %d warm-up; same columns as ndzip's; "
-               "\"=cpu\": the stream equals the CPU backend's byte for byte\n",
-               g_reps, g_warmup);
-        g_cpu = cpu;
-        printf("%-34s %-3s %-14s %8s %6s %9s %6s %9s %6s  %s\n", "file", "dt", "dims(fastest)", "MB", "ratio",
-               "comp GB/s", "%copy", "dec GB/s", "%copy", "check");
-        const int nv = g_nvcomp;
-        g_nvcomp = 0;
-        for (int i = 0; i < nin; i++) {
-            if (only && !strstr(only, ins[i].name) && !strstr(ins[i].name, only)) continue;
-            size_t raw = shape_bytes(&ins[i].shape);
-            void *h = read_file(ins[i].path, raw);
-            if (!h) continue;
-            bench_device(gpu, &ins[i], h, copy, SCZ_CODEC_LZSS);
-            if (g_lzss_q > 0 && (ins[i].shape.dtype == SCZ_DTYPE_F32 || ins[i].shape.dtype == SCZ_DTYPE_F64)) {
-                /* integer data from the field: its u16 Lorenzo quantization
-                 * codes at REL (quant_codes.h: cuSZ's codes, as the gpuLZ
-                 * paper's quant datasets), repeated along the slowest
-                 * axis up to at least 512 MiB */
-                const uint64_t cnt = scz_shape_count(&ins[i].shape);
-                const uint64_t reps = (512ull << 20) / (2 * cnt) + ((512ull << 20) % (2 * cnt) != 0);
-                input q = ins[i];
-                q.shape.dtype = SCZ_DTYPE_U16;
-                q.shape.dims[q.shape.rank - 1] *= reps;
-                snprintf(q.name, sizeof q.name, "%.180s codes%g x%llu", ins[i].name, g_lzss_q,
-                         (unsigned long long)reps);
-                uint16_t *u = malloc(cnt * 2 * reps + 1);
-                if (u && !bench_lorenzo_codes(h, ins[i].shape.dtype, ins[i].shape.dims, ins[i].shape.rank, g_lzss_q, u)) {
-                    for (uint64_t k = 1; k < reps; k++) memcpy(u + k * cnt, u, cnt * 2);
-                    bench_device(gpu, &q, u, copy, SCZ_CODEC_LZSS);
-                }
-                free(u);
-            }
-            free(h);
-        }
-        g_nvcomp = nv;
-        g_cpu = NULL;
-        print_nvcomp(copy); /* measured with ndzip's rows, on the same buffers: the peers beside gfc */
-    }
-    if (g_lzss && scz_cuda_codec_supported(SCZ_CODEC_LZSS)) {
-        printf("\nlzss device to device (default knobs), median of %d after %d warm-up; same columns as ndzip's; "
-               "\"=cpu\": the stream equals the CPU backend's byte for byte\n",
-               g_reps, g_warmup);
-        g_cpu = cpu;
-        printf("%-34s %-3s %-14s %8s %6s %9s %6s %9s %6s  %s\n", "file", "dt", "dims(fastest)", "MB", "ratio",
-               "comp GB/s", "%copy", "dec GB/s", "%copy", "check");
-        const int nv = g_nvcomp;
-        g_nvcomp = 0;
-        for (int i = 0; i < nin; i++) {
-            if (only && !strstr(only, ins[i].name) && !strstr(ins[i].name, only)) continue;
-            size_t raw = shape_bytes(&ins[i].shape);
-            void *h = read_file(ins[i].path, raw);
-            if (!h) continue;
-            bench_device(gpu, &ins[i], h, copy, SCZ_CODEC_LZSS);
-            if (g_lzss_q > 0 && (ins[i].shape.dtype == SCZ_DTYPE_F32 || ins[i].shape.dtype == SCZ_DTYPE_F64)) {
-                /* integer data from the field: its quantization codes at a
-                 * value-range-relative step 2 REL (range / (2 REL) + 1
-                 * values), as u32: the shape of quantized fields, labels
-                 * and counts (a float32 field of 128 Mi values gives
-                 * 512 MiB) */
-                input q = ins[i];
-                q.shape.dtype = SCZ_DTYPE_U32;
-                snprintf(q.name, sizeof q.name, "%.200s q%g u32", ins[i].name, g_lzss_q);
-                const uint64_t cnt = scz_shape_count(&ins[i].shape);
-                uint32_t *u = malloc(cnt * 4 + 1);
-                double lo = INFINITY, hi = -INFINITY;
-                for (uint64_t k = 0; k < cnt; k++) {
-                    const double x = ins[i].shape.dtype == SCZ_DTYPE_F32 ? ((const float *)h)[k] : ((const double *)h)[k];
-                    if (isfinite(x)) {
-                        lo = x < lo ? x : lo;
-                        hi = x > hi ? x : hi;
-                    }
-                }
-                const double step = 2 * g_lzss_q * (hi > lo ? hi - lo : 1);
-                for (uint64_t k = 0; u && k < cnt; k++) {
-                    const double x = ins[i].shape.dtype == SCZ_DTYPE_F32 ? ((const float *)h)[k] : ((const double *)h)[k];
-                    u[k] = isfinite(x) ? (uint32_t)llround((x - lo) / step) : 0xffffffffu;
-                }
-                if (u) bench_device(gpu, &q, u, copy, SCZ_CODEC_LZSS);
-                free(u);
-            }
-            free(h);
-        }
-        g_nvcomp = nv;
-        g_cpu = NULL;
-    }
+    if (g_lzss && scz_cuda_codec_supported(SCZ_CODEC_LZSS)) codec_table(gpu, cpu, ins, nin, only, copy, SCZ_CODEC_LZSS);
     if (g_nlossy) {
         printf("\nlossy device to device, median of %d after %d warm-up; GB/s = raw bytes / time / 1e9; %% = of the "
                "copy bandwidth; checked against the bound in binary64\n",
