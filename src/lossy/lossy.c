@@ -673,6 +673,28 @@ static void write_tail(uint8_t *p, uint64_t obytes, const lz_tstate *ts, int T, 
     }
 }
 
+/* Lorenzo prediction of a chunk (7.4) over T threads, one contiguous block
+ * range each: per range its code range [c0, c1), codes, lists and a
+ * histogram of K bins (hist + t K); both levels (join_ranges then joins
+ * the ranges). */
+static void lorenzo_ranges(const lz_geo *g, const void *src, const lz_qp *qp, size_t es, int T, uint32_t *hist,
+                           uint32_t K, lz_tstate *ts, uint16_t *codes, uint32_t *oidx, int64_t *odel,
+                           uint32_t *vpos) {
+    for (int t = 0; t < T; t++) {
+        ts[t].b0 = g->nblocks * (uint64_t)t / (uint64_t)T;
+        ts[t].b1 = g->nblocks * (uint64_t)(t + 1) / (uint64_t)T;
+        ts[t].hist = hist + (size_t)t * K;
+        ts[t].c0 = block_code_start(g, ts[t].b0);
+        ts[t].c1 = block_code_start(g, ts[t].b1);
+    }
+#pragma omp parallel for schedule(static, 1) num_threads(T) if (T > 1)
+    for (int t = 0; t < T; t++) {
+        memset(ts[t].hist, 0, (size_t)K * 4);
+        if (es == 4) compress_range_f32(g, src, qp, &ts[t], codes, oidx, odel, vpos);
+        else compress_range_f64(g, src, qp, &ts[t], codes, oidx, odel, vpos);
+    }
+}
+
 /* The back end's size for a body of B bytes (7.10): the Huffman stream of
  * its bytes, or UINT64_MAX where it is not allowed. */
 /* Joins the code ranges of the T threads (both levels): a range's first
@@ -911,21 +933,7 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     lz_tstate ts[LZ_MAXT];
     memset(ts, 0, sizeof ts);
     if (pred == LZ_PRED_LORENZO) {
-        for (int t = 0; t < T; t++) {
-            ts[t].b0 = g.nblocks * (uint64_t)t / (uint64_t)T;
-            ts[t].b1 = g.nblocks * (uint64_t)(t + 1) / (uint64_t)T;
-            ts[t].hist = hist + (size_t)t * KR;
-        }
-        for (int t = 0; t < T; t++) {
-            ts[t].c0 = block_code_start(&g, ts[t].b0);
-            ts[t].c1 = block_code_start(&g, ts[t].b1);
-        }
-#pragma omp parallel for schedule(static, 1) num_threads(T) if (T > 1)
-        for (int t = 0; t < T; t++) {
-            memset(ts[t].hist, 0, (size_t)KR * 4);
-            if (es == 4) compress_range_f32(&g, src, &qp, &ts[t], codes, oidx, odel, vpos);
-            else compress_range_f64(&g, src, &qp, &ts[t], codes, oidx, odel, vpos);
-        }
+        lorenzo_ranges(&g, src, &qp, es, T, hist, KR, ts, codes, oidx, odel, vpos);
     } else {
         /* code ranges [c0, c1) per thread, as Lorenzo's: their lists,
          * histograms and verbatim state (interp_encode) */
@@ -1096,21 +1104,7 @@ static scz_status lz_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk
     /* 1. prequantize, predict, classify: one contiguous block range per thread */
     lz_tstate ts[LZ_MAXT];
     memset(ts, 0, sizeof ts);
-    for (int t = 0; t < T; t++) {
-        ts[t].b0 = g.nblocks * (uint64_t)t / (uint64_t)T;
-        ts[t].b1 = g.nblocks * (uint64_t)(t + 1) / (uint64_t)T;
-        ts[t].hist = hist + (size_t)t * K;
-    }
-    for (int t = 0; t < T; t++) {
-        ts[t].c0 = block_code_start(&g, ts[t].b0);
-        ts[t].c1 = block_code_start(&g, ts[t].b1);
-    }
-#pragma omp parallel for schedule(static, 1) num_threads(T) if (T > 1)
-    for (int t = 0; t < T; t++) {
-        memset(ts[t].hist, 0, (size_t)K * 4);
-        if (es == 4) compress_range_f32(&g, src, &qp, &ts[t], codes, oidx, odel, vpos);
-        else compress_range_f64(&g, src, &qp, &ts[t], codes, oidx, odel, vpos);
-    }
+    lorenzo_ranges(&g, src, &qp, es, T, hist, K, ts, codes, oidx, odel, vpos);
     uint64_t n_out, n_vnew, obytes;
     join_ranges(ts, T, codes, oidx, odel, r, &n_out, &n_vnew, &obytes);
 
