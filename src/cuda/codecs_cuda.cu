@@ -10,7 +10,7 @@ extern const scz_cuda_codec_ops scz__ndzip_cuda_ops;   /* src/ndzip/ndzip.cu */
 extern const scz_cuda_codec_ops scz__huffman_cuda_ops; /* src/entropy/huffman.cu */
 extern const scz_cuda_codec_ops scz__lossy_cuda_ops;   /* src/lossy/lossy.cu */
 extern const scz_cuda_codec_ops scz__gfc_cuda_ops;     /* src/gfc/gfc.cu */
-extern const scz_cuda_codec_ops scz__lzss_cuda_ops;    /* src/lzss/lzss.cu (decoder only) */
+extern const scz_cuda_codec_ops scz__lzss_cuda_ops;    /* src/lzss/lzss.cu */
 
 static const scz_cuda_codec_ops *const registry[] = {
     &scz__ndzip_cuda_ops,

@@ -266,8 +266,9 @@ static int encode_range(const scz_huff_enc *book, const void *syms, int width, u
      * on its length (the store is final only once 32 bits are in; an
      * earlier store of the same word is overwritten, and one of the last,
      * partial word is replaced by its edge below), which spares the
-     * mispredicted flush branch of variable-length codes. Codes are at
-     * most 16 bits, so nacc stays below 48. */
+     * mispredicted flush branch of variable-length codes; two codes go in
+     * per step (the chain through acc and nacc is the cost). Codes are at
+     * most 16 bits, so nacc stays below 64. */
 #define ENC_UNITS(i)                                                                  \
     if (pos >= next_b) {                                                              \
         uint64_t u = next_b / U;                                                      \

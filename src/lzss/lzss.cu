@@ -1,10 +1,15 @@
 /*
- * lzss.cu -- decompression of the lzss codec (id 5, FORMAT.md 11) on the
- * GPU: decodes exactly what the CPU decoder (lzss.c) decodes and rejects
- * what it rejects, never reading or writing outside the payload and the
- * chunk. Compression runs on the CPU (a CUDA context's host API; the
- * device-pointer API refuses it), so the registry entry has no encoder.
+ * lzss.cu -- the lzss codec (id 5, FORMAT.md 11) on the GPU: writes
+ * exactly the bytes of the CPU codec (lzss.c), decodes exactly what its
+ * decoder decodes and rejects what it rejects, never reading or writing
+ * outside the payload and the chunk.
  *
+ * Encoding (k_lzenc, k_lzsize, k_lzoff, k_lzput): a warp per sub-chunk
+ * parses greedily with every distance searched by its lanes, lane 0 writes
+ * the body into a slot; per chunk a scan of the body sizes gives the end
+ * offsets and the form; the chunks are placed back to back and the bodies
+ * (or raw sub-chunks) copied into the payloads.
+ * Decoding:
  *   k_lzchk  block per chunk: codec_info, payload size, the payload header
  *            against the stream's knobs, the sub-chunk end offsets (11.3);
  *   k_lzdec  warp per sub-chunk: stored sub-chunks and chunks are copied;

@@ -1,7 +1,7 @@
 /*
  * lzss.h -- constants and layout of the `lzss` codec (docs/FORMAT.md
- * section 11), shared by the CPU implementation (lzss.c) and a future CUDA
- * one: knob ranges and defaults, payload header, sub-chunk geometry, token
+ * section 11), shared by the CPU implementation (lzss.c) and the CUDA one
+ * (lzss.cu): knob ranges and defaults, payload header, sub-chunk geometry, token
  * widths, and the byte-plane shuffle. Plain C, no library dependencies.
  */
 #ifndef SCZ_LZSS_H
