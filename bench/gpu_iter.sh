@@ -16,7 +16,7 @@
 # (/tmp/scz-iter-build), OUT (/tmp/scz-iter), TESTS, QUICK (SCZ_TEST_QUICK
 # of the tests), BOUNDS (1e-3), FILES (tiled_wmag_512x512x512.f32), HUF
 # (huffman benchmark, Mi u16 codes; 0; BOUNDS=none: no lossy rows), GFC (1: the gfc table too), PROF, NCU,
-# KERNS, KCOUNT (6).
+# KERNS, KCOUNT (6), EXTRA (more scz_bench_gpu options, e.g. "--lzss --no-nvcomp").
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-/tmp/scz-iter}
@@ -48,7 +48,7 @@ FL=()
 for f in ${FILES:-tiled_wmag_512x512x512.f32}; do FL+=(--file "$L/$f"); done
 LO=(--lossy "${BOUNDS:-1e-3}")
 [ "${BOUNDS:-}" = none ] && LO=()
-BENCH=("$B/bench/scz_bench_gpu" "${FL[@]}" "${LO[@]}" --huffman "${HUF:-0}" ${GFC:+--gfc})
+BENCH=("$B/bench/scz_bench_gpu" "${FL[@]}" "${LO[@]}" --huffman "${HUF:-0}" ${GFC:+--gfc} ${EXTRA:-})
 "${BENCH[@]}" --reps 10 --warmup 2 >"$OUT/bench.log" 2>&1
 echo "bench rc=$?"
 if [ -n "${PROF:-}" ]; then
