@@ -886,7 +886,8 @@ __device__ __forceinline__ unsigned varint_len(uint32_t v) {
 
 /* One block per chunk: code lengths (8.2), canonical codes, codebook
  * bytes (8.3), sizes. Dynamic shared memory: the internal-node queue
- * (ring of p.ring counts) and the depths of internal nodes (Kc bytes). */
+ * (ring of p.ring counts; with 14 bytes per used symbol, also the leaf
+ * counts, parents and leaf-children counts). */
 __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
     typedef cub::BlockScan<uint32_t, NT> Scan;
     typedef cub::BlockReduce<uint64_t, NT> Red;
@@ -896,6 +897,8 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
     } ts;
     __shared__ uint32_t Bl[130], cum[LMAX + 2], nxt[LMAX + 2], wcnt[DW][LMAX + 2], carry_l[LMAX + 2];
     __shared__ uint64_t total_bits;
+    constexpr uint32_t LEVMAX = 128; /* depths: counts < 2^32 bound them by ~46 */
+    __shared__ uint32_t lev[LEVMAX], nint, nlev;
     extern __shared__ uint32_t dyn[];
     const uint32_t cl = blockIdx.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     EMeta *M = p.meta + cl;
@@ -905,27 +908,25 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
     const uint64_t *keys = p.keysB + (size_t)cl * p.Kc; /* by (count, symbol) */
     const uint64_t *ukeys = p.keysA + (size_t)cl * p.Kc; /* by symbol (the sort's input, unchanged) */
     uint8_t *len = p.len + (size_t)cl * p.Kcap;          /* only used symbols are ever read */
-    /* The construction runs in one thread. Shared memory holds the queue of
-     * internal nodes (a ring: at most m / 2 are waiting) and their depths;
-     * where there is room (14 bytes per leaf), also the leaf counts, the
-     * parents and the leaf children of the internal nodes. */
+    /* The construction runs in one thread, the depths in the block.
+     * Shared memory holds the queue of internal nodes (a ring: at most m / 2
+     * are waiting); where there is room (14 bytes per leaf), also the leaf
+     * counts, the parents and the leaf children of the internal nodes. */
     uint32_t rs = 1;
     while (rs < (m + 1) / 2) rs <<= 1;
     const bool fast = m >= 2 && 14ull * m + 64 <= p.dynbytes;
     uint32_t *leafc = nullptr, *ring, *parent;
-    uint8_t *dep, *nl;
+    uint8_t *nl;
     if (fast) {
         leafc = dyn;
         parent = dyn + m;
         ring = dyn + 2 * (size_t)m;
-        dep = reinterpret_cast<uint8_t *>(ring + rs);
-        nl = dep + m;
+        nl = reinterpret_cast<uint8_t *>(ring + rs);
         for (uint32_t i = tid; i < m; i += NT) leafc[i] = (uint32_t)(keys[i] >> 16);
         __syncthreads();
     } else {
         rs = p.ring;
         ring = dyn;
-        dep = reinterpret_cast<uint8_t *>(dyn + p.ring);
         parent = p.parent + (size_t)cl * p.Kc;
         nl = p.nlf + (size_t)cl * p.Kc;
     }
@@ -957,15 +958,55 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
                 nl[kn] = (uint8_t)nleaf;
                 kn++;
             }
-            /* depths of internal nodes from the root down; leaves one deeper */
-            dep[kn - 1] = 0;
-            Bl[1] += nl[kn - 1];
-            for (uint32_t x = kn - 1; x-- > 0;) {
-                uint32_t d = dep[parent[x]] + 1u;
-                if (d > 128) d = 128; /* cannot happen: counts < 2^32 bound the depth by ~46 */
-                dep[x] = (uint8_t)d;
-                Bl[d + 1] += nl[x];
+            nint = kn;
+        }
+    }
+    __syncthreads();
+    /* Depths: internal nodes are consumed in creation order, so parent[] is
+     * non-decreasing and the depth non-increasing along the node index: the
+     * nodes of depth d are the range [lev[d], lev[d - 1]), lev[0] = the
+     * root's index, lev[d + 1] = the first node whose parent is >= lev[d]
+     * (one binary search per level); leaves are one deeper than their
+     * parent. */
+    if (m >= 2) { /* block-uniform */
+        if (tid == 0) {
+            const uint32_t kn = nint;
+            lev[0] = kn - 1;
+            uint32_t d = 0;
+            while (lev[d] > 0 && d + 1 < LEVMAX) {
+                uint32_t lo = 0, hi = lev[d];
+                while (lo < hi) {
+                    const uint32_t mid = (lo + hi) / 2;
+                    if (parent[mid] < lev[d]) lo = mid + 1;
+                    else hi = mid;
+                }
+                lev[++d] = lo;
             }
+            nlev = d + 1;
+        }
+        __syncthreads();
+        /* leaves per depth: a thread's nodes are consecutive, their depths
+         * a few runs (one shared atomic per run) */
+        const uint32_t kn = nint, L = nlev, per = (kn + NT - 1) / NT;
+        const uint32_t x0 = tid * per, x1 = x0 + per < kn ? x0 + per : kn;
+        uint32_t d = 0, acc = 0;
+        if (x0 < x1)
+            while (d + 1 < L && lev[d] > x0) d++; /* the depth of x0: the first d with lev[d] <= x0 */
+        for (uint32_t x = x0; x < x1; x++) {
+            uint32_t e = d;
+            while (e > 0 && x >= lev[e - 1]) e--;
+            if (e != d) {
+                if (acc) atomicAdd(&Bl[d + 1], acc);
+                acc = 0;
+                d = e;
+            }
+            acc += nl[x];
+        }
+        if (x0 < x1 && acc) atomicAdd(&Bl[d + 1], acc);
+        __syncthreads();
+    }
+    if (tid == 0) {
+        if (m >= 2) {
             unsigned maxd = 0;
             for (unsigned l = 0; l < 130; l++)
                 if (Bl[l]) maxd = l;
@@ -1292,9 +1333,11 @@ __global__ void __launch_bounds__(NT) k_eenc(EParams p) {
     }
     uint32_t off, tbits;
     Scan(ts).ExclusiveSum(mybits, off, tbits);
-    __syncthreads();
-    uint32_t eoff, etot;
-    Scan(ts).ExclusiveSum(myesc, eoff, etot);
+    uint32_t eoff = 0;
+    if (escm) { /* block-uniform */
+        __syncthreads();
+        Scan(ts).ExclusiveSum(myesc, eoff);
+    }
     const uint64_t tb0 = p.tbits[(size_t)cl * p.tiles + blockIdx.x];
     const uint64_t W0 = tb0 >> 5;
     const uint32_t nwt = (uint32_t)(((tb0 + tbits - 1) >> 5) - W0 + 1);
@@ -1304,49 +1347,50 @@ __global__ void __launch_bounds__(NT) k_eenc(EParams p) {
     uint32_t *segf = p.segf + (size_t)cl * p.segs_cap;
     uint32_t *escb = p.escbuf + (size_t)cl * p.count_full;
     const uint32_t ebase = escm ? p.tesc[(size_t)cl * p.tiles + blockIdx.x] + eoff : 0;
-    uint32_t ek = 0;
     const uint64_t o = tb0 + off;
     /* unit boundaries in 32 bits: oo = o - 1024 ubase (a tile's bits fit) */
     const uint64_t ubase = tb0 >> 10;
     uint32_t oo = (uint32_t)(tb0 & 1023u) + off;
-    /* the thread's bits gathered in acc (from its top): words it alone
-     * covers are stored, its first and last words (shared with the
-     * neighbours) or-ed */
-    uint32_t wa = (uint32_t)(o - (W0 << 5)) >> 5, nacc = (uint32_t)(o - (W0 << 5)) & 31;
+    /* the thread's bits gathered in acc (from its top): the words it alone
+     * covers are stored as they fill; its first word (shared with the
+     * threads before it) and its last, partial one (shared with those
+     * after it) are or-ed in once all stores are done */
+    const uint32_t wa0 = (uint32_t)(o - (W0 << 5)) >> 5;
+    uint32_t wa = wa0, nacc = (uint32_t)(o - (W0 << 5)) & 31, fw = 0;
     uint64_t acc = 0;
-    bool firstw = true;
 #pragma unroll
     for (uint32_t k = 0; k < EPT; k++) {
-        const uint32_t l = e[k] & 31, code = e[k] >> 5;
-        if (!l) continue;
-        acc |= (uint64_t)code << (64 - nacc - l);
+        const uint32_t l = e[k] & 31, code = e[k] >> 5; /* l = 0: past the tile, code 0 */
+        acc |= (uint64_t)code << ((64 - nacc - l) & 63);
         nacc += l;
-        if (nacc >= 32) {
-            const uint32_t w = (uint32_t)(acc >> 32);
-            if (firstw) atomicOr(&sw[wa], w);
-            else sw[wa] = w;
-            firstw = false;
-            wa++;
-            acc <<= 32;
-            nacc -= 32;
-        }
-        if ((oo & 1023u) + l >= 1024u) { /* the code reaches the next unit boundary (l < 1024) */
+        const bool full = nacc >= 32;
+        const uint32_t w = (uint32_t)(acc >> 32);
+        if (full && wa != wa0) sw[wa] = w;
+        if (full && wa == wa0) fw = w;
+        wa += full;
+        acc = full ? acc << 32 : acc;
+        nacc -= full ? 32u : 0u;
+        if (__builtin_expect((oo & 1023u) + l >= 1024u, 0)) { /* the code reaches the next unit boundary (l < 1024) */
             const uint64_t u = ubase + ((oo + l) >> 10);
             if (u < M.n_units) {
                 gapb[u] = (uint8_t)((oo + l) & 1023u);
                 if ((u & (G - 1)) == 0) segf[u / G] = (uint32_t)(i0 + tid * EPT + k + 1);
             }
         }
-        if (escm) {
+        oo += l;
+    }
+    if (escm) { /* block-uniform */
+        uint32_t ek = 0;
+        for (uint32_t k = 0; k < EPT; k++) {
             const uint32_t li = tid * EPT + k;
-            const uint32_t s = esym(p, cl, i0 + li);
-            if (s == DICT_MAX) {
+            if (li < tn && esym(p, cl, i0 + li) == DICT_MAX) {
                 escb[ebase + ek] = reinterpret_cast<const uint32_t *>(p.src + (uint64_t)cl * p.raw_full)[i0 + li];
                 ek++;
             }
         }
-        oo += l;
     }
+    __syncthreads(); /* every plain store is done: the shared words are or-ed */
+    if (wa != wa0) atomicOr(&sw[wa0], fw);
     if (nacc) atomicOr(&sw[wa], (uint32_t)(acc >> 32));
     if (blockIdx.x == 0 && tid == 0 && M.n_units) {
         gapb[0] = 0;

@@ -303,11 +303,13 @@ struct Reader {
         nb = 64 - sh;
         wi += 2;
     }
+    /* nb < 32 means the valid bits are all in hi and lo is 0; any nb in
+     * [0, 32) is refilled (the write pass refills once per two codes). */
     __device__ __forceinline__ void refill(const uint32_t *st) {
-        if (nb < 32) { /* 16 <= nb < 32: the valid bits are all in hi, lo is 0 */
+        if (nb < 32) {
             const uint32_t w = stw(st, wi++, sh8);
             hi |= w >> nb;
-            lo = w << (32 - nb);
+            lo = __funnelshift_lc(0u, w, 32 - nb); /* w << (32 - nb), 0 for nb = 0 */
             nb += 32;
         }
     }
@@ -318,56 +320,19 @@ struct Reader {
     }
 };
 
-/* Output of 8- or 16-bit symbols through a 16-byte shift register: the
- * first `head` symbols (up to 16-byte alignment) one by one, then whole
- * aligned 16-byte vectors, then the rest one by one. */
-template <typename T> struct VecOut {
-    static constexpr uint32_t PER = 16 / sizeof(T);
-    T *o;
-    uint32_t head, k;
-    uint32_t r0, r1, r2, r3;
-    __device__ __forceinline__ void init(T *out, uint32_t n) {
-        o = out;
-        head = (uint32_t)(((16u - (reinterpret_cast<uintptr_t>(out) & 15u)) & 15u) / sizeof(T));
-        if (head > n) head = n;
-        k = 0;
-        r0 = r1 = r2 = r3 = 0;
-    }
-    __device__ __forceinline__ void put(uint32_t i, uint32_t s) {
-        if (i < head) {
-            o[i] = (T)s;
-            return;
-        }
-        constexpr unsigned B = 8 * sizeof(T);
-        r0 = __funnelshift_r(r0, r1, B);
-        r1 = __funnelshift_r(r1, r2, B);
-        r2 = __funnelshift_r(r2, r3, B);
-        r3 = (r3 >> B) | (s << (32 - B));
-        if (++k == PER) {
-            *reinterpret_cast<uint4 *>(o + i + 1 - PER) = make_uint4(r0, r1, r2, r3);
-            k = 0;
-        }
-    }
-    __device__ __forceinline__ void finish(uint32_t n) {
-        for (uint32_t j = 0; j < k; j++) {
-            const uint32_t q = (PER - k + j) * (uint32_t)sizeof(T), w = q >> 2;
-            const uint32_t word = w == 0 ? r0 : w == 1 ? r1 : w == 2 ? r2 : r3;
-            o[n - k + j] = (T)(word >> (8 * (q & 3)));
-        }
-    }
-};
-
 /* Decodes segment g of stream S with one warp (all 32 lanes call it with
  * the same g): symbols go to out[segment's first index ...] (T = uint8_t or
  * uint16_t; out holds S.count symbols). stage: this warp's STAGE_SLOTS
  * words of shared memory; table / L / longs from hs_build. With ESC,
  * *esc_out (lane 0) gets the number of symbols equal to esc_sym in the
  * segment. ctab (hs_build_ctab; not with ESC) lets the counting pass take
- * several short codes per lookup. sink(i, symbol) sees each symbol
- * written, i its index in out.
+ * several short codes per lookup. Sink: sink.test(symbol) says whether
+ * sink(i, symbol) must see a written symbol (i its index in out): a cheap
+ * test per symbol, the call only for the symbols it selects.
  * Returns true (all lanes) if the segment is consistent and
  * was written, false if not (nothing written). */
 struct NoSink {
+    __device__ __forceinline__ bool test(uint32_t) const { return false; }
     __device__ __forceinline__ void operator()(uint64_t, uint32_t) const {}
 };
 template <typename T, bool ESC, typename Sink = NoSink>
@@ -408,9 +373,10 @@ __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *t
         Reader R;
         R.start(stage, rp, sh8);
         uint32_t p = rp;
+        const bool use_ct = !ESC && ctab != nullptr;
         while (p < lim) {
             R.refill(stage);
-            if (!ESC && ctab) {
+            if (use_ct) {
                 /* whole codes inside the next TB bits, all starting before lim */
                 const uint32_t e = ctab[R.hi >> (32 - TB)], eb = e & 15u;
                 if (e && p + eb <= lim) {
@@ -454,20 +420,55 @@ __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *t
     if (__any_sync(FULL, !ok) || base > seg_end || seg_end > S.count || seg_end - base != tot) return false;
     if (ESC && lane == 0) *esc_out = etot;
     if (active && cnt) {
-        VecOut<T> W;
-        W.init(out + base + (incl - cnt), cnt);
+        /* the lane's cnt symbols: one by one up to 16-byte alignment, then
+         * 16 bytes at a time from registers (the bit reader refilled once
+         * per two codes: 2 x 16 bits at most between refills), then the
+         * rest one by one */
+        constexpr uint32_t PER = 16 / sizeof(T);
+        const uint64_t o0 = base + (incl - cnt);
+        T *o = out + o0;
+        uint32_t head = (uint32_t)(((16u - (reinterpret_cast<uintptr_t>(o) & 15u)) & 15u) / sizeof(T));
+        if (head > cnt) head = cnt;
         Reader R;
         R.start(stage, rp, sh8);
-        for (uint32_t i = 0; i < cnt; i++) {
+        uint32_t i = 0;
+        for (; i < head; i++) {
             R.refill(stage);
             unsigned l;
             const uint32_t s = dec_sym(R.hi, table, L, longs, &l);
-            if (!l) break; /* cannot happen: the counting pass decoded the same bits */
-            R.skip(l);
-            W.put(i, s);
-            sink(base + (incl - cnt) + i, s);
+            R.skip(l); /* l >= 1: the counting pass decoded the same bits */
+            o[i] = (T)s;
+            if (sink.test(s)) sink(o0 + i, s);
         }
-        W.finish(cnt);
+        for (; i + PER <= cnt; i += PER) {
+            uint32_t w[4] = {0u, 0u, 0u, 0u};
+            bool hit = false;
+#pragma unroll
+            for (uint32_t k = 0; k < PER; k++) {
+                if ((k & 1) == 0) R.refill(stage);
+                unsigned l;
+                const uint32_t s = dec_sym(R.hi, table, L, longs, &l);
+                R.skip(l);
+                w[k * sizeof(T) / 4] |= s << (8 * ((k * sizeof(T)) & 3));
+                hit |= sink.test(s);
+            }
+            *reinterpret_cast<uint4 *>(o + i) = make_uint4(w[0], w[1], w[2], w[3]);
+            if (hit) {
+#pragma unroll
+                for (uint32_t k = 0; k < PER; k++) {
+                    const uint32_t s = (w[k * sizeof(T) / 4] >> (8 * ((k * sizeof(T)) & 3))) & ((1u << (8 * sizeof(T))) - 1u);
+                    if (sink.test(s)) sink(o0 + i + k, s);
+                }
+            }
+        }
+        for (; i < cnt; i++) {
+            R.refill(stage);
+            unsigned l;
+            const uint32_t s = dec_sym(R.hi, table, L, longs, &l);
+            R.skip(l);
+            o[i] = (T)s;
+            if (sink.test(s)) sink(o0 + i, s);
+        }
     }
     return true;
 }

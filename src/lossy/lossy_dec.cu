@@ -333,8 +333,8 @@ struct HShared {
 struct CntSink {
     uint32_t *ct0, *ctv, *ctl; /* the chunk's tiles; NULL: nothing counted */
     uint32_t vnew;
+    __device__ __forceinline__ bool test(uint32_t s) const { return ct0 != nullptr && ((s == 0) | (s == vnew)); }
     __device__ __forceinline__ void operator()(uint64_t i, uint32_t s) const {
-        if (!ct0 || (s != 0 && s != vnew)) return;
         const uint32_t t = (uint32_t)(i / CT);
         if (s == 0) {
             atomicAdd(&ct0[t], 1u);
