@@ -5,10 +5,13 @@
  * outside the payload and the chunk.
  *
  * Encoding (k_lzenc, k_lzsize, k_lzoff, k_lzput): a warp per sub-chunk
- * parses greedily with every distance searched by its lanes, lane 0 writes
- * the body into a slot; per chunk a scan of the body sizes gives the end
- * offsets and the form; the chunks are placed back to back and the bodies
- * (or raw sub-chunks) copied into the payloads.
+ * indexes its symbols (hash links, runs of equal keys linked as one), then
+ * parses greedily 32 positions at a time: each lane finds the exact match
+ * at its position from the links, the parse's lanes are followed through
+ * the step and each writes its token into the body slot; per chunk a scan
+ * of the body sizes gives the end offsets and the form; the chunks are
+ * placed back to back and the bodies (or raw sub-chunks) copied into the
+ * payloads.
  * Decoding:
  *   k_lzchk  block per chunk: codec_info, payload size, the payload header
  *            against the stream's knobs, the sub-chunk end offsets (11.3);
@@ -281,23 +284,245 @@ __device__ __forceinline__ uint64_t chunk_raw_e(const EParams &p, uint32_t c) {
     return (c + 1 == p.n ? p.count_last : p.count_full) * p.E;
 }
 
-/* Symbols s[i] and s[i - d] agree on the next l (< lcap) symbols: the
- * match length from distance d, at most lcap. */
-template <int S>
-__device__ __forceinline__ uint32_t match_len(const typename SymT<S>::T *sym, uint32_t i, uint32_t d, uint32_t lcap) {
-    uint32_t l = 0;
-    while (l < lcap && sym[i + l] == sym[i - d + l]) l++;
-    return l;
+/* ---- match finding (FORMAT.md 11.4) ----
+ *
+ * The best match at a position does not depend on the parse, so a warp
+ * finds it for 32 positions at once, one per lane, from an index of the
+ * sub-chunk built before the parse:
+ *
+ * - the key of position i is its first K = min(M, 8 / S) symbols (every
+ *   match of M or more symbols starts with the same key), hashed to HBITS
+ *   bits; hp[i] links i to an earlier position (a distance, 0: none);
+ * - a run of equal keys (key(p - 1) == key(p): the K + 1 symbols p - 1 ..
+ *   p + K - 1 are equal; "interior" positions) is linked as one: hp[p] of
+ *   an interior p is the distance to the run's start a, and hp[a] the
+ *   distance to the previous position with a's hash; every other position
+ *   links to the previous position with its hash. Walking the links from i
+ *   visits, nearest first, every earlier position with i's hash, except
+ *   that a run is entered at its last interior position p (the largest of
+ *   the run with that key, so the run's symbols end at re = p + K) and
+ *   left at once through its start;
+ * - a run [a, re) of symbol v stands for all its candidates: with R the
+ *   run of v at i (s[i .. i + R - 1] = v, R >= K), a candidate q of the
+ *   run has match length re - q when re - q < R, exactly R when re - q > R,
+ *   and R plus the match of s[re ..] with s[i + R ..] when re - q = R. So
+ *   the run's best is q = re - R (or, if that lies before the run or the
+ *   window, its lowest position, with re - q symbols); where i itself is
+ *   inside a run, d = 1 gives R and the rest of the run no more;
+ * - any other candidate p first checks the symbol at the best length so
+ *   far (only a longer match replaces the best: the nearest of the longest
+ *   wins), then extends the match.
+ * R is found for all 32 lanes together: a ballot of s[i] == s[i + 1] and,
+ * when the last lane's run goes on, a warp-wide search for its end.
+ * Links are 16-bit distances (a sub-chunk has at most 65536 symbols), the
+ * hash heads 16-bit positions (0xffff: none; only the last position of a
+ * 65536-symbol sub-chunk can hold it, and nothing reads the heads after
+ * it). */
+constexpr uint32_t HBITS = 11, HSIZE = 1u << HBITS;
+constexpr uint32_t HNONE = 0xffffu;
+
+template <int S> __device__ __forceinline__ bool run_at(const typename SymT<S>::T *sym, uint32_t p, uint32_t K) {
+    if (p == 0) return false;
+    bool eq = true;
+    for (uint32_t k = 0; k < K; k++) eq &= sym[p - 1 + k] == sym[p + k];
+    return eq;
 }
 
-/* Sub-chunk j of chunk c (blockIdx.y + ca) per warp: shuffled into the
- * symbol buffer, parsed greedily (11.4: at each position the longest match
- * over every distance, the nearest of the longest; the warp's lanes take
- * distances lane + 1, lane + 33, ... and the best key (L, -d) wins; a
- * round of 32 distances in which some lane reaches the cap ends the
- * search, since every later distance is farther), coded (11.5) into its
- * body slot by lane 0. zsz: the body's size, or b when the body would not
- * be smaller than the raw bytes (the writer stores the sub-chunk). */
+template <int S> __device__ __forceinline__ uint32_t key_hash(const typename SymT<S>::T *sym, uint32_t i, uint32_t K) {
+    uint64_t v = 0;
+    for (uint32_t k = 0; k < K; k++) v |= (uint64_t)sym[i + k] << ((8 * S * k) & 63);
+    const uint32_t x = (uint32_t)v ^ (uint32_t)(v >> 32) * 0x85ebca6bu;
+    return (x * 0x9e3779b1u) >> (32 - HBITS);
+}
+
+/* The match of s[q ..] and s[i ..] (q < i), known to hold k symbols, up to cap. */
+template <int S>
+__device__ __forceinline__ uint32_t extend(const typename SymT<S>::T *sym, uint32_t q, uint32_t i, uint32_t k,
+                                           uint32_t cap) {
+    typedef typename SymT<S>::T T;
+    while (k + 4 <= cap) {
+        const T a0 = sym[q + k], a1 = sym[q + k + 1], a2 = sym[q + k + 2], a3 = sym[q + k + 3];
+        const T b0 = sym[i + k], b1 = sym[i + k + 1], b2 = sym[i + k + 2], b3 = sym[i + k + 3];
+        if (a0 != b0) return k;
+        if (a1 != b1) return k + 1;
+        if (a2 != b2) return k + 2;
+        if (a3 != b3) return k + 3;
+        k += 4;
+    }
+    while (k < cap && sym[q + k] == sym[i + k]) k++;
+    return k;
+}
+
+/* The match at position i (FORMAT.md 11.4): its length (0: a literal) and
+ * distance *bd. Rc: the run of s[i] at i, at most cap. */
+template <int S>
+__device__ uint32_t find_match(const typename SymT<S>::T *sym, const uint16_t *hp, uint32_t i, uint32_t n,
+                               uint32_t W, uint32_t M, uint32_t K, uint32_t Rc, uint32_t *bd) {
+    typedef typename SymT<S>::T T;
+    const uint32_t cap = n - i < M + LZSS_EXTRA_MAX ? n - i : M + LZSS_EXTRA_MAX;
+    *bd = 0;
+    if (cap < M) return 0;
+    const uint32_t h0 = hp[i];
+    if (!h0) return 0;
+    uint32_t Lb = M - 1, d = 0;
+    const uint32_t lo = i > W ? i - W : 0;
+    uint32_t p = i - h0;
+    const T si = sym[i];
+    if (run_at<S>(sym, i, K)) { /* own run [p, i): d = 1 is the nearest of its equals */
+        if (Rc > Lb) {
+            Lb = Rc;
+            d = 1;
+        }
+        if (Lb == cap || p < lo) goto done;
+        const uint32_t ha = hp[p];
+        if (!ha) goto done;
+        p -= ha;
+    }
+    while (p >= lo) {
+        const uint32_t hq = hp[p];
+        if (run_at<S>(sym, p, K)) { /* entered a run at its last interior position */
+            const uint32_t a = p - hq, re = p + K;
+            if (sym[p] == si && Rc >= K) {
+                const uint32_t lo2 = a > lo ? a : lo;
+                uint32_t q, L;
+                if (Rc == cap) { /* s[i] runs for cap symbols or more */
+                    if (re >= cap && re - cap >= lo2) {
+                        q = re - cap;
+                        L = cap;
+                    } else {
+                        q = lo2;
+                        L = re - lo2;
+                    }
+                } else if (re >= Rc && re - Rc >= lo2) {
+                    q = re - Rc;
+                    L = extend<S>(sym, q, i, Rc, cap);
+                } else {
+                    q = lo2;
+                    L = re - lo2;
+                }
+                if (L > Lb) {
+                    Lb = L;
+                    d = i - q;
+                    if (Lb == cap) break;
+                }
+            }
+            if (a < lo) break;
+            const uint32_t ha = hp[a];
+            if (!ha) break;
+            p = a - ha;
+        } else {
+            if (sym[p + Lb] == sym[i + Lb]) {
+                const uint32_t L = extend<S>(sym, p, i, 0, cap);
+                if (L > Lb) {
+                    Lb = L;
+                    d = i - p;
+                    if (Lb == cap) break;
+                }
+            }
+            if (!hq) break;
+            p -= hq;
+        }
+    }
+done:
+    *bd = d;
+    return Lb >= M ? Lb : 0;
+}
+
+/* Bytes of shared memory per warp of k_lzenc: the symbols and links of a
+ * sub-chunk (unless they are in scratch) and the hash heads. */
+__host__ __device__ __forceinline__ uint64_t enc_bufsz(uint64_t B, uint32_t S) {
+    return (B + 2 * (B / S) + 15) / 16 * 16;
+}
+
+/* The sub-chunk's b bytes into buf, byte-shuffled when shuf (11.2): 16-byte
+ * loads of 4 elements, one 4-byte store per plane, where the source is
+ * aligned and the planes hold whole words; else byte by byte. */
+__device__ __forceinline__ void load_sub(uint8_t *buf, const uint8_t *raw, uint32_t b, uint32_t E, bool shuf,
+                                         uint32_t lane) {
+    const bool al = (reinterpret_cast<uintptr_t>(raw) & 15) == 0;
+    if (!shuf) {
+        if (al && (b & 15) == 0) {
+            const uint4 *s4 = reinterpret_cast<const uint4 *>(raw);
+            uint4 *d4 = reinterpret_cast<uint4 *>(buf);
+            for (uint32_t k0 = lane; k0 < b / 16; k0 += 128) {
+                uint4 v[4];
+#pragma unroll
+                for (uint32_t u = 0; u < 4; u++)
+                    if (k0 + 32 * u < b / 16) v[u] = __ldg(s4 + k0 + 32 * u);
+#pragma unroll
+                for (uint32_t u = 0; u < 4; u++)
+                    if (k0 + 32 * u < b / 16) d4[k0 + 32 * u] = v[u];
+            }
+        } else {
+            for (uint32_t k = lane; k < b; k += 32) buf[k] = raw[k];
+        }
+        return;
+    }
+    const uint32_t m = b / E;
+    if (al && (m & 3) == 0 && E == 4) {
+        const uint4 *s4 = reinterpret_cast<const uint4 *>(raw);
+        uint32_t *d = reinterpret_cast<uint32_t *>(buf);
+        const uint32_t mw = m / 4;
+        for (uint32_t k0 = lane; k0 < mw; k0 += 128) { /* 4 loads in flight */
+            uint4 v[4];
+#pragma unroll
+            for (uint32_t u = 0; u < 4; u++)
+                if (k0 + 32 * u < mw) v[u] = __ldg(s4 + k0 + 32 * u);
+#pragma unroll
+            for (uint32_t u = 0; u < 4; u++) {
+                const uint32_t k = k0 + 32 * u;
+                if (k >= mw) break;
+#pragma unroll
+                for (uint32_t q = 0; q < 4; q++) {
+                    const uint32_t sel = q | (q + 4) << 4;
+                    const uint32_t lo = __byte_perm(v[u].x, v[u].y, sel), hi = __byte_perm(v[u].z, v[u].w, sel);
+                    d[q * mw + k] = __byte_perm(lo, hi, 0x5410);
+                }
+            }
+        }
+    } else if (al && (m & 3) == 0 && E == 8) {
+        const uint4 *s4 = reinterpret_cast<const uint4 *>(raw);
+        uint32_t *d = reinterpret_cast<uint32_t *>(buf);
+        const uint32_t mw = m / 4;
+        for (uint32_t k0 = lane; k0 < mw; k0 += 64) { /* 4 loads in flight */
+            uint4 v[4];
+#pragma unroll
+            for (uint32_t u = 0; u < 2; u++)
+                if (k0 + 32 * u < mw) {
+                    v[2 * u] = __ldg(s4 + 2 * (k0 + 32 * u));
+                    v[2 * u + 1] = __ldg(s4 + 2 * (k0 + 32 * u) + 1);
+                }
+#pragma unroll
+            for (uint32_t u = 0; u < 2; u++) {
+                const uint32_t k = k0 + 32 * u;
+                if (k >= mw) break;
+                const uint4 v0 = v[2 * u], v1 = v[2 * u + 1];
+#pragma unroll
+                for (uint32_t q = 0; q < 4; q++) {
+                    const uint32_t sel = q | (q + 4) << 4;
+                    d[q * mw + k] = __byte_perm(__byte_perm(v0.x, v0.z, sel), __byte_perm(v1.x, v1.z, sel), 0x5410);
+                    d[(q + 4) * mw + k] =
+                        __byte_perm(__byte_perm(v0.y, v0.w, sel), __byte_perm(v1.y, v1.w, sel), 0x5410);
+                }
+            }
+        }
+    } else {
+        for (uint32_t k = lane; k < m; k += 32)
+            for (uint32_t q = 0; q < E; q++) buf[q * m + k] = raw[(uint64_t)k * E + q];
+    }
+}
+
+/* Sub-chunk j of chunk c (blockIdx.y + ca) per warp: loaded (shuffled)
+ * into the symbol buffer, indexed (hash links, above), then parsed greedily
+ * (11.4) 32 positions at a time from the current position i0: lane k finds
+ * the match at i0 + k; the tokens of the parse are the lanes reached from
+ * lane 0 by the advances (1 for a literal, L for a match), found by pointer
+ * doubling in 5 rounds; each token's lane writes it at its place (11.5:
+ * token t lies at t / 8 + 1 + the sizes of the tokens before it; the flag
+ * byte of a group is written by its first token's lane, its bits kept
+ * across steps); the next step starts at the end of the last token. zsz:
+ * the body's size, or b when the body would not be smaller than the raw
+ * bytes (the writer stores the sub-chunk). */
 template <int S> __global__ void __launch_bounds__(NT) k_lzenc(EParams p) {
     typedef typename SymT<S>::T T;
     extern __shared__ __align__(16) uint8_t lsm[];
@@ -308,69 +533,136 @@ template <int S> __global__ void __launch_bounds__(NT) k_lzenc(EParams p) {
     const uint64_t off = j * p.B;
     const uint32_t b = (uint32_t)(R - off < p.B ? R - off : p.B);
     const uint8_t *raw = p.src + (uint64_t)c * p.raw_full + off;
-    uint8_t *buf = p.gbuf ? p.gbuf + ((uint64_t)c * p.nsub_full + j) * p.B : lsm + (uint64_t)w * p.B;
-    if (p.shuffle == LZSS_SHUFFLE_ON && p.E > 1) {
-        const uint32_t m = b / p.E;
-        for (uint32_t k = lane; k < m; k += 32)
-            for (uint32_t q = 0; q < p.E; q++) buf[q * m + k] = raw[(uint64_t)k * p.E + q];
-    } else {
-        for (uint32_t k = lane; k < b; k += 32) buf[k] = raw[k];
-    }
+    const uint64_t bsz = enc_bufsz(p.B, S);
+    uint16_t *head = reinterpret_cast<uint16_t *>(lsm + (uint64_t)w * 2 * HSIZE);
+    uint8_t *buf = p.gbuf ? p.gbuf + ((uint64_t)c * p.nsub_full + j) * bsz
+                          : lsm + (uint64_t)WPB * 2 * HSIZE + (uint64_t)w * bsz;
+    const uint32_t n = b / S, t = b - n * S, W = p.W, M = p.M;
+    const uint32_t K = M < 8 / S ? M : 8 / S;
+    uint16_t *hp = reinterpret_cast<uint16_t *>(buf + p.B);
+    load_sub(buf, raw, b, p.E, p.shuffle == LZSS_SHUFFLE_ON && p.E > 1, lane);
+    for (uint32_t k = lane; k < HSIZE / 2; k += 32) reinterpret_cast<uint32_t *>(head)[k] = 0xffffffffu;
     __syncwarp();
     const T *sym = reinterpret_cast<const T *>(buf);
-    const uint32_t n = b / S, t = b - n * S, W = p.W, M = p.M;
+    const uint32_t lt = (1u << lane) - 1;
+
+    /* index: 32 positions per step, in order */
+    uint32_t rcarry = 0;
+    for (uint32_t base = 0; base < n; base += 32) {
+        const uint32_t i = base + lane;
+        const bool valid = i + K <= n;
+        const bool interior = valid && run_at<S>(sym, i, K);
+        const uint32_t h = valid ? key_hash<S>(sym, i, K) : 0xffffffffu;
+        /* the run's start: the last position up to i that is not interior */
+        const uint32_t ni = ~__ballot_sync(FULLM, interior), nb = ni & (lt | 1u << lane);
+        const uint32_t rs = nb ? base + 31 - __clz(nb) : rcarry;
+        if (ni) rcarry = base + 31 - __clz(ni);
+        const uint32_t peers = __match_any_sync(FULLM, h), below = peers & lt;
+        uint32_t link = 0;
+        if (valid) {
+            const uint32_t pv = below ? base + 31 - __clz(below) : head[h];
+            link = interior ? i - rs : pv == HNONE ? 0 : i - pv;
+        }
+        __syncwarp();
+        if (valid && (peers >> lane) == 1) head[h] = (uint16_t)i;
+        if (i < n) hp[i] = (uint16_t)link;
+        __syncwarp();
+    }
+
+    /* parse */
     uint8_t *out = p.gbody + ((uint64_t)c * p.nsub_full + j) * p.slot;
-    uint32_t i = 0, o = 0, flag_at = 0, flag = 0, ntok = LZSS_GROUP;
+    const uint32_t P = p.D + 1;
+    uint32_t i0 = 0, T0 = 0, psz = 0, carry = 0, fo_open = 0;
     bool stored = false;
-    while (i < n) { /* warp-uniform */
-        if (o >= b) {
+    while (i0 < n) { /* warp-uniform */
+        if ((T0 + 7) / 8 + psz >= b) {
             stored = true;
             break;
         }
-        if (ntok == LZSS_GROUP) {
-            if (lane == 0 && o) out[flag_at] = (uint8_t)flag;
-            flag_at = o++;
-            flag = 0;
-            ntok = 0;
-        }
-        uint32_t key = 0; /* (L << 17) | (0x1ffff - d) of the lane's best */
-        if (i + M <= n) {
-            const uint32_t lcap = n - i < M + LZSS_EXTRA_MAX ? n - i : M + LZSS_EXTRA_MAX;
-            const uint32_t dmax = i < W ? i : W;
-            const T first = sym[i];
-            for (uint32_t d0 = 1; d0 <= dmax; d0 += 32) {
-                const uint32_t d = d0 + lane;
-                uint32_t l = 0;
-                if (d <= dmax && sym[i - d] == first) l = match_len<S>(sym, i, d, lcap);
-                const uint32_t kk = (l << 17) | (0x1ffffu - d);
-                if (l && kk > key) key = kk;
-                if (__any_sync(FULLM, l == lcap)) break;
+        const uint32_t i = i0 + lane;
+        const bool valid = i < n;
+        /* runs: lane k's run of s[i] from the ballot, the last lane's by a search */
+        const uint32_t ER = __ballot_sync(FULLM, i + 1 < n && sym[i] == sym[i + 1]);
+        uint32_t R31 = 0;
+        if (ER >> 31) {
+            const uint32_t i31 = i0 + 31, lim = n - i31 < M + LZSS_EXTRA_MAX ? n - i31 : M + LZSS_EXTRA_MAX;
+            const T v = sym[i31];
+            for (uint32_t x = 1;; x += 32) {
+                const uint32_t o = x + lane;
+                const uint32_t bm = __ballot_sync(FULLM, o >= lim || sym[i31 + o] != v);
+                if (bm) {
+                    R31 = x + __ffs(bm) - 1;
+                    break;
+                }
             }
         }
-        key = __reduce_max_sync(FULLM, key);
-        const uint32_t L = key >> 17, d = 0x1ffffu - (key & 0x1ffffu);
-        uint32_t adv;
-        if (key && L >= M) {
-            if (lane == 0) {
-                const uint32_t dd = d - 1;
-                out[o] = (uint8_t)dd;
-                if (p.D == 2) out[o + 1] = (uint8_t)(dd >> 8);
-                out[o + p.D] = (uint8_t)(L - M);
+        uint32_t L = 0, d = 0;
+        if (valid) {
+            const uint32_t x = ~(ER >> lane), ones = x ? __ffs(x) - 1 : 32;
+            const uint32_t Rr = lane + ones >= 32 ? 31 - lane + R31 : ones + 1;
+            const uint32_t cap = n - i < M + LZSS_EXTRA_MAX ? n - i : M + LZSS_EXTRA_MAX;
+            L = find_match<S>(sym, hp, i, n, W, M, K, Rr < cap ? Rr : cap, &d);
+        }
+        const bool ism = L != 0;
+        /* the parse's lanes: from lane x, every literal up to the next match
+         * lane y is a token, then the parse goes on at y + L(y) */
+        const uint32_t Mk = __ballot_sync(FULLM, ism), nv = n - i0 < 32 ? n - i0 : 32;
+        const uint32_t vmask = nv == 32 ? FULLM : (1u << nv) - 1;
+        uint32_t onm = 0, x = 0;
+        for (;;) { /* warp-uniform; x < nv */
+            const uint32_t from = FULLM << x, mr = Mk & from;
+            if (!mr) {
+                onm |= vmask & from;
+                x = nv;
+                break;
             }
-            flag |= 1u << ntok;
-            o += p.D + 1;
-            adv = L;
+            const uint32_t y = __ffs(mr) - 1;
+            onm |= from & (0xfffffffeu << y ^ FULLM);
+            x = y + __shfl_sync(FULLM, L, y);
+            if (x >= nv) break;
+        }
+        const bool on = (onm >> lane) & 1u;
+        const uint32_t mm = Mk & onm, lm = onm & ~mm;
+        const uint32_t endpos = i0 + x;
+        const uint32_t rank = __popc(onm & lt), tk = T0 + rank;
+        const uint32_t tok_off = tk / 8 + 1 + psz + P * __popc(mm & lt) + S * __popc(lm & lt);
+        const uint32_t mseq = __reduce_or_sync(FULLM, on && ism ? 1u << rank : 0u);
+        const uint64_t seq = (uint64_t)carry | (uint64_t)mseq << (T0 & 7);
+        if (on) {
+            if (tok_off + (ism ? P : (uint32_t)S) <= b) {
+                if (ism) {
+                    const uint32_t dd = d - 1;
+                    out[tok_off] = (uint8_t)dd;
+                    if (p.D == 2) out[tok_off + 1] = (uint8_t)(dd >> 8);
+                    out[tok_off + p.D] = (uint8_t)(L - M);
+                } else {
+                    const T v = sym[i];
+#pragma unroll
+                    for (int q = 0; q < S; q++) out[tok_off + q] = (uint8_t)(v >> ((8 * q) & 63));
+                }
+            }
+            if ((tk & 7) == 0) {
+                if (tok_off - 1 < b) out[tok_off - 1] = (uint8_t)(seq >> (8 * (tk / 8 - T0 / 8)));
+            } else if (rank == 0) {
+                if (fo_open < b) out[fo_open] = (uint8_t)seq;
+            }
+        }
+        const uint32_t tend = T0 + __popc(onm);
+        if (tend & 7) {
+            const uint32_t gl = tend / 8;
+            carry = (uint32_t)(seq >> (8 * (gl - T0 / 8))) & ((1u << (tend & 7)) - 1);
+            if (gl * 8 >= T0) { /* the group starts here: its first token's place - 1 */
+                const uint32_t bl = (1u << __fns(onm, 0, gl * 8 - T0 + 1)) - 1;
+                fo_open = gl + psz + P * __popc(mm & bl) + S * __popc(lm & bl);
+            }
         } else {
-            if (lane < S) out[o + lane] = buf[(uint64_t)i * S + lane];
-            o += S;
-            adv = 1;
+            carry = 0;
         }
-        ntok++;
-        i += adv;
+        psz += P * __popc(mm) + S * __popc(lm);
+        T0 = tend;
+        i0 = endpos;
     }
-    if (!stored && o) {
-        if (lane == 0) out[flag_at] = (uint8_t)flag;
-    }
+    const uint32_t o = (T0 + 7) / 8 + psz;
     if (!stored && o + t >= b) stored = true;
     if (!stored)
         for (uint32_t k = lane; k < t; k += 32) out[o + k] = buf[(uint64_t)n * S + k];
@@ -505,8 +797,8 @@ static scz_status lzss_cuda_check(scz_ctx *ctx, const scz_cuda_batch *b) {
 }
 
 /* Encoding scratch: body sizes and end offsets per sub-chunk, a body slot
- * per sub-chunk (B + 64 bytes: a body is abandoned once it reaches b), and
- * symbol buffers for sub-chunks above SMEM_B. */
+ * per sub-chunk (B + 64 bytes: a body is abandoned once it reaches b), and,
+ * for sub-chunks above SMEM_B, their symbols and links (enc_bufsz). */
 struct ELay {
     size_t zsz, ends, gbody, gbuf, total;
     uint64_t slot;
@@ -524,14 +816,15 @@ ELay elay(const scz_cuda_batch *b) {
     L.gbody = bp.o;
     bp.take<uint8_t>(subs * L.slot);
     L.gbuf = bp.o;
-    if (p.B > SMEM_B) bp.take<uint8_t>(subs * p.B);
+    if (p.B > SMEM_B) bp.take<uint8_t>(subs * enc_bufsz(p.B, p.S));
     L.total = bp.o;
     return L;
 }
 
 template <int S> cudaError_t launch_enc(const EParams &p, dim3 grid, cudaStream_t s) {
-    const size_t smem = p.gbuf ? 0 : (size_t)WPB * p.B;
+    const size_t smem = (size_t)WPB * 2 * HSIZE + (p.gbuf ? 0 : (size_t)WPB * enc_bufsz(p.B, S));
     cudaError_t e = cudaFuncSetAttribute(k_lzenc<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (!e) e = cudaFuncSetAttribute(k_lzenc<S>, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
     if (!e) k_lzenc<S><<<grid, NT, smem, s>>>(p);
     return e;
 }
