@@ -276,6 +276,7 @@ __device__ __forceinline__ void hs_build_ctab(const uint32_t *table, uint8_t *ct
     }
 }
 static_assert(TB <= 15, "count table entries: 4-bit counts and lengths");
+static_assert(2 * TB <= 32, "two count-table lookups per refill");
 
 /* Staged word k of a segment (zeros past the staged range). */
 __device__ __forceinline__ uint32_t stw(const uint32_t *st, uint32_t k, unsigned sh8) {
@@ -325,8 +326,8 @@ struct Reader {
  * uint16_t; out holds S.count symbols). stage: this warp's STAGE_SLOTS
  * words of shared memory; table / L / longs from hs_build. With ESC,
  * *esc_out (lane 0) gets the number of symbols equal to esc_sym in the
- * segment. ctab (hs_build_ctab; not with ESC) lets the counting pass take
- * several short codes per lookup. Sink: sink.test(symbol) says whether
+ * segment. With CT, ctab (hs_build_ctab; not with ESC) lets the counting
+ * pass take several short codes per lookup. Sink: sink.test(symbol) says whether
  * sink(i, symbol) must see a written symbol (i its index in out): a cheap
  * test per symbol, the call only for the symbols it selects.
  * Returns true (all lanes) if the segment is consistent and
@@ -335,7 +336,7 @@ struct NoSink {
     __device__ __forceinline__ bool test(uint32_t) const { return false; }
     __device__ __forceinline__ void operator()(uint64_t, uint32_t) const {}
 };
-template <typename T, bool ESC, typename Sink = NoSink>
+template <typename T, bool ESC, bool CT = false, typename Sink = NoSink>
 __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *table, const LongTab &L,
                                   const uint16_t *longs, uint32_t *stage, T *out, uint32_t esc_sym,
                                   uint32_t *esc_out, const uint8_t *ctab = nullptr, const Sink &sink = Sink()) {
@@ -373,16 +374,24 @@ __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *t
         Reader R;
         R.start(stage, rp, sh8);
         uint32_t p = rp;
-        const bool use_ct = !ESC && ctab != nullptr;
         while (p < lim) {
             R.refill(stage);
-            if (use_ct) {
-                /* whole codes inside the next TB bits, all starting before lim */
-                const uint32_t e = ctab[R.hi >> (32 - TB)], eb = e & 15u;
+            if (!ESC && CT) {
+                /* whole codes inside the next TB bits, all starting before
+                 * lim; twice per refill (nb >= 32 - TB >= TB after the
+                 * first) */
+                uint32_t e = ctab[R.hi >> (32 - TB)], eb = e & 15u;
                 if (e && p + eb <= lim) {
                     R.skip(eb);
                     p += eb;
                     cnt += e >> 4;
+                    e = ctab[R.hi >> (32 - TB)];
+                    eb = e & 15u;
+                    if (e && p + eb <= lim) {
+                        R.skip(eb);
+                        p += eb;
+                        cnt += e >> 4;
+                    }
                     continue;
                 }
             }

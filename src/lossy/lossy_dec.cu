@@ -392,7 +392,7 @@ __global__ void __launch_bounds__(NT, 5) k_huff(Params p) {
             sk.ctv = p.ctv + k0;
             sk.ctl = p.ctl + k0;
         }
-        const bool ok = hs_decode_segment<uint16_t, false>(M.S[s], g, sm.table, sm.L,
+        const bool ok = hs_decode_segment<uint16_t, false, true>(M.S[s], g, sm.table, sm.L,
                                                            p.longs + (size_t)key * p.long_cap, sm.stage[warp],
                                                            o16, 0, nullptr, sm.ctab, sk);
         if (!ok && (threadIdx.x & 31) == 0) fail(p, c, LZE_BITS);
