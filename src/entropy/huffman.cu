@@ -875,6 +875,57 @@ __global__ void __launch_bounds__(NT) k_eleaves(EParams p) {
     }
 }
 
+/* The two-queue construction of FORMAT.md 8.2 (one thread): leaves by
+ * (count, symbol) ascending, internal nodes in creation order, a leaf wins
+ * ties. Writes parent[] of the consumed internal nodes and nl[] (leaf
+ * children per internal node) and returns the number of internal nodes.
+ * The queue heads are kept in registers (leaves three deep, internal nodes
+ * two), so a comparison never waits for the shared-memory load refilling
+ * them. FAST: the leaf counts are in shared memory (src = uint32_t
+ * counts), else read from the sorted keys (src = uint64_t count << 16 |
+ * symbol). A compile-time switch on purpose: with a run-time choice
+ * between the two sources inside this loop, CUDA 13.0's ptxas emitted the
+ * shared-memory read one element too far (leafc[i + 3] for leafc[i + 2]:
+ * the PTX is right, the SASS adds the old offset to the incremented
+ * index), which gave wrong code lengths on the device only. */
+template <bool FAST, typename S>
+__device__ uint32_t merge_queues(const S *src, uint32_t m, uint32_t *ring, uint32_t rm, uint32_t *parent,
+                                 uint8_t *nl) {
+    auto leaf = [src, m](uint32_t k) -> uint32_t {
+        if (k >= m) return 0u;
+        return FAST ? (uint32_t)src[k] : (uint32_t)((uint64_t)src[k] >> 16);
+    };
+    uint32_t i = 0, jn = 0, kn = 0;
+    uint32_t L0 = leaf(0), L1 = leaf(1), L2 = leaf(2);
+    uint32_t R0 = 0, R1 = 0; /* ring[jn] if jn < kn, ring[jn + 1] if jn + 1 < kn */
+    for (uint32_t step = 0; step + 1 < m; step++) {
+        uint32_t sum = 0, nleaf = 0;
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+            if (i < m && (jn >= kn || L0 <= R0)) {
+                sum += L0;
+                nleaf++;
+                L0 = L1;
+                L1 = L2;
+                L2 = leaf(i + 3);
+                i++;
+            } else {
+                parent[jn] = kn;
+                sum += R0;
+                R0 = R1;
+                R1 = jn + 2 < kn ? ring[(jn + 2) & rm] : 0u;
+                jn++;
+            }
+        }
+        ring[kn & rm] = sum;
+        nl[kn] = (uint8_t)nleaf;
+        if (jn == kn) R0 = sum;
+        else if (jn + 1 == kn) R1 = sum;
+        kn++;
+    }
+    return kn;
+}
+
 __device__ __forceinline__ unsigned varint_len(uint32_t v) {
     unsigned n = 1;
     while (v >= 0x80) {
@@ -934,31 +985,8 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
         for (int l = 0; l < 130; l++) Bl[l] = 0;
         if (m == 1) Bl[1] = 1;
         else if (m >= 2) {
-            /* two queues: leaves by (count, symbol), internal nodes in
-             * creation order; a leaf wins ties */
-            const uint32_t rm = rs - 1;
-            uint32_t i = 0, jn = 0, kn = 0;
-            uint32_t lc = fast ? leafc[0] : (uint32_t)(keys[0] >> 16);
-            for (uint32_t step = 0; step + 1 < m; step++) {
-                uint32_t sum = 0, nleaf = 0;
-#pragma unroll
-                for (int h = 0; h < 2; h++) {
-                    if (i < m && (jn >= kn || lc <= ring[jn & rm])) {
-                        sum += lc;
-                        nleaf++;
-                        i++;
-                        lc = i < m ? (fast ? leafc[i] : (uint32_t)(keys[i] >> 16)) : 0;
-                    } else {
-                        parent[jn] = kn;
-                        sum += ring[jn & rm];
-                        jn++;
-                    }
-                }
-                ring[kn & rm] = sum;
-                nl[kn] = (uint8_t)nleaf;
-                kn++;
-            }
-            nint = kn;
+            nint = fast ? merge_queues<true>(leafc, m, ring, rs - 1, parent, nl)
+                        : merge_queues<false>(keys, m, ring, rs - 1, parent, nl);
         }
     }
     __syncthreads();
