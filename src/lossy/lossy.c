@@ -233,6 +233,31 @@ static inline unsigned lz_levels(const lz_geo *g) {
     return L;
 }
 
+/* The sweeps of the interpolation order (FORMAT.md 7.9): for each level
+ * s = 2^(L-1) .. 1 and each axis a in the order (rev: axis n-1 first) with
+ * s < e_a, the traversal position of its first element; st[S] = n. Returns
+ * S, the number of sweeps (at most LZ1_MAX_SWEEPS). */
+static unsigned lz_sweep_starts(const lz_geo *g, int rev, uint64_t *st) {
+    const unsigned n = g->rank;
+    uint64_t base = 1;
+    unsigned S = 0;
+    for (unsigned lv = lz_levels(g); lv-- > 0;) {
+        const uint64_t s = (uint64_t)1 << lv;
+        for (unsigned j = 0; j < n; j++) {
+            const unsigned a = rev ? n - 1 - j : j;
+            if (s >= g->e[a]) continue;
+            uint64_t cnt = 1;
+            for (unsigned k = 0; k < 3; k++) {
+                const uint64_t ek = k < n ? g->e[k] : 1, d = (rev ? k > a : k < a) ? s : 2 * s, b = k == a ? s : 0;
+                cnt *= b < ek ? (ek - 1 - b) / d + 1 : 0;
+            }
+            st[S++] = base;
+            base += cnt;
+        }
+    }
+    st[S] = base; /* = n */
+    return S;
+}
 
 #define LZ_T float
 #define LZ_U uint32_t
@@ -805,6 +830,63 @@ static uint64_t be_plan(const uint8_t *b, uint64_t B, uint64_t *tot, scz_huff_en
     return hi->size;
 }
 
+/* Size of the Huffman stream (8.1) of `count` symbols with histogram hist
+ * under its own codebook (8.2), built into book. */
+static uint64_t hist_stream_size(const uint64_t *hist, uint64_t count, uint32_t K, scz_huff_enc *book, void *work,
+                                 scz_hs_info *hi) {
+    scz__huff_build(hist, K, book, work);
+    scz__hs_plan(book, hist, count, hi);
+    return hi->size;
+}
+
+/* Sweep streams (7.10 step 3): the number g <= LZ1_GMAX of last sweeps
+ * (starts sw[0..S], sw[S] = n) that get Huffman streams of their own, the
+ * one with the smallest sum of stream sizes (the smaller g on ties); *hsz
+ * gets that sum. size0: the single stream's size (g = 0), total: the
+ * histogram of all codes. */
+static unsigned sweep_plan(const uint16_t *codes, const uint64_t *sw, unsigned S, uint32_t K, const uint64_t *total,
+                           uint64_t size0, scz_huff_enc *book, void *work, uint64_t *hsz) {
+    const unsigned G = S < LZ1_GMAX ? S : LZ1_GMAX;
+    *hsz = size0;
+    if (!G) return 0;
+    uint64_t *rest = malloc((size_t)K * 16), *hs = rest ? rest + K : NULL;
+    if (!rest) return 0; /* valid: one stream */
+    memcpy(rest, total, (size_t)K * 8);
+    uint64_t swsum = 0, best = size0;
+    unsigned gb = 0;
+    scz_hs_info hi;
+    for (unsigned gg = 1; gg <= G; gg++) {
+        const uint64_t a = sw[S - gg], b = sw[S - gg + 1];
+        memset(hs, 0, (size_t)K * 8);
+        for (uint64_t i = a; i < b; i++) hs[codes[i]]++;
+        for (uint32_t c = 0; c < K; c++) rest[c] -= hs[c];
+        swsum += hist_stream_size(hs, b - a, K, book, work, &hi);
+        const uint64_t tot = swsum + hist_stream_size(rest, a, K, book, work, &hi);
+        if (tot < best) best = tot, gb = gg;
+    }
+    free(rest);
+    *hsz = best;
+    return gb;
+}
+
+/* Writes the g + 1 Huffman streams of the sweep streams at out: codes
+ * [0, sw[S-g]), then each of the last g sweeps. */
+static void sweep_write(const uint16_t *codes, const uint64_t *sw, unsigned S, unsigned gs, uint32_t K,
+                        uint64_t *hist, scz_huff_enc *book, void *work, uint8_t *out, uint8_t *gap) {
+    uint64_t a = 0;
+    for (unsigned j = 0; j <= gs; j++) {
+        const uint64_t b = sw[S - gs + j];
+        memset(hist, 0, (size_t)K * 8);
+        for (uint64_t i = a; i < b; i++) hist[codes[i]]++;
+        scz_hs_info hi;
+        hist_stream_size(hist, b - a, K, book, work, &hi);
+        const uint64_t r0[2] = {0, b - a};
+        scz__hs_write(&hi, book, codes + a, 2, 1, r0, NULL, out, gap);
+        out += hi.size;
+        a = b;
+    }
+}
+
 /* Predictor choice (7.10) from the sampled costs: *pred, *order, and the
  * alternative tried beside Lorenzo (*alt LZ_PRED_LINEAR, *alt_order) or
  * none (*alt LZ_PRED_LORENZO). */
@@ -998,10 +1080,18 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     rle_plan(ctx, h, codes, n, T, K, &hc, (uint32_t *)(w1 + s_bnd), (uint32_t *)(w0 + o_rh), total2, w0 + o_work,
              &rl);
 
+    /* 4b. sweep streams of an interpolated chunk's Huffman workflow */
+    uint64_t sw[LZ1_MAX_SWEEPS + 1], hsz = hc.size;
+    unsigned S = 0, gs = 0;
+    if (pred != LZ_PRED_LORENZO && h->knobs[1] != 2) {
+        S = lz_sweep_starts(&g, (int)order, sw);
+        gs = sweep_plan(codes, sw, S, K, total, hc.size, bookb, w0 + o_work, &hsz);
+    }
+
     /* 5. bodies (workflow section, outliers, verbatim values), the back
      * end of each, the smallest final payload */
     const uint64_t tail = obytes + n_vnew * es;
-    const uint64_t bh = hc.size + tail, br = rl.on ? rle_size(&rl) + tail : 0;
+    const uint64_t bh = hsz + tail, br = rl.on ? rle_size(&rl) + tail : 0;
     uint64_t gapb = 16 * ((bh > br ? bh : br) * 8 / SCZ_HUFF_UNIT_BITS + 2);
     /* slot 2 (the interpolation's R, no longer needed; slot 3 holds the
      * caller's chunk table) */
@@ -1010,8 +1100,9 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     uint8_t *bodyh = w3, *bodyr = w3 + al64(bh), *gtmp = w3 + al64(bh) + al64(br);
     const uint8_t *sb = src;
     if (h->knobs[1] != 2) {
-        scz__hs_write(&hc, book, codes, 2, T, rs, rb, bodyh, w0 + o_gap);
-        write_tail(bodyh + hc.size, obytes, ts, T, oidx, odel, vpos, sb, es);
+        if (gs) sweep_write(codes, sw, S, gs, K, total2, bookb, w0 + o_work, bodyh, w0 + o_gap);
+        else scz__hs_write(&hc, book, codes, 2, T, rs, rb, bodyh, w0 + o_gap);
+        write_tail(bodyh + hsz, obytes, ts, T, oidx, odel, vpos, sb, es);
     }
     if (rl.on) {
         rle_write(&rl, bodyr, w0 + o_gap);
@@ -1040,7 +1131,7 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     dst[6] = (uint8_t)be;
     dst[7] = (uint8_t)order;
     scz__st32(dst + 24, r);
-    scz__st32(dst + 28, 0);
+    scz__st32(dst + 28, wf == LZ_WF_HUFFMAN ? gs : 0);
     if (be) {
         /* the codebook of the chosen body again (the other may have been planned last) */
         scz_hs_info bi;
@@ -1170,7 +1261,8 @@ static scz_status lz_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk
  * predictor pred, blocks of g. */
 static scz_status lz_decode_body(scz_ctx *ctx, const scz_header *h, const lz_geo *gp, unsigned es, unsigned wf,
                                  uint32_t n_out, uint32_t n_verb, uint64_t obytes, const uint8_t *body,
-                                 uint64_t blen, uint32_t r, unsigned pred, unsigned order, double *Rv, void *dst) {
+                                 uint64_t blen, uint32_t r, unsigned pred, unsigned order, unsigned gs,
+                                 double *Rv, void *dst) {
     const lz_geo g = *gp;
     const uint64_t n = g.n;
     const uint32_t K = 2 * r + 2;
@@ -1187,7 +1279,19 @@ static scz_status lz_decode_body(scz_ctx *ctx, const scz_header *h, const lz_geo
     uint64_t pos = 0, used;
     scz_status st;
     uint8_t *w1;
-    if (wf == LZ_WF_HUFFMAN) {
+    if (wf == LZ_WF_HUFFMAN && gs) {
+        /* sweep streams (7.9): codes [0, sw[S-gs]), then each of the last gs sweeps */
+        uint64_t sw[LZ1_MAX_SWEEPS + 1], a = 0;
+        const unsigned S = lz_sweep_starts(&g, (int)order, sw);
+        for (unsigned j = 0; j <= gs; j++) {
+            const uint64_t b = sw[S - gs + j];
+            if ((st = scz__hs_read(ctx, body + pos, blen - pos, K, b - a, dec, codes + a, 2, T, &used))) return st;
+            pos += used;
+            a = b;
+        }
+        w1 = scz__scratch(ctx, 1, al64(4 * (size_t)n_out + 8) + al64(8 * (size_t)n_out + 8));
+        if (!w1) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory");
+    } else if (wf == LZ_WF_HUFFMAN) {
         if ((st = scz__hs_read(ctx, body + pos, blen - pos, K, n, dec, codes, 2, T, &used))) return st;
         pos += used;
         w1 = scz__scratch(ctx, 1, al64(4 * (size_t)n_out + 8) + al64(8 * (size_t)n_out + 8));
@@ -1324,7 +1428,7 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
         memcpy(dst, src + LZ_HDR, n * es);
         return SCZ_OK;
     }
-    unsigned pred = LZ_PRED_LORENZO, be = LZ_BE_NONE, order = 0;
+    unsigned pred = LZ_PRED_LORENZO, be = LZ_BE_NONE, order = 0, gs = 0;
     uint32_t r = h->knobs[0];
     if (level == 0) {
         for (int i = 5; i < 8; i++)
@@ -1335,8 +1439,10 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
         be = src[6];
         order = src[7];
         r = scz__ld32(src + 24);
-        if (pred > LZ_PRED_CUBIC || be > LZ_BE_HUFF || order > (pred != LZ_PRED_LORENZO) || scz__ld32(src + 28))
-            return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: invalid predictor, back end, axis order or reserved bytes");
+        gs = src[28];
+        if (pred > LZ_PRED_CUBIC || be > LZ_BE_HUFF || order > (pred != LZ_PRED_LORENZO) || src[29] || src[30] ||
+            src[31] || (gs && (pred == LZ_PRED_LORENZO || wf != LZ_WF_HUFFMAN)))
+            return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: invalid predictor, back end, axis order, sweep streams or reserved bytes");
         if (r < 1 || r > h->knobs[0])
             return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: radius %u (stream limit %u)", r, h->knobs[0]);
     }
@@ -1354,6 +1460,11 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
     }
     if (lsum > LZ_MAX_BLOCK_LOG2) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: block too large");
     geo_blocks(&g, lb);
+    if (gs) {
+        uint64_t sw[LZ1_MAX_SWEEPS + 1];
+        if (gs > lz_sweep_starts(&g, (int)order, sw))
+            return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: %u sweep streams", gs);
+    }
     const uint64_t hdr = level ? LZ1_HDR : LZ_HDR;
     const uint8_t *body = src + hdr;
     uint64_t blen = size - hdr;
@@ -1381,7 +1492,7 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
         body = w2;
         blen = B;
     }
-    return lz_decode_body(ctx, h, &g, es, wf, n_out, n_verb, obytes, body, blen, r, pred, order, Rv, dst);
+    return lz_decode_body(ctx, h, &g, es, wf, n_out, n_verb, obytes, body, blen, r, pred, order, gs, Rv, dst);
 }
 
 /* The PSNR rule's passes computed elsewhere (the GPU, lossy_enc.cu): the

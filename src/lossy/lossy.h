@@ -39,6 +39,11 @@ extern "C" {
 #define LZ1_COST_NZ 1u
 #define LZ1_TRIAL 2u
 #define LZ1_TRIAL_ZERO 2u /* ... and Lorenzo's cost below 2 per sample (mostly zeros) */
+/* Sweep streams (7.9, 7.10 step 3): an interpolated chunk's Huffman
+ * workflow may code each of its last g sweeps in a Huffman stream of its
+ * own (payload byte 28); writers consider g <= LZ1_GMAX. */
+#define LZ1_GMAX 8u
+#define LZ1_MAX_SWEEPS 100u /* 3 axes x at most 33 levels */
 
 /* workflows (payload byte 0 and the chunk's codec_info) */
 #define LZ_WF_STORED 0u

@@ -501,8 +501,9 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
         return a;
     }
     if (pred) lb[0] = lb[1] = lb[2] = 0;
-    /* code order */
-    uint64_t no = 0;
+    /* code order; the sweeps' first positions */
+    uint64_t no = 0, swst[101];
+    unsigned nsw = 0;
     if (!pred) {
         uint64_t s[3], nb[3];
         for (int d = 0; d < 3; d++) {
@@ -526,6 +527,7 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
             for (unsigned j = 0; j < rank; j++) {
                 unsigned a = order ? rank - 1 - j : j;
                 if (s >= e[a]) continue;
+                swst[nsw++] = no; /* a sweep starts */
                 for (uint64_t z = 0; z < e[2]; z++)
                     for (uint64_t y = 0; y < e[1]; y++)
                         for (uint64_t x = 0; x < e[0]; x++) {
@@ -538,6 +540,7 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
             }
         }
     }
+    swst[nsw] = n;
     /* 7.10 step 2: errors with radius R, then the chunk's radius */
     int64_t *dl = malloc(8 * n);
     double *Rd = malloc(8 * n);
@@ -613,13 +616,35 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
     bytebuf hs = {0}, rl = {0};
     ref_hs(&hs, codes, n, K);
     int try_h = wfreq != 2, try_r = ref_rle(&rl, codes, n, K, wfreq, scz__ld64(hs.p + 8));
+    /* sweep streams (7.10 step 3): g = 0 .. min(S, 8) last sweeps in
+     * streams of their own, the smallest sum of stream sizes */
+    unsigned gs = 0;
+    bytebuf hsw = {0};
+    bb_put(&hsw, hs.p, hs.n);
+    if (pred && try_h)
+        for (unsigned gg = 1; gg <= nsw && gg <= 8; gg++) {
+            bytebuf c = {0};
+            uint64_t a = 0;
+            for (unsigned j = 0; j <= gg; j++) {
+                uint64_t b = swst[nsw - gg + j];
+                ref_hs(&c, codes + a, b - a, K);
+                a = b;
+            }
+            if (c.n < hsw.n) {
+                free(hsw.p);
+                hsw = c;
+                gs = gg;
+            } else {
+                free(c.p);
+            }
+        }
     bytebuf body[2] = {{0}, {0}}, bend[2] = {{0}, {0}};
     uint64_t fin[2] = {UINT64_MAX, UINT64_MAX};
     int use_be[2] = {0, 0};
     for (int w = 0; w < 2; w++) {
         if (!(w ? try_r : try_h)) continue;
         bytebuf *b = &body[w];
-        bb_put(b, w ? rl.p : hs.p, w ? rl.n : hs.n);
+        bb_put(b, w ? rl.p : hsw.p, w ? rl.n : hsw.n);
         if (outl.n) bb_put(b, outl.p, outl.n);
         if (verb.n) bb_put(b, verb.p, verb.n);
         fin[w] = 32 + b->n;
@@ -647,13 +672,13 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
         bb_u32(&o, n_verb);
         bb_u64(&o, outl.n);
         bb_u32(&o, r);
-        bb_u32(&o, 0);
+        bb_u32(&o, w ? 0 : gs);
         if (use_be[w]) bb_put(&o, bend[w].p, bend[w].n);
         else bb_put(&o, body[w].p, body[w].n);
     }
     for (int k = 0; k < 2; k++) free(body[k].p), free(bend[k].p);
     free(q), free(Q), free(ord), free(V), free(dl), free(codes), free(Rd), free(vv);
-    free(outl.p), free(verb.p), free(hs.p), free(rl.p);
+    free(outl.p), free(verb.p), free(hs.p), free(hsw.p), free(rl.p);
     return o;
 }
 
