@@ -233,6 +233,23 @@ static inline unsigned lz_levels(const lz_geo *g) {
     return L;
 }
 
+/* Quantization step h_lv and its inverse for the levels 0 .. L of an
+ * interpolated chunk (7.9, byte 29): h / f_lv with f_lv = 1 (tight = 0) or
+ * f_0 = 1, f_(lv+1) = min(1.25 f_lv, 2) (tight = 1), binary64. Returns L. */
+static unsigned lz_level_steps(const lz_qp *qp, int tight, const lz_geo *g, double *lh, double *lr) {
+    const unsigned L = lz_levels(g);
+    double f = 1.0;
+    for (unsigned lv = 0; lv <= L; lv++) {
+        lh[lv] = qp->ebx2 / f;
+        lr[lv] = lh[lv] > 0 ? 1.0 / lh[lv] : INFINITY;
+        if (tight) {
+            f = f * 1.25;
+            if (f > 2.0) f = 2.0;
+        }
+    }
+    return L;
+}
+
 /* The sweeps of the interpolation order (FORMAT.md 7.9): for each level
  * s = 2^(L-1) .. 1 and each axis a in the order (rev: axis n-1 first) with
  * s < e_a, the traversal position of its first element; st[S] = n. Returns
@@ -891,7 +908,7 @@ static void sweep_write(const uint16_t *codes, const uint64_t *sw, unsigned S, u
  * alternative tried beside Lorenzo (*alt LZ_PRED_LINEAR, *alt_order) or
  * none (*alt LZ_PRED_LORENZO). */
 static void lz1_choose(const lz_geo *g, unsigned es, const void *src, const lz_qp *qp, int T, unsigned *pred,
-                       unsigned *order, unsigned *alt, unsigned *alt_order) {
+                       unsigned *order, unsigned *alt, unsigned *alt_order, unsigned *tight) {
     uint64_t c[6];
     if (es == 4) lz_estimate_f32(g, src, qp, T, c);
     else lz_estimate_f64(g, src, qp, T, c);
@@ -905,6 +922,9 @@ static void lz1_choose(const lz_geo *g, unsigned es, const void *src, const lz_q
     for (unsigned k = 1; k < 4; k++)
         if (c[cand[k][0]] < c[cand[best][0]]) best = k;
     const uint64_t ci = c[cand[best][0]];
+    /* level bounds (7.10 step 1): at low rates, where the coarse levels'
+     * errors dominate the finer levels' */
+    *tight = ci < LZ1_TIGHT * c[5];
     if (ci < c[0]) {
         *pred = cand[best][1];
         *order = cand[best][2];
@@ -922,7 +942,7 @@ static void lz1_choose(const lz_geo *g, unsigned es, const void *src, const lz_q
 }
 
 static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const void *src,
-                             unsigned pred, unsigned order, uint8_t *dst, uint64_t cap, uint64_t *out,
+                             unsigned pred, unsigned order, unsigned tight, uint8_t *dst, uint64_t cap, uint64_t *out,
                              uint32_t *info);
 
 /* Level 1 (7.10): the predictor by the estimate, or the smaller payload of
@@ -941,17 +961,17 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
     qp.radius = h->knobs[0];
     /* PSNR: the rule of 7.1 measured the errors of prequantization, which
      * the interpolation predictors do not use: Lorenzo only */
-    unsigned pred = LZ_PRED_LORENZO, order = 0, alt = LZ_PRED_LORENZO, alt_order = 0;
+    unsigned pred = LZ_PRED_LORENZO, order = 0, alt = LZ_PRED_LORENZO, alt_order = 0, tight = 0;
     int T = scz__threads(ctx);
     if (T > LZ_MAXT) T = LZ_MAXT;
-    if (h->eb_mode != SCZ_EB_PSNR) lz1_choose(&g, cg->esize, src, &qp, T, &pred, &order, &alt, &alt_order);
-    scz_status st = lz1_encode(ctx, h, cg, src, pred, order, dst, cap, out, info);
+    if (h->eb_mode != SCZ_EB_PSNR) lz1_choose(&g, cg->esize, src, &qp, T, &pred, &order, &alt, &alt_order, &tight);
+    scz_status st = lz1_encode(ctx, h, cg, src, pred, order, tight, dst, cap, out, info);
     if (st || alt == LZ_PRED_LORENZO) return st;
     uint8_t *tmp = malloc(cap ? cap : 1);
     if (!tmp) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for a trial payload");
     uint64_t size2 = 0;
     uint32_t info2 = 0;
-    st = lz1_encode(ctx, h, cg, src, alt, alt_order, tmp, cap, &size2, &info2);
+    st = lz1_encode(ctx, h, cg, src, alt, alt_order, tight, tmp, cap, &size2, &info2);
     if (!st && size2 < *out) {
         memcpy(dst, tmp, size2);
         *out = size2;
@@ -962,13 +982,14 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
 }
 
 static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const void *src,
-                             unsigned pred, unsigned order, uint8_t *dst, uint64_t cap, uint64_t *out,
+                             unsigned pred, unsigned order, unsigned tight, uint8_t *dst, uint64_t cap, uint64_t *out,
                              uint32_t *info) {
     const uint64_t n = cg->count;
     const unsigned es = cg->esize;
     lz_geo g;
     geo_extents(cg, &g);
     const uint32_t R = h->knobs[0], KR = 2 * R + 2;
+    if (pred == LZ_PRED_LORENZO) tight = 0;
     lz_qp qp;
     qp.eb = h->eb_abs;
     qp.ebx2 = 2.0 * h->eb_abs;
@@ -1027,8 +1048,8 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
             memset(ts[t].hist, 0, (size_t)KR * 4);
         }
         const int cub = pred == LZ_PRED_CUBIC, rev = (int)order;
-        if (es == 4) interp_encode_f32(&g, src, &qp, cub, rev, T, ts, codes, oidx, odel, vpos, Rv);
-        else interp_encode_f64(&g, src, &qp, cub, rev, T, ts, codes, oidx, odel, vpos, Rv);
+        if (es == 4) interp_encode_f32(&g, src, &qp, cub, rev, (int)tight, T, ts, codes, oidx, odel, vpos, Rv);
+        else interp_encode_f64(&g, src, &qp, cub, rev, (int)tight, T, ts, codes, oidx, odel, vpos, Rv);
     }
     uint64_t n_out, n_vnew, obytes;
     join_ranges(ts, T, codes, oidx, odel, R, &n_out, &n_vnew, &obytes);
@@ -1131,7 +1152,9 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     dst[6] = (uint8_t)be;
     dst[7] = (uint8_t)order;
     scz__st32(dst + 24, r);
-    scz__st32(dst + 28, wf == LZ_WF_HUFFMAN ? gs : 0);
+    scz__st32(dst + 28, 0);
+    dst[28] = (uint8_t)(wf == LZ_WF_HUFFMAN ? gs : 0);
+    dst[29] = (uint8_t)tight;
     if (be) {
         /* the codebook of the chosen body again (the other may have been planned last) */
         scz_hs_info bi;
@@ -1262,7 +1285,7 @@ static scz_status lz_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk
 static scz_status lz_decode_body(scz_ctx *ctx, const scz_header *h, const lz_geo *gp, unsigned es, unsigned wf,
                                  uint32_t n_out, uint32_t n_verb, uint64_t obytes, const uint8_t *body,
                                  uint64_t blen, uint32_t r, unsigned pred, unsigned order, unsigned gs,
-                                 double *Rv, void *dst) {
+                                 unsigned tight, double *Rv, void *dst) {
     const lz_geo g = *gp;
     const uint64_t n = g.n;
     const uint32_t K = 2 * r + 2;
@@ -1346,8 +1369,10 @@ static scz_status lz_decode_body(scz_ctx *ctx, const scz_header *h, const lz_geo
         const int cub = pred == LZ_PRED_CUBIC, rev = (int)order;
         int64_t *Dv = (int64_t *)(Rv + n);
         const int Tp = (uint64_t)T > n / 32768 + 1 ? (int)(n / 32768 + 1) : T;
-        int bad = es == 4 ? interp_decode_f32(&g, dst, &qp, cub, rev, Tp, codes, oidx, odel, n_out, vvals, n_verb, Rv, Dv)
-                          : interp_decode_f64(&g, dst, &qp, cub, rev, Tp, codes, oidx, odel, n_out, vvals, n_verb, Rv, Dv);
+        int bad = es == 4 ? interp_decode_f32(&g, dst, &qp, cub, rev, (int)tight, Tp, codes, oidx, odel, n_out, vvals,
+                                              n_verb, Rv, Dv)
+                          : interp_decode_f64(&g, dst, &qp, cub, rev, (int)tight, Tp, codes, oidx, odel, n_out, vvals,
+                                              n_verb, Rv, Dv);
         if (bad)
             return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: outliers or verbatim values do not match the codes");
         return SCZ_OK;
@@ -1428,7 +1453,7 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
         memcpy(dst, src + LZ_HDR, n * es);
         return SCZ_OK;
     }
-    unsigned pred = LZ_PRED_LORENZO, be = LZ_BE_NONE, order = 0, gs = 0;
+    unsigned pred = LZ_PRED_LORENZO, be = LZ_BE_NONE, order = 0, gs = 0, tight = 0;
     uint32_t r = h->knobs[0];
     if (level == 0) {
         for (int i = 5; i < 8; i++)
@@ -1440,9 +1465,12 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
         order = src[7];
         r = scz__ld32(src + 24);
         gs = src[28];
-        if (pred > LZ_PRED_CUBIC || be > LZ_BE_HUFF || order > (pred != LZ_PRED_LORENZO) || src[29] || src[30] ||
-            src[31] || (gs && (pred == LZ_PRED_LORENZO || wf != LZ_WF_HUFFMAN)))
-            return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: invalid predictor, back end, axis order, sweep streams or reserved bytes");
+        tight = src[29];
+        if (pred > LZ_PRED_CUBIC || be > LZ_BE_HUFF || order > (pred != LZ_PRED_LORENZO) ||
+            tight > (pred != LZ_PRED_LORENZO) || src[30] || src[31] ||
+            (gs && (pred == LZ_PRED_LORENZO || wf != LZ_WF_HUFFMAN)))
+            return scz__fail(ctx, SCZ_ERR_CORRUPT,
+                             "lossy chunk: invalid predictor, back end, axis order, sweep streams, level bounds or reserved bytes");
         if (r < 1 || r > h->knobs[0])
             return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: radius %u (stream limit %u)", r, h->knobs[0]);
     }
@@ -1492,7 +1520,7 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
         body = w2;
         blen = B;
     }
-    return lz_decode_body(ctx, h, &g, es, wf, n_out, n_verb, obytes, body, blen, r, pred, order, gs, Rv, dst);
+    return lz_decode_body(ctx, h, &g, es, wf, n_out, n_verb, obytes, body, blen, r, pred, order, gs, tight, Rv, dst);
 }
 
 /* The PSNR rule's passes computed elsewhere (the GPU, lossy_enc.cu): the

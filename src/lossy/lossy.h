@@ -44,6 +44,14 @@ extern "C" {
  * own (payload byte 28); writers consider g <= LZ1_GMAX. */
 #define LZ1_GMAX 8u
 #define LZ1_MAX_SWEEPS 100u /* 3 axes x at most 33 levels */
+#define LZ1_MAX_LEVELS 34u  /* levels s = 2^0 .. 2^33 (element 0 at 2^L) */
+/* Level bounds (7.9, payload byte 29): with t = 1 the quantization step of
+ * level s = 2^lv is h / f_lv, f_0 = 1, f_(lv+1) = min(1.25 f_lv, 2) (tighter
+ * coarse levels, which the finer ones are predicted from); writers set
+ * t = 1 where the estimate's interpolation cost is below LZ1_TIGHT per
+ * sample (low rates; at high rates the extra bits cost more than the
+ * error they save). */
+#define LZ1_TIGHT 3u
 
 /* workflows (payload byte 0 and the chunk's codec_info) */
 #define LZ_WF_STORED 0u

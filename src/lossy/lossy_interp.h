@@ -14,8 +14,8 @@
 /* The sweeps of the interpolation order (FORMAT.md 7.9) after element 0:
  * levels s = 2^(L-1) .. 1, in each the axes in the chunk's order (rev: the
  * slowest first); a sweep's rows go to Tp threads (its elements depend on
- * earlier sweeps only). BODY(i, P, ci): element index, prediction from R,
- * code index (traversal position). The pragma names the variable Tp of
+ * earlier sweeps only). BODY(i, P, ci, lv): element index, prediction from
+ * R, code index (traversal position), level (s = 2^lv). The pragma names the variable Tp of
  * the caller (a _Pragma string is not macro-expanded). */
 #define LZ_SWEEPS(g, cubic, rev, R, Tp, BODY)                                                              \
     do {                                                                                                   \
@@ -42,7 +42,7 @@
                     const uint64_t tc_ = a_ == 1 ? y_ : z_;                                                \
                     for (uint64_t k_ = 0; k_ < nx_; k_++) {                                                \
                         const uint64_t x_ = b_[0] + k_ * d_[0], i_ = row_ + x_;                            \
-                        BODY(i_, lz_ipred(R, i_, a_ == 0 ? x_ : tc_, s_, sa_, ea_, cubic), c0_ + k_);      \
+                        BODY(i_, lz_ipred(R, i_, a_ == 0 ? x_ : tc_, s_, sa_, ea_, cubic), c0_ + k_, lv_);      \
                     }                                                                                      \
                 }                                                                                          \
                 base_ += rows_ * nx_;                                                                      \
@@ -155,19 +155,21 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
  * and verbatim elements their index at vpos[ci] and a placeholder code,
  * and one pass in code order then builds the lists and decides V_new /
  * V_repeat (the result does not depend on Tp). */
-static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, int cubic, int rev, int Tp,
+static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, int cubic, int rev, int tight, int Tp,
                                  lz_tstate *ts, uint16_t *codes, uint32_t *oidx, int64_t *odel, uint32_t *vpos,
                                  double *R) {
     const int64_t r = qp->radius;
     const uint64_t span = 2 * (uint64_t)r - 1;
     const uint16_t vnew = (uint16_t)LZ_VNEW(r), vrep = (uint16_t)LZ_VREP(r);
-    const double recip = qp->recip, ebx2 = qp->ebx2, eb = qp->eb;
+    const double eb = qp->eb;
     const int f32 = sizeof(LZ_T) == 4;
-#define LZ_QUANT(ii, P, ci)                                                                                \
+    double lh[LZ1_MAX_LEVELS], lr[LZ1_MAX_LEVELS]; /* h and 1/h of each level */
+    const unsigned L = lz_level_steps(qp, tight, g, lh, lr);
+#define LZ_QUANT(ii, P, ci, lv)                                                                            \
     do {                                                                                                   \
         int64_t q_;                                                                                        \
         double xr_;                                                                                        \
-        if (lz_rquant((double)src[ii], (P), recip, ebx2, eb, f32, &q_, &xr_)) {                           \
+        if (lz_rquant((double)src[ii], (P), lr[lv], lh[lv], eb, f32, &q_, &xr_)) {                           \
             R[ii] = (P);                                                                                   \
             codes[ci] = vnew; /* placeholder: V_new or V_repeat below */                                   \
             vpos[ci] = (uint32_t)(ii);                                                                     \
@@ -181,7 +183,7 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
             }                                                                                              \
         }                                                                                                  \
     } while (0)
-    LZ_QUANT(0, 0.0, 0);
+    LZ_QUANT(0, 0.0, 0, L);
     LZ_SWEEPS(g, cubic, rev, R, Tp, LZ_QUANT);
 #undef LZ_QUANT
     /* per code range ts[t] (Tp ranges, as Lorenzo's thread ranges): its
@@ -227,13 +229,14 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
  * (or, for a verbatim code, its value's index) and validates the lists;
  * then the sweeps in parallel (Tp threads). Returns 0 or -1 (outliers or
  * verbatim values do not match the codes). */
-static int LZ_FN(interp_decode)(const lz_geo *g, LZ_T *dst, const lz_qp *qp, int cubic, int rev, int Tp,
+static int LZ_FN(interp_decode)(const lz_geo *g, LZ_T *dst, const lz_qp *qp, int cubic, int rev, int tight, int Tp,
                                 const uint16_t *codes, const uint32_t *oidx, const int64_t *odel, uint64_t n_out,
                                 const uint8_t *vvals, uint64_t n_verb, double *R, int64_t *Dv) {
     const uint64_t r = (uint64_t)qp->radius, twor = 2 * r;
     const uint16_t vnew = (uint16_t)LZ_VNEW(r);
-    const double ebx2 = qp->ebx2;
     const int f32 = sizeof(LZ_T) == 4;
+    double lh[LZ1_MAX_LEVELS], lr[LZ1_MAX_LEVELS];
+    const unsigned L = lz_level_steps(qp, tight, g, lh, lr);
     uint64_t op = 0, vp = 0;
     for (uint64_t ci = 0; ci < g->n; ci++) {
         const uint64_t c = codes[ci];
@@ -253,19 +256,19 @@ static int LZ_FN(interp_decode)(const lz_geo *g, LZ_T *dst, const lz_qp *qp, int
         }
     }
     if (op != n_out || vp != n_verb) return -1;
-#define LZ_TAKE(ii, P, ci)                                                                                 \
+#define LZ_TAKE(ii, P, ci, lv)                                                                             \
     do {                                                                                                   \
         const double pp_ = (P);                                                                            \
         if (codes[ci] >= twor) {                                                                           \
             memcpy(dst + (ii), vvals + (uint64_t)Dv[ci] * sizeof(LZ_T), sizeof(LZ_T));                     \
             R[ii] = pp_;                                                                                   \
         } else {                                                                                           \
-            const double xr_ = lz_rrecon(pp_, Dv[ci], ebx2, f32);                                          \
+            const double xr_ = lz_rrecon(pp_, Dv[ci], lh[lv], f32);                                          \
             dst[ii] = (LZ_T)xr_;                                                                           \
             R[ii] = xr_;                                                                                   \
         }                                                                                                  \
     } while (0)
-    LZ_TAKE(0, 0.0, 0);
+    LZ_TAKE(0, 0.0, 0, L);
     LZ_SWEEPS(g, cubic, rev, R, Tp, LZ_TAKE);
 #undef LZ_TAKE
     return 0;

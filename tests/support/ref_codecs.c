@@ -373,8 +373,8 @@ static double r1_interp(int cubic, double A, int hb, double B, int ha3, double A
 }
 
 /* 7.9 residual quantization of x against P: *q, *xr (x'); 1 if verbatim */
-static int r1_rquant(scz_dtype t, double x, double P, double eb, int64_t *q, double *xr) {
-    double h = 2 * eb, inv = h > 0 ? 1 / h : INFINITY, M = 6755399441055744.0;
+static int r1_rquant_h(scz_dtype t, double x, double P, double h, double eb, int64_t *q, double *xr) {
+    double inv = h > 0 ? 1 / h : INFINITY, M = 6755399441055744.0;
     volatile double dx = x - P, tt = dx * inv, tr = tt + M, qd = tr - M, y = qd * h, r = P + y;
     double trv = tr;
     uint64_t btr, bm;
@@ -383,6 +383,9 @@ static int r1_rquant(scz_dtype t, double x, double P, double eb, int64_t *q, dou
     *q = (int64_t)(btr - bm);
     *xr = t == SCZ_DTYPE_F32 ? (double)(float)r : r;
     return !(fabs(tt) < 1125899906842624.0) || !(fabs(x - *xr) <= eb);
+}
+static int r1_rquant(scz_dtype t, double x, double P, double eb, int64_t *q, double *xr) {
+    return r1_rquant_h(t, x, P, 2 * eb, eb, q, xr);
 }
 
 static unsigned r1_bits(uint64_t v) {
@@ -409,7 +412,7 @@ static unsigned r1_axis(const uint64_t c[3], unsigned rank, unsigned ord, unsign
 /* force: the predictor to use, or -1 for the writer's choice (7.10 step 1);
  * ford: the axis order with a forced interpolation predictor */
 static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], double eb, uint32_t R, uint32_t wfreq,
-                        int force, unsigned ford) {
+                        int force, unsigned ford, unsigned ftight) {
     uint64_t e[3] = {1, 1, 1}, n = dims[0] * dims[1] * dims[2];
     unsigned rank = 0;
     for (int d = 0; d < 3; d++)
@@ -485,14 +488,17 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
     if (C[4] < cbest) cbest = C[4], bp = 2, bo = 1;
     if (C[3] < cbest) cbest = C[3], bp = 1, bo = 1;
     if (cbest < C[0]) pred = bp, order = bo;
+    /* level bounds (byte 29): the estimate's interpolation cost below 3 per sample */
+    unsigned tight = cbest < 3 * S;
 
     if (force >= 0) {
         pred = (unsigned)force;
         order = pred ? ford : 0;
+        tight = ftight;
     } else if (pred == 0 && cbest <= 2 * C[0] && C[0] < 2 * S) { /* both payloads, the smaller */
         free(q), free(Q), free(ord), free(V);
-        bytebuf a = r1_lossy(t, data, dims, eb, R, wfreq, 0, 0),
-                b = r1_lossy(t, data, dims, eb, R, wfreq, 1, C[3] < C[1]);
+        bytebuf a = r1_lossy(t, data, dims, eb, R, wfreq, 0, 0, 0),
+                b = r1_lossy(t, data, dims, eb, R, wfreq, 1, C[3] < C[1], tight);
         if (b.n < a.n) {
             free(a.p);
             return b;
@@ -501,9 +507,10 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
         return a;
     }
     if (pred) lb[0] = lb[1] = lb[2] = 0;
+    else tight = 0;
     /* code order; the sweeps' first positions */
     uint64_t no = 0, swst[101];
-    unsigned nsw = 0;
+    unsigned nsw = 0, Lv = 0;
     if (!pred) {
         uint64_t s[3], nb[3];
         for (int d = 0; d < 3; d++) {
@@ -521,6 +528,7 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
         unsigned L = 0;
         for (unsigned k = 0; k < rank; k++)
             while (((uint64_t)1 << L) < e[k]) L++;
+        Lv = L;
         ord[no++] = 0;
         for (int lv = (int)L - 1; lv >= 0; lv--) {
             uint64_t s = (uint64_t)1 << lv;
@@ -572,9 +580,14 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
                 Pd = r1_interp(pred == 2, Rd[i - o], hb, hb ? Rd[i + o] : 0, ha3, ha3 ? Rd[i - 3 * o] : 0, hb3,
                                hb3 ? Rd[i + 3 * o] : 0);
             }
+            /* the element's level: s = 2^tz (element 0: 2^L); step h / f_lv */
+            unsigned tz = Lv;
+            if (ci) r1_axis(c, rank, order, &tz);
+            double f = 1.0;
+            for (unsigned k = 0; k < tz && tight; k++) f = f * 1.25 > 2.0 ? 2.0 : f * 1.25;
             int64_t qq;
             double xr;
-            vv[ci] = (uint8_t)r1_rquant(t, elem(t, data, i), Pd, eb, &qq, &xr);
+            vv[ci] = (uint8_t)r1_rquant_h(t, elem(t, data, i), Pd, h / f, eb, &qq, &xr);
             Rd[i] = vv[ci] ? Pd : xr;
             dl[ci] = vv[ci] ? 0 : qq;
         }
@@ -672,7 +685,10 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
         bb_u32(&o, n_verb);
         bb_u64(&o, outl.n);
         bb_u32(&o, r);
-        bb_u32(&o, w ? 0 : gs);
+        bb_u8(&o, w ? 0 : gs);
+        bb_u8(&o, tight);
+        bb_u8(&o, 0);
+        bb_u8(&o, 0);
         if (use_be[w]) bb_put(&o, bend[w].p, bend[w].n);
         else bb_put(&o, body[w].p, body[w].n);
     }
@@ -683,5 +699,5 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
 }
 
 bytebuf ref_lossy1(scz_dtype t, const void *data, const uint64_t dims[3], double eb, uint32_t R, uint32_t wfreq) {
-    return r1_lossy(t, data, dims, eb, R, wfreq, -1, 0);
+    return r1_lossy(t, data, dims, eb, R, wfreq, -1, 0, 0);
 }
