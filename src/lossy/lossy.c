@@ -233,6 +233,22 @@ static inline unsigned lz_levels(const lz_geo *g) {
     return L;
 }
 
+/* Interpolation axis orders (7.9, payload byte 7): lz_perm[n][o] lists the
+ * axes of order o of a rank-n chunk, first swept first (order 0 axis 0
+ * first, order 1 axis n-1 first, then the other permutations of rank 3);
+ * lz_pos[n][o][k] is axis k's place in it (axes beyond the rank last). */
+static const unsigned lz_norders[4] = {2, 2, 2, 6}; /* rank 1: orders 0 and 1 are the same */
+static const uint8_t lz_perm[4][LZ1_MAX_ORDERS][3] = {
+    {{0, 1, 2}, {0, 1, 2}},
+    {{0, 1, 2}, {0, 1, 2}},
+    {{0, 1, 2}, {1, 0, 2}},
+    {{0, 1, 2}, {2, 1, 0}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}}};
+static const uint8_t lz_pos[4][LZ1_MAX_ORDERS][3] = {
+    {{0, 1, 2}, {0, 1, 2}},
+    {{0, 1, 2}, {0, 1, 2}},
+    {{0, 1, 2}, {1, 0, 2}},
+    {{0, 1, 2}, {2, 1, 0}, {0, 2, 1}, {1, 0, 2}, {2, 0, 1}, {1, 2, 0}}};
+
 /* Quantization step h_lv and its inverse for the levels 0 .. L of an
  * interpolated chunk (7.9, byte 29): h / f_lv with f_lv = 1 (tight = 0) or
  * f_0 = 1, f_(lv+1) = min(1.25 f_lv, 2) (tight = 1), binary64. Returns L. */
@@ -251,21 +267,22 @@ static unsigned lz_level_steps(const lz_qp *qp, int tight, const lz_geo *g, doub
 }
 
 /* The sweeps of the interpolation order (FORMAT.md 7.9): for each level
- * s = 2^(L-1) .. 1 and each axis a in the order (rev: axis n-1 first) with
+ * s = 2^(L-1) .. 1 and each axis a in the axis order with
  * s < e_a, the traversal position of its first element; st[S] = n. Returns
- * S, the number of sweeps (at most LZ1_MAX_SWEEPS). */
-static unsigned lz_sweep_starts(const lz_geo *g, int rev, uint64_t *st) {
+ * S, the number of sweeps (at most LZ1_MAX_SWEEPS), for axis order ord. */
+static unsigned lz_sweep_starts(const lz_geo *g, unsigned ord, uint64_t *st) {
     const unsigned n = g->rank;
+    const uint8_t *perm = lz_perm[n][ord], *pos = lz_pos[n][ord];
     uint64_t base = 1;
     unsigned S = 0;
     for (unsigned lv = lz_levels(g); lv-- > 0;) {
         const uint64_t s = (uint64_t)1 << lv;
         for (unsigned j = 0; j < n; j++) {
-            const unsigned a = rev ? n - 1 - j : j;
+            const unsigned a = perm[j];
             if (s >= g->e[a]) continue;
             uint64_t cnt = 1;
             for (unsigned k = 0; k < 3; k++) {
-                const uint64_t ek = k < n ? g->e[k] : 1, d = (rev ? k > a : k < a) ? s : 2 * s, b = k == a ? s : 0;
+                const uint64_t ek = k < n ? g->e[k] : 1, d = pos[k] < pos[a] ? s : 2 * s, b = k == a ? s : 0;
                 cnt *= b < ek ? (ek - 1 - b) / d + 1 : 0;
             }
             st[S++] = base;
@@ -909,25 +926,29 @@ static void sweep_write(const uint16_t *codes, const uint64_t *sw, unsigned S, u
  * none (*alt LZ_PRED_LORENZO). */
 static void lz1_choose(const lz_geo *g, unsigned es, const void *src, const lz_qp *qp, int T, unsigned *pred,
                        unsigned *order, unsigned *alt, unsigned *alt_order, unsigned *tight) {
-    uint64_t c[6];
+    uint64_t c[LZ1_NCOST];
     if (es == 4) lz_estimate_f32(g, src, qp, T, c);
     else lz_estimate_f64(g, src, qp, T, c);
     *alt = LZ_PRED_LORENZO;
     *alt_order = 0;
     *order = 0;
-    /* the smallest interpolation cost: cubic 0, linear 0, cubic 1, linear 1 on ties */
-    static const unsigned cand[4][3] = {{2, LZ_PRED_CUBIC, 0}, {1, LZ_PRED_LINEAR, 0}, {4, LZ_PRED_CUBIC, 1},
-                                        {3, LZ_PRED_LINEAR, 1}};
-    unsigned best = 0;
-    for (unsigned k = 1; k < 4; k++)
-        if (c[cand[k][0]] < c[cand[best][0]]) best = k;
-    const uint64_t ci = c[cand[best][0]];
+    /* the smallest interpolation cost: cubic 0, linear 0, cubic 1, linear 1,
+     * cubic 2, ... (the first on ties) */
+    const unsigned no = lz_norders[g->rank];
+    unsigned bp = LZ_PRED_CUBIC, bo = 0, lo = 0;
+    uint64_t ci = c[2];
+    for (unsigned od = 0; od < no; od++) {
+        if (c[2 + 2 * od] < ci) ci = c[2 + 2 * od], bp = LZ_PRED_CUBIC, bo = od;
+        if (c[1 + 2 * od] < ci) ci = c[1 + 2 * od], bp = LZ_PRED_LINEAR, bo = od;
+        if (c[1 + 2 * od] < c[1 + 2 * lo]) lo = od; /* the trial's linear order */
+    }
+    const uint64_t S = c[LZ1_NCOST - 1];
     /* level bounds (7.10 step 1): at low rates, where the coarse levels'
      * errors dominate the finer levels' */
-    *tight = ci < LZ1_TIGHT * c[5];
+    *tight = ci < LZ1_TIGHT * S;
     if (ci < c[0]) {
-        *pred = cand[best][1];
-        *order = cand[best][2];
+        *pred = bp;
+        *order = bo;
         return;
     }
     *pred = LZ_PRED_LORENZO;
@@ -935,9 +956,9 @@ static void lz1_choose(const lz_geo *g, unsigned es, const void *src, const lz_q
      * the estimate does not see) and an interpolation within a factor
      * LZ1_TRIAL of it: Lorenzo and linear interpolation (the more robust of
      * the two where the data looks noisy) are both tried */
-    if (ci <= LZ1_TRIAL * c[0] && c[0] < LZ1_TRIAL_ZERO * c[5]) {
+    if (ci <= LZ1_TRIAL * c[0] && c[0] < LZ1_TRIAL_ZERO * S) {
         *alt = LZ_PRED_LINEAR;
-        *alt_order = c[3] < c[1];
+        *alt_order = lo;
     }
 }
 
@@ -1047,9 +1068,9 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
             ts[t].hist = hist + (size_t)t * KR;
             memset(ts[t].hist, 0, (size_t)KR * 4);
         }
-        const int cub = pred == LZ_PRED_CUBIC, rev = (int)order;
-        if (es == 4) interp_encode_f32(&g, src, &qp, cub, rev, (int)tight, T, ts, codes, oidx, odel, vpos, Rv);
-        else interp_encode_f64(&g, src, &qp, cub, rev, (int)tight, T, ts, codes, oidx, odel, vpos, Rv);
+        const int cub = pred == LZ_PRED_CUBIC;
+        if (es == 4) interp_encode_f32(&g, src, &qp, cub, order, (int)tight, T, ts, codes, oidx, odel, vpos, Rv);
+        else interp_encode_f64(&g, src, &qp, cub, order, (int)tight, T, ts, codes, oidx, odel, vpos, Rv);
     }
     uint64_t n_out, n_vnew, obytes;
     join_ranges(ts, T, codes, oidx, odel, R, &n_out, &n_vnew, &obytes);
@@ -1105,7 +1126,7 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     uint64_t sw[LZ1_MAX_SWEEPS + 1], hsz = hc.size;
     unsigned S = 0, gs = 0;
     if (pred != LZ_PRED_LORENZO && h->knobs[1] != 2) {
-        S = lz_sweep_starts(&g, (int)order, sw);
+        S = lz_sweep_starts(&g, order, sw);
         gs = sweep_plan(codes, sw, S, K, total, hc.size, bookb, w0 + o_work, &hsz);
     }
 
@@ -1305,7 +1326,7 @@ static scz_status lz_decode_body(scz_ctx *ctx, const scz_header *h, const lz_geo
     if (wf == LZ_WF_HUFFMAN && gs) {
         /* sweep streams (7.9): codes [0, sw[S-gs]), then each of the last gs sweeps */
         uint64_t sw[LZ1_MAX_SWEEPS + 1], a = 0;
-        const unsigned S = lz_sweep_starts(&g, (int)order, sw);
+        const unsigned S = lz_sweep_starts(&g, order, sw);
         for (unsigned j = 0; j <= gs; j++) {
             const uint64_t b = sw[S - gs + j];
             if ((st = scz__hs_read(ctx, body + pos, blen - pos, K, b - a, dec, codes + a, 2, T, &used))) return st;
@@ -1366,12 +1387,12 @@ static scz_status lz_decode_body(scz_ctx *ctx, const scz_header *h, const lz_geo
     qp.radius = r;
 
     if (pred != LZ_PRED_LORENZO) {
-        const int cub = pred == LZ_PRED_CUBIC, rev = (int)order;
+        const int cub = pred == LZ_PRED_CUBIC;
         int64_t *Dv = (int64_t *)(Rv + n);
         const int Tp = (uint64_t)T > n / 32768 + 1 ? (int)(n / 32768 + 1) : T;
-        int bad = es == 4 ? interp_decode_f32(&g, dst, &qp, cub, rev, (int)tight, Tp, codes, oidx, odel, n_out, vvals,
+        int bad = es == 4 ? interp_decode_f32(&g, dst, &qp, cub, order, (int)tight, Tp, codes, oidx, odel, n_out, vvals,
                                               n_verb, Rv, Dv)
-                          : interp_decode_f64(&g, dst, &qp, cub, rev, (int)tight, Tp, codes, oidx, odel, n_out, vvals,
+                          : interp_decode_f64(&g, dst, &qp, cub, order, (int)tight, Tp, codes, oidx, odel, n_out, vvals,
                                               n_verb, Rv, Dv);
         if (bad)
             return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: outliers or verbatim values do not match the codes");
@@ -1466,7 +1487,7 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
         r = scz__ld32(src + 24);
         gs = src[28];
         tight = src[29];
-        if (pred > LZ_PRED_CUBIC || be > LZ_BE_HUFF || order > (pred != LZ_PRED_LORENZO) ||
+        if (pred > LZ_PRED_CUBIC || be > LZ_BE_HUFF || order >= (pred != LZ_PRED_LORENZO ? LZ1_MAX_ORDERS : 1) ||
             tight > (pred != LZ_PRED_LORENZO) || src[30] || src[31] ||
             (gs && (pred == LZ_PRED_LORENZO || wf != LZ_WF_HUFFMAN)))
             return scz__fail(ctx, SCZ_ERR_CORRUPT,
@@ -1488,9 +1509,11 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
     }
     if (lsum > LZ_MAX_BLOCK_LOG2) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: block too large");
     geo_blocks(&g, lb);
+    if (order >= lz_norders[g.rank])
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: axis order %u for rank %u", order, g.rank);
     if (gs) {
         uint64_t sw[LZ1_MAX_SWEEPS + 1];
-        if (gs > lz_sweep_starts(&g, (int)order, sw))
+        if (gs > lz_sweep_starts(&g, order, sw))
             return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: %u sweep streams", gs);
     }
     const uint64_t hdr = level ? LZ1_HDR : LZ_HDR;

@@ -43,6 +43,8 @@ extern "C" {
  * workflow may code each of its last g sweeps in a Huffman stream of its
  * own (payload byte 28); writers consider g <= LZ1_GMAX. */
 #define LZ1_GMAX 8u
+#define LZ1_MAX_ORDERS 6u  /* axis orders (7.9 byte 7): the permutations of the coding axes */
+#define LZ1_NCOST (2u + 2u * LZ1_MAX_ORDERS) /* the estimate's sums: Lorenzo, 2 per order, samples */
 #define LZ1_MAX_SWEEPS 100u /* 3 axes x at most 33 levels */
 #define LZ1_MAX_LEVELS 34u  /* levels s = 2^0 .. 2^33 (element 0 at 2^L) */
 /* Level bounds (7.9, payload byte 29): with t = 1 the quantization step of

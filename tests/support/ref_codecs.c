@@ -394,9 +394,26 @@ static unsigned r1_bits(uint64_t v) {
     return b;
 }
 
+/* 7.9 axis orders: rank 3 orders 0..5 sweep (0,1,2), (2,1,0), (0,2,1),
+ * (1,0,2), (1,2,0), (2,0,1); rank 2 orders 0, 1: (0,1), (1,0); rank 1
+ * orders 0, 1: (0) */
+static unsigned r1_norders(unsigned rank) { return rank == 3 ? 6 : 2; }
+static unsigned r1_perm(unsigned rank, unsigned ord, unsigned j) {
+    static const unsigned p3[6][3] = {{0, 1, 2}, {2, 1, 0}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}};
+    if (rank == 3) return p3[ord][j];
+    if (rank == 2) return ord ? 1 - j : j;
+    return j;
+}
+/* place of axis k in the order (axes beyond the rank: last) */
+static unsigned r1_pos(unsigned rank, unsigned ord, unsigned k) {
+    for (unsigned j = 0; j < rank; j++)
+        if (r1_perm(rank, ord, j) == k) return j;
+    return k;
+}
+
 /* the axis of an element of the interpolation order ord (7.9): among the
- * non-zero coordinates with the fewest trailing zero bits, the largest
- * axis (order 0) or the smallest (order 1); 99 for element 0 */
+ * non-zero coordinates with the fewest trailing zero bits, the one that
+ * comes last in the order; 99 for element 0 */
 static unsigned r1_axis(const uint64_t c[3], unsigned rank, unsigned ord, unsigned *tz) {
     unsigned a = 99;
     *tz = 99;
@@ -404,7 +421,7 @@ static unsigned r1_axis(const uint64_t c[3], unsigned rank, unsigned ord, unsign
         if (c[k]) {
             unsigned z = 0;
             while (!(c[k] >> z & 1)) z++;
-            if (z < *tz || (z == *tz && ord == 0)) *tz = z, a = k;
+            if (z < *tz || (z == *tz && r1_pos(rank, ord, k) > r1_pos(rank, ord, a))) *tz = z, a = k;
         }
     return a;
 }
@@ -436,7 +453,8 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
     unsigned lb[3] = {0, 0, 0};
     for (unsigned d = 0; d < rank; d++) lb[d] = lz_block_log2[rank][d];
     /* 7.10 step 1: the predictor */
-    uint64_t C[5] = {0, 0, 0, 0, 0}, S = 0;
+    uint64_t C[13] = {0}, S = 0; /* Lorenzo; linear, cubic of each order */
+    const unsigned NO = r1_norders(rank);
     for (uint64_t i = 3; i < n; i += 37) {
         uint64_t c[3] = {i % e[0], (i / e[0]) % e[1], i / (e[0] * e[1])};
         int bad = V[i];
@@ -456,8 +474,8 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
         }
         unsigned tz;
         if (r1_axis(c, rank, 0, &tz) == 99) continue;
-        int64_t qq[2][2];
-        for (unsigned od = 0; od < 2 && !bad; od++) {
+        int64_t qq[6][2];
+        for (unsigned od = 0; od < NO && !bad; od++) {
             unsigned a = r1_axis(c, rank, od, &tz);
             uint64_t s = (uint64_t)1 << tz, ca = c[a], o = s * st[a];
             int hb = ca + s < e[a], ha3 = hb && ca >= 3 * s, hb3 = hb && ca + 3 * s < e[a];
@@ -472,21 +490,24 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
                    r1_rquant(t, elem(t, data, i), r1_interp(1, A, hb, B, ha3, A3, hb3, B3), eb, &qq[od][1], &xr);
         }
         if (bad) continue;
-        uint64_t d5[5] = {q[i] - PL, (uint64_t)qq[0][0], (uint64_t)qq[0][1], (uint64_t)qq[1][0], (uint64_t)qq[1][1]};
+        uint64_t d[13] = {q[i] - PL};
+        for (unsigned od = 0; od < NO; od++) d[1 + 2 * od] = (uint64_t)qq[od][0], d[2 + 2 * od] = (uint64_t)qq[od][1];
         S++;
-        for (int k = 0; k < 5; k++) {
-            uint64_t zz = (d5[k] << 1) ^ (uint64_t)((int64_t)d5[k] >> 63);
+        for (unsigned k = 0; k < 1 + 2 * NO; k++) {
+            uint64_t zz = (d[k] << 1) ^ (uint64_t)((int64_t)d[k] >> 63);
             unsigned b = r1_bits(zz);
             C[k] += b ? 2 * b + 1 : 0;
         }
     }
-    /* the smallest interpolation cost, ties: cubic 0, linear 0, cubic 1, linear 1 */
-    unsigned pred = 0, order = 0;
+    /* the smallest interpolation cost, ties: cubic 0, linear 0, cubic 1,
+     * linear 1, cubic 2, ...; the trial's linear order: the smallest linear */
+    unsigned pred = 0, order = 0, bp = 2, bo = 0, lo = 0;
     uint64_t cbest = C[2];
-    unsigned bp = 2, bo = 0;
-    if (C[1] < cbest) cbest = C[1], bp = 1, bo = 0;
-    if (C[4] < cbest) cbest = C[4], bp = 2, bo = 1;
-    if (C[3] < cbest) cbest = C[3], bp = 1, bo = 1;
+    for (unsigned od = 0; od < NO; od++) {
+        if (C[2 + 2 * od] < cbest) cbest = C[2 + 2 * od], bp = 2, bo = od;
+        if (C[1 + 2 * od] < cbest) cbest = C[1 + 2 * od], bp = 1, bo = od;
+        if (C[1 + 2 * od] < C[1 + 2 * lo]) lo = od;
+    }
     if (cbest < C[0]) pred = bp, order = bo;
     /* level bounds (byte 29): the estimate's interpolation cost below 3 per sample */
     unsigned tight = cbest < 3 * S;
@@ -498,7 +519,7 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
     } else if (pred == 0 && cbest <= 2 * C[0] && C[0] < 2 * S) { /* both payloads, the smaller */
         free(q), free(Q), free(ord), free(V);
         bytebuf a = r1_lossy(t, data, dims, eb, R, wfreq, 0, 0, 0),
-                b = r1_lossy(t, data, dims, eb, R, wfreq, 1, C[3] < C[1], tight);
+                b = r1_lossy(t, data, dims, eb, R, wfreq, 1, lo, tight);
         if (b.n < a.n) {
             free(a.p);
             return b;
@@ -533,7 +554,7 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
         for (int lv = (int)L - 1; lv >= 0; lv--) {
             uint64_t s = (uint64_t)1 << lv;
             for (unsigned j = 0; j < rank; j++) {
-                unsigned a = order ? rank - 1 - j : j;
+                unsigned a = r1_perm(rank, order, j);
                 if (s >= e[a]) continue;
                 swst[nsw++] = no; /* a sweep starts */
                 for (uint64_t z = 0; z < e[2]; z++)
@@ -542,7 +563,8 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
                             uint64_t c[3] = {x, y, z};
                             int ok = c[a] % (2 * s) == s;
                             for (unsigned k = 0; k < rank; k++)
-                                if (k != a) ok &= c[k] % ((order ? k > a : k < a) ? s : 2 * s) == 0;
+                                if (k != a)
+                                    ok &= c[k] % (r1_pos(rank, order, k) < r1_pos(rank, order, a) ? s : 2 * s) == 0;
                             if (ok) ord[no++] = (z * e[1] + y) * e[0] + x;
                         }
             }
