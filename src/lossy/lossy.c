@@ -864,15 +864,6 @@ static uint64_t be_plan(const uint8_t *b, uint64_t B, uint64_t *tot, scz_huff_en
     return hi->size;
 }
 
-/* Size of the Huffman stream (8.1) of `count` symbols with histogram hist
- * under its own codebook (8.2), built into book. */
-static uint64_t hist_stream_size(const uint64_t *hist, uint64_t count, uint32_t K, scz_huff_enc *book, void *work,
-                                 scz_hs_info *hi) {
-    scz__huff_build(hist, K, book, work);
-    scz__hs_plan(book, hist, count, hi);
-    return hi->size;
-}
-
 /* Sweep streams (7.10 step 3): the number g <= LZ1_GMAX of last sweeps
  * (starts sw[0..S], sw[S] = n) that get Huffman streams of their own, the
  * one with the smallest sum of stream sizes (the smaller g on ties); *hsz
@@ -883,22 +874,28 @@ static unsigned sweep_plan(const uint16_t *codes, const uint64_t *sw, unsigned S
     const unsigned G = S < LZ1_GMAX ? S : LZ1_GMAX;
     *hsz = size0;
     if (!G) return 0;
-    uint64_t *rest = malloc((size_t)K * 16), *hs = rest ? rest + K : NULL;
-    if (!rest) return 0; /* valid: one stream */
-    memcpy(rest, total, (size_t)K * 8);
+    /* histograms over the symbols the chunk uses (sym, idx: their list and
+     * each symbol's place in it): sizes in O(used) */
+    uint32_t m = 0;
+    for (uint32_t c = 0; c < K; c++) m += total[c] != 0;
+    uint32_t *idx = malloc((size_t)K * 4 + (size_t)m * 20 + 8);
+    if (!idx) return 0; /* valid: one stream */
+    uint64_t *rest = (uint64_t *)(idx + K), *hs = rest + m;
+    uint32_t *sym = (uint32_t *)(hs + m);
+    for (uint32_t c = 0, j = 0; c < K; c++)
+        if (total[c]) sym[j] = c, rest[j] = total[c], idx[c] = j++;
     uint64_t swsum = 0, best = size0;
     unsigned gb = 0;
-    scz_hs_info hi;
     for (unsigned gg = 1; gg <= G; gg++) {
         const uint64_t a = sw[S - gg], b = sw[S - gg + 1];
-        memset(hs, 0, (size_t)K * 8);
-        for (uint64_t i = a; i < b; i++) hs[codes[i]]++;
-        for (uint32_t c = 0; c < K; c++) rest[c] -= hs[c];
-        swsum += hist_stream_size(hs, b - a, K, book, work, &hi);
-        const uint64_t tot = swsum + hist_stream_size(rest, a, K, book, work, &hi);
+        memset(hs, 0, (size_t)m * 8);
+        for (uint64_t i = a; i < b; i++) hs[idx[codes[i]]]++;
+        for (uint32_t j = 0; j < m; j++) rest[j] -= hs[j];
+        swsum += scz__hs_size_sparse(sym, hs, m, K, b - a, book, work);
+        const uint64_t tot = swsum + scz__hs_size_sparse(sym, rest, m, K, a, book, work);
         if (tot < best) best = tot, gb = gg;
     }
-    free(rest);
+    free(idx);
     *hsz = best;
     return gb;
 }
@@ -913,7 +910,8 @@ static void sweep_write(const uint16_t *codes, const uint64_t *sw, unsigned S, u
         memset(hist, 0, (size_t)K * 8);
         for (uint64_t i = a; i < b; i++) hist[codes[i]]++;
         scz_hs_info hi;
-        hist_stream_size(hist, b - a, K, book, work, &hi);
+        scz__huff_build(hist, K, book, work);
+        scz__hs_plan(book, hist, b - a, &hi);
         const uint64_t r0[2] = {0, b - a};
         scz__hs_write(&hi, book, codes + a, 2, 1, r0, NULL, out, gap);
         out += hi.size;
