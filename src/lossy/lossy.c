@@ -191,6 +191,25 @@ static inline double lz_ipred(const double *R, uint64_t i, uint64_t c, uint64_t 
                       hb3 ? R[i + 3 * o] : 0.0);
 }
 
+/* The same predictions where all four (cubic) or both (linear) neighbours
+ * exist, o the neighbour offset: lz_finterp's operations without its
+ * tests. */
+static inline double lz_icub(const double *R, uint64_t i, uint64_t o) {
+    double ab = R[i - o] + R[i + o], ab3 = R[i - 3 * o] + R[i + 3 * o];
+    SCZ_FP_SEAL(ab);
+    SCZ_FP_SEAL(ab3);
+    double m = ab * 9.0;
+    SCZ_FP_SEAL(m);
+    double d = m - ab3;
+    SCZ_FP_SEAL(d);
+    return d * 0.0625;
+}
+static inline double lz_ilin(const double *R, uint64_t i, uint64_t o) {
+    double ab = R[i - o] + R[i + o];
+    SCZ_FP_SEAL(ab);
+    return ab * 0.5;
+}
+
 /* Residual quantization (7.9): q = t = (x - P) / h rounded half to even;
  * *xr = the reconstruction T(P + q h); returns 1 when the element must be
  * verbatim. */
@@ -864,51 +883,87 @@ static uint64_t be_plan(const uint8_t *b, uint64_t B, uint64_t *tot, scz_huff_en
     return hi->size;
 }
 
-/* Sweep streams (7.10 step 3): the number g <= LZ1_GMAX of last sweeps
- * (starts sw[0..S], sw[S] = n) that get Huffman streams of their own, the
- * one with the smallest sum of stream sizes (the smaller g on ties); *hsz
- * gets that sum. size0: the single stream's size (g = 0), total: the
- * histogram of all codes. */
+/* Sweep streams (7.10 step 3): the histograms of the last G sweeps over
+ * the symbols the chunk uses (sym[0..m), idx: a symbol's place in the
+ * list): H[k*m + j] counts sym[j] in the k-th sweep from the end, rest the
+ * codes before the last g sweeps. */
+typedef struct lz_swp {
+    uint32_t m, *idx, *sym;
+    uint64_t *H, *rest;
+} lz_swp;
+
+/* Histogram of codes [a, b) in the list's places (4 interleaved counters:
+ * runs of one code do not chain their increments). */
+static void swp_hist(const uint16_t *codes, uint64_t a, uint64_t b, const uint32_t *idx, uint32_t m, uint64_t *h,
+                     uint32_t *t4) {
+    memset(t4, 0, (size_t)m * 16);
+    uint32_t *t0 = t4, *t1 = t4 + m, *t2 = t4 + 2 * (size_t)m, *t3 = t4 + 3 * (size_t)m;
+    uint64_t i = a;
+    for (; i + 4 <= b; i += 4) {
+        t0[idx[codes[i]]]++;
+        t1[idx[codes[i + 1]]]++;
+        t2[idx[codes[i + 2]]]++;
+        t3[idx[codes[i + 3]]]++;
+    }
+    for (; i < b; i++) t0[idx[codes[i]]]++;
+    for (uint32_t j = 0; j < m; j++) h[j] = (uint64_t)t0[j] + t1[j] + t2[j] + t3[j];
+}
+
+/* The number g <= LZ1_GMAX of last sweeps (starts sw[0..S], sw[S] = n) that
+ * get Huffman streams of their own, the one with the smallest sum of stream
+ * sizes (the smaller g on ties); *hsz gets that sum. size0: the single
+ * stream's size (g = 0), total: the histogram of all codes. With g > 0, *p
+ * keeps the histograms for sweep_write (which frees them). */
 static unsigned sweep_plan(const uint16_t *codes, const uint64_t *sw, unsigned S, uint32_t K, const uint64_t *total,
-                           uint64_t size0, scz_huff_enc *book, void *work, uint64_t *hsz) {
+                           uint64_t size0, scz_huff_enc *book, void *work, uint64_t *hsz, lz_swp *p) {
     const unsigned G = S < LZ1_GMAX ? S : LZ1_GMAX;
     *hsz = size0;
+    memset(p, 0, sizeof *p);
     if (!G) return 0;
-    /* histograms over the symbols the chunk uses (sym, idx: their list and
-     * each symbol's place in it): sizes in O(used) */
     uint32_t m = 0;
     for (uint32_t c = 0; c < K; c++) m += total[c] != 0;
-    uint32_t *idx = malloc((size_t)K * 4 + (size_t)m * 20 + 8);
+    /* idx[K], sym[m], t4[4m] (u32); rest[m], cur[m], H[G m] (u64) */
+    uint32_t *idx = malloc((size_t)K * 4 + (size_t)m * 20 + (size_t)m * 8 * (G + 2) + 16);
     if (!idx) return 0; /* valid: one stream */
-    uint64_t *rest = (uint64_t *)(idx + K), *hs = rest + m;
-    uint32_t *sym = (uint32_t *)(hs + m);
+    uint32_t *sym = idx + K, *t4 = sym + m;
+    uint64_t *rest = (uint64_t *)(void *)(((uintptr_t)(t4 + 4 * (size_t)m) + 7) & ~(uintptr_t)7), *cur = rest + m,
+             *H = cur + m;
     for (uint32_t c = 0, j = 0; c < K; c++)
         if (total[c]) sym[j] = c, rest[j] = total[c], idx[c] = j++;
     uint64_t swsum = 0, best = size0;
     unsigned gb = 0;
     for (unsigned gg = 1; gg <= G; gg++) {
+        uint64_t *hs = H + (size_t)(gg - 1) * m;
         const uint64_t a = sw[S - gg], b = sw[S - gg + 1];
-        memset(hs, 0, (size_t)m * 8);
-        for (uint64_t i = a; i < b; i++) hs[idx[codes[i]]]++;
+        swp_hist(codes, a, b, idx, m, hs, t4);
         for (uint32_t j = 0; j < m; j++) rest[j] -= hs[j];
         swsum += scz__hs_size_sparse(sym, hs, m, K, b - a, book, work);
         const uint64_t tot = swsum + scz__hs_size_sparse(sym, rest, m, K, a, book, work);
         if (tot < best) best = tot, gb = gg;
     }
-    free(idx);
     *hsz = best;
+    if (!gb) {
+        free(idx);
+        return 0;
+    }
+    /* rest for g = gb: the codes before the last gb sweeps */
+    for (unsigned gg = G; gg > gb; gg--)
+        for (uint32_t j = 0; j < m; j++) rest[j] += H[(size_t)(gg - 1) * m + j];
+    p->m = m, p->idx = idx, p->sym = sym, p->H = H, p->rest = rest;
     return gb;
 }
 
 /* Writes the g + 1 Huffman streams of the sweep streams at out: codes
- * [0, sw[S-g]), then each of the last g sweeps. */
-static void sweep_write(const uint16_t *codes, const uint64_t *sw, unsigned S, unsigned gs, uint32_t K,
+ * [0, sw[S-g]), then each of the last g sweeps; frees p's memory. hist:
+ * K counters of scratch. */
+static void sweep_write(const uint16_t *codes, const uint64_t *sw, unsigned S, unsigned gs, uint32_t K, lz_swp *p,
                         uint64_t *hist, scz_huff_enc *book, void *work, uint8_t *out, uint8_t *gap) {
     uint64_t a = 0;
+    memset(hist, 0, (size_t)K * 8);
     for (unsigned j = 0; j <= gs; j++) {
         const uint64_t b = sw[S - gs + j];
-        memset(hist, 0, (size_t)K * 8);
-        for (uint64_t i = a; i < b; i++) hist[codes[i]]++;
+        const uint64_t *h = j ? p->H + (size_t)(gs - j) * p->m : p->rest;
+        for (uint32_t k = 0; k < p->m; k++) hist[p->sym[k]] = h[k];
         scz_hs_info hi;
         scz__huff_build(hist, K, book, work);
         scz__hs_plan(book, hist, b - a, &hi);
@@ -917,6 +972,8 @@ static void sweep_write(const uint16_t *codes, const uint64_t *sw, unsigned S, u
         out += hi.size;
         a = b;
     }
+    free(p->idx);
+    p->idx = NULL;
 }
 
 /* Predictor choice (7.10) from the sampled costs: *pred, *order, and the
@@ -1123,9 +1180,11 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     /* 4b. sweep streams of an interpolated chunk's Huffman workflow */
     uint64_t sw[LZ1_MAX_SWEEPS + 1], hsz = hc.size;
     unsigned S = 0, gs = 0;
+    lz_swp swp;
+    memset(&swp, 0, sizeof swp);
     if (pred != LZ_PRED_LORENZO && h->knobs[1] != 2) {
         S = lz_sweep_starts(&g, order, sw);
-        gs = sweep_plan(codes, sw, S, K, total, hc.size, bookb, w0 + o_work, &hsz);
+        gs = sweep_plan(codes, sw, S, K, total, hc.size, bookb, w0 + o_work, &hsz, &swp);
     }
 
     /* 5. bodies (workflow section, outliers, verbatim values), the back
@@ -1136,11 +1195,14 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     /* slot 2 (the interpolation's R, no longer needed; slot 3 holds the
      * caller's chunk table) */
     uint8_t *w3 = scz__scratch(ctx, 2, al64(bh) + al64(br) + al64(gapb));
-    if (!w3) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for a chunk's body");
+    if (!w3) {
+        free(swp.idx);
+        return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for a chunk's body");
+    }
     uint8_t *bodyh = w3, *bodyr = w3 + al64(bh), *gtmp = w3 + al64(bh) + al64(br);
     const uint8_t *sb = src;
     if (h->knobs[1] != 2) {
-        if (gs) sweep_write(codes, sw, S, gs, K, total2, bookb, w0 + o_work, bodyh, w0 + o_gap);
+        if (gs) sweep_write(codes, sw, S, gs, K, &swp, total2, bookb, w0 + o_work, bodyh, w0 + o_gap);
         else scz__hs_write(&hc, book, codes, 2, T, rs, rb, bodyh, w0 + o_gap);
         write_tail(bodyh + hsz, obytes, ts, T, oidx, odel, vpos, sb, es);
     }

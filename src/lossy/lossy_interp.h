@@ -41,9 +41,37 @@
                     const uint64_t z_ = b_[2] + rr_ / cnt_[1] * d_[2], y_ = b_[1] + rr_ % cnt_[1] * d_[1]; \
                     const uint64_t row_ = (z_ * e_[1] + y_) * e_[0], c0_ = base_ + rr_ * nx_;              \
                     const uint64_t tc_ = a_ == 1 ? y_ : z_;                                                \
-                    for (uint64_t k_ = 0; k_ < nx_; k_++) {                                                \
+                    /* elements whose neighbours all exist (k in [klo_, khi_)): the                        \
+                     * interior formula without the boundary tests, the same value */                     \
+                    uint64_t klo_ = 0, khi_ = 0;                                                           \
+                    const uint64_t off_ = (cubic) ? 3 * s_ : s_;                                           \
+                    if (a_ == 0) {                                                                         \
+                        klo_ = (cubic) ? 1 : 0; /* x = s + 2 s k >= 3s */                                  \
+                        khi_ = ea_ > s_ + off_ ? (ea_ - s_ - off_ - 1) / (2 * s_) + 1 : 0;                 \
+                        if (khi_ > nx_) khi_ = nx_;                                                        \
+                    } else if (tc_ + off_ < ea_ && (!(cubic) || tc_ >= 3 * s_)) {                          \
+                        khi_ = nx_;                                                                        \
+                    }                                                                                      \
+                    if (khi_ < klo_) khi_ = klo_;                                                          \
+                    for (uint64_t k_ = 0; k_ < klo_; k_++) {                                               \
                         const uint64_t x_ = b_[0] + k_ * d_[0], i_ = row_ + x_;                            \
-                        BODY(i_, lz_ipred(R, i_, a_ == 0 ? x_ : tc_, s_, sa_, ea_, cubic), c0_ + k_, lv_);      \
+                        BODY(i_, lz_ipred(R, i_, a_ == 0 ? x_ : tc_, s_, sa_, ea_, cubic), c0_ + k_, lv_); \
+                    }                                                                                      \
+                    const uint64_t o_ = s_ * sa_;                                                          \
+                    if (cubic) {                                                                           \
+                        for (uint64_t k_ = klo_; k_ < khi_; k_++) {                                        \
+                            const uint64_t i_ = row_ + b_[0] + k_ * d_[0];                                 \
+                            BODY(i_, lz_icub(R, i_, o_), c0_ + k_, lv_);                                   \
+                        }                                                                                  \
+                    } else {                                                                               \
+                        for (uint64_t k_ = klo_; k_ < khi_; k_++) {                                        \
+                            const uint64_t i_ = row_ + b_[0] + k_ * d_[0];                                 \
+                            BODY(i_, lz_ilin(R, i_, o_), c0_ + k_, lv_);                                   \
+                        }                                                                                  \
+                    }                                                                                      \
+                    for (uint64_t k_ = khi_; k_ < nx_; k_++) {                                             \
+                        const uint64_t x_ = b_[0] + k_ * d_[0], i_ = row_ + x_;                            \
+                        BODY(i_, lz_ipred(R, i_, a_ == 0 ? x_ : tc_, s_, sa_, ea_, cubic), c0_ + k_, lv_); \
                     }                                                                                      \
                 }                                                                                          \
                 base_ += rows_ * nx_;                                                                      \
