@@ -307,6 +307,44 @@ uint64_t scz__hs_size_sparse(const uint32_t *sym, const uint64_t *hist, uint32_t
     return SCZ_HUFF_HDR_BYTES + cb + (n_units + 1) / 2 + 4 * n_segs + 4 * n_words;
 }
 
+void scz__huff_build_sparse(const uint32_t *sym, const uint64_t *hist, uint32_t m, uint32_t K, uint64_t count,
+                            scz_huff_enc *book, void *work, scz_hs_info *f) {
+    build_lengths(hist, m, book, work); /* lengths of the listed symbols, book->len[0..m) */
+    uint8_t *l = work;                   /* free again */
+    memcpy(l, book->len, m);
+    book->K = K;
+    memset(book->len, 0, K);
+    uint32_t bl[LMAX + 2] = {0}, next[LMAX + 2] = {0};
+    uint64_t bits = 0;
+    for (uint32_t j = 0; j < m; j++) {
+        book->len[sym[j]] = l[j];
+        bl[l[j]]++;
+        bits += hist[j] * l[j];
+    }
+    /* canonical codes (assign_codes) for the listed symbols, ascending */
+    bl[0] = 0;
+    uint32_t code = 0;
+    for (unsigned k = 1; k <= LMAX; k++) {
+        code = (code + bl[k - 1]) << 1;
+        next[k] = code;
+    }
+    book->used = 0;
+    for (uint32_t j = 0; j < m; j++)
+        if (l[j]) {
+            book->entry[sym[j]] = next[l[j]]++ << 5 | l[j];
+            book->used++;
+        }
+    memset(f, 0, sizeof *f);
+    f->K = K;
+    f->count = count;
+    f->total_bits = bits;
+    f->cb_bytes = count ? cb_write(book->len, K, NULL) : 0;
+    f->n_units = (bits + U - 1) / U;
+    f->n_segs = (f->n_units + G - 1) / G;
+    f->n_words = (bits + 31) / 32;
+    f->size = SCZ_HUFF_HDR_BYTES + f->cb_bytes + (f->n_units + 1) / 2 + 4 * f->n_segs + 4 * f->n_words;
+}
+
 void scz__hs_plan(const scz_huff_enc *book, const uint64_t *hist, uint64_t count, scz_hs_info *f) {
     memset(f, 0, sizeof *f);
     f->K = book->K;

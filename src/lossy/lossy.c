@@ -844,8 +844,12 @@ static void rle_plan(scz_ctx *ctx, const scz_header *h, const uint16_t *codes, u
          * (runs x max(3.5, Huffman bits per code + 1.5)) below Huffman's */
         uint64_t runs = count_runs(codes, n, T);
         double bits = (double)hc->total_bits, avg = bits / (double)n;
-        R->on = (uint64_t)LZ_RLE_DEN * hc->total_bits <= (uint64_t)LZ_RLE_NUM * n ||
-                (double)runs * fmax(LZ_RUN_BITS_MIN, avg + LZ_RUN_BITS_ADD) < bits;
+        double est = (double)runs * fmax(LZ_RUN_BITS_MIN, avg + LZ_RUN_BITS_ADD);
+        /* level 1 (7.10 step 3): the estimate below 3/5 of the Huffman bits
+         * (on the data fields run-length won only below 0.49 of them; the
+         * bodies' back end narrows the gap) */
+        const int crit = h->knobs[2] ? est * LZ1_RLE_NUM < bits * LZ1_RLE_DEN : est < bits;
+        R->on = (uint64_t)LZ_RLE_DEN * hc->total_bits <= (uint64_t)LZ_RLE_NUM * n || crit;
     }
     if (!R->on) return;
     R->nruns = scz__rle_encode(codes, n, LZ_MAX_RUN, T, bnd, R->vals, R->lens);
@@ -954,19 +958,16 @@ static unsigned sweep_plan(const uint16_t *codes, const uint64_t *sw, unsigned S
 }
 
 /* Writes the g + 1 Huffman streams of the sweep streams at out: codes
- * [0, sw[S-g]), then each of the last g sweeps; frees p's memory. hist:
- * K counters of scratch. */
+ * [0, sw[S-g]), then each of the last g sweeps (codebooks from p's
+ * histograms); frees p's memory. */
 static void sweep_write(const uint16_t *codes, const uint64_t *sw, unsigned S, unsigned gs, uint32_t K, lz_swp *p,
-                        uint64_t *hist, scz_huff_enc *book, void *work, uint8_t *out, uint8_t *gap) {
+                        scz_huff_enc *book, void *work, uint8_t *out, uint8_t *gap) {
     uint64_t a = 0;
-    memset(hist, 0, (size_t)K * 8);
     for (unsigned j = 0; j <= gs; j++) {
         const uint64_t b = sw[S - gs + j];
         const uint64_t *h = j ? p->H + (size_t)(gs - j) * p->m : p->rest;
-        for (uint32_t k = 0; k < p->m; k++) hist[p->sym[k]] = h[k];
         scz_hs_info hi;
-        scz__huff_build(hist, K, book, work);
-        scz__hs_plan(book, hist, b - a, &hi);
+        scz__huff_build_sparse(p->sym, h, p->m, K, b - a, book, work, &hi);
         const uint64_t r0[2] = {0, b - a};
         scz__hs_write(&hi, book, codes + a, 2, 1, r0, NULL, out, gap);
         out += hi.size;
@@ -1133,19 +1134,22 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     /* 2. the chunk's radius: 1 + the largest |error| coded inside R; codes
      * and histograms mapped to its alphabet */
     scz__hist_reduce(hist, T, KR, total3, NULL, NULL);
+    /* the in-range codes used lie in [lo, hi] (none: lo > hi); the radius
+     * from the farther end; only those codes and 0, V_new, V_repeat occur */
+    uint32_t lo = 1, hi = 2 * R - 1;
+    while (lo <= hi && !total3[lo]) lo++;
+    while (hi >= lo && !total3[hi]) hi--;
     uint32_t r = 1;
-    for (uint32_t c = 1; c < 2 * R; c++)
-        if (total3[c]) {
-            uint32_t m = c > R ? c - R : R - c;
-            if (m + 1 > r) r = m + 1;
-        }
+    if (lo <= hi) {
+        const uint32_t mlo = lo > R ? lo - R : R - lo, mhi = hi > R ? hi - R : R - hi;
+        r = (mlo > mhi ? mlo : mhi) + 1;
+    }
     const uint32_t K = 2 * r + 2;
     uint16_t *map = (uint16_t *)(w0 + o_map);
-    for (uint32_t c = 0; c < KR; c++) {
-        uint32_t m = c > R ? c - R : R - c;
-        map[c] = c == 0 ? 0 : c == LZ_VNEW(R) ? (uint16_t)LZ_VNEW(r) : c == LZ_VREP(R) ? (uint16_t)LZ_VREP(r)
-                 : m < r ? (uint16_t)(c - R + r) : 0;
-    }
+    map[0] = 0;
+    map[LZ_VNEW(R)] = (uint16_t)LZ_VNEW(r);
+    map[LZ_VREP(R)] = (uint16_t)LZ_VREP(r);
+    for (uint32_t c = lo; c <= hi; c++) map[c] = (uint16_t)(c - R + r); /* |c - R| < r */
     if (r != R) {
 #pragma omp parallel for schedule(static) num_threads(T) if (T > 1)
         for (uint64_t i = 0; i < n; i++) codes[i] = map[codes[i]];
@@ -1153,8 +1157,10 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     for (int t = 0; t < T; t++) {
         uint32_t *hs = hist + (size_t)t * KR, *hd = hist2 + (size_t)t * K;
         memset(hd, 0, (size_t)K * 4);
-        for (uint32_t c = 0; c < KR; c++)
-            if (hs[c]) hd[map[c]] += hs[c];
+        hd[0] += hs[0];
+        hd[LZ_VNEW(r)] += hs[LZ_VNEW(R)];
+        hd[LZ_VREP(r)] += hs[LZ_VREP(R)];
+        for (uint32_t c = lo; c <= hi; c++) hd[map[c]] += hs[c];
     }
 
     /* 3. Huffman codebook of the codes */
@@ -1202,7 +1208,7 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     uint8_t *bodyh = w3, *bodyr = w3 + al64(bh), *gtmp = w3 + al64(bh) + al64(br);
     const uint8_t *sb = src;
     if (h->knobs[1] != 2) {
-        if (gs) sweep_write(codes, sw, S, gs, K, &swp, total2, bookb, w0 + o_work, bodyh, w0 + o_gap);
+        if (gs) sweep_write(codes, sw, S, gs, K, &swp, bookb, w0 + o_work, bodyh, w0 + o_gap);
         else scz__hs_write(&hc, book, codes, 2, T, rs, rb, bodyh, w0 + o_gap);
         write_tail(bodyh + hsz, obytes, ts, T, oidx, odel, vpos, sb, es);
     }
