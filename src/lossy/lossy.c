@@ -961,15 +961,18 @@ static unsigned sweep_plan(const uint16_t *codes, const uint64_t *sw, unsigned S
  * [0, sw[S-g]), then each of the last g sweeps (codebooks from p's
  * histograms); frees p's memory. */
 static void sweep_write(const uint16_t *codes, const uint64_t *sw, unsigned S, unsigned gs, uint32_t K, lz_swp *p,
-                        scz_huff_enc *book, void *work, uint8_t *out, uint8_t *gap) {
+                        int T, scz_huff_enc *book, void *work, uint8_t *out, uint8_t *gap) {
     uint64_t a = 0;
     for (unsigned j = 0; j <= gs; j++) {
         const uint64_t b = sw[S - gs + j];
         const uint64_t *h = j ? p->H + (size_t)(gs - j) * p->m : p->rest;
         scz_hs_info hi;
         scz__huff_build_sparse(p->sym, h, p->m, K, b - a, book, work, &hi);
-        const uint64_t r0[2] = {0, b - a};
-        scz__hs_write(&hi, book, codes + a, 2, 1, r0, NULL, out, gap);
+        /* up to T ranges of at least 32768 codes (the bytes do not depend on them) */
+        uint64_t rs[LZ_MAXT + 1];
+        int Tw = (uint64_t)T > (b - a) / 32768 + 1 ? (int)((b - a) / 32768 + 1) : T;
+        for (int t = 0; t <= Tw; t++) rs[t] = (b - a) * (uint64_t)t / (uint64_t)Tw;
+        scz__hs_write(&hi, book, codes + a, 2, Tw, rs, NULL, out, gap);
         out += hi.size;
         a = b;
     }
@@ -1208,7 +1211,7 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     uint8_t *bodyh = w3, *bodyr = w3 + al64(bh), *gtmp = w3 + al64(bh) + al64(br);
     const uint8_t *sb = src;
     if (h->knobs[1] != 2) {
-        if (gs) sweep_write(codes, sw, S, gs, K, &swp, bookb, w0 + o_work, bodyh, w0 + o_gap);
+        if (gs) sweep_write(codes, sw, S, gs, K, &swp, T, bookb, w0 + o_work, bodyh, w0 + o_gap);
         else scz__hs_write(&hc, book, codes, 2, T, rs, rb, bodyh, w0 + o_gap);
         write_tail(bodyh + hsz, obytes, ts, T, oidx, odel, vpos, sb, es);
     }
