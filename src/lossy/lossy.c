@@ -844,12 +844,8 @@ static void rle_plan(scz_ctx *ctx, const scz_header *h, const uint16_t *codes, u
          * (runs x max(3.5, Huffman bits per code + 1.5)) below Huffman's */
         uint64_t runs = count_runs(codes, n, T);
         double bits = (double)hc->total_bits, avg = bits / (double)n;
-        double est = (double)runs * fmax(LZ_RUN_BITS_MIN, avg + LZ_RUN_BITS_ADD);
-        /* level 1 (7.10 step 3): the estimate below 3/5 of the Huffman bits
-         * (on the data fields run-length won only below 0.49 of them; the
-         * bodies' back end narrows the gap) */
-        const int crit = h->knobs[2] ? est * LZ1_RLE_NUM < bits * LZ1_RLE_DEN : est < bits;
-        R->on = (uint64_t)LZ_RLE_DEN * hc->total_bits <= (uint64_t)LZ_RLE_NUM * n || crit;
+        R->on = (uint64_t)LZ_RLE_DEN * hc->total_bits <= (uint64_t)LZ_RLE_NUM * n ||
+                (double)runs * fmax(LZ_RUN_BITS_MIN, avg + LZ_RUN_BITS_ADD) < bits;
     }
     if (!R->on) return;
     R->nruns = scz__rle_encode(codes, n, LZ_MAX_RUN, T, bnd, R->vals, R->lens);
@@ -1195,6 +1191,11 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
         S = lz_sweep_starts(&g, order, sw);
         gs = sweep_plan(codes, sw, S, K, total, hc.size, bookb, w0 + o_work, &hsz, &swp);
     }
+
+    /* level 1 (7.10 step 3): the run-length body only where its section is
+     * at most 21/20 of the Huffman section (run-length never won above
+     * 0.99 on the data fields: the back end favours the Huffman body) */
+    if (rl.on && h->knobs[1] == 0 && (uint64_t)LZ1_RLE_NUM * rle_size(&rl) > (uint64_t)LZ1_RLE_DEN * hsz) rl.on = 0;
 
     /* 5. bodies (workflow section, outliers, verbatim values), the back
      * end of each, the smallest final payload */

@@ -43,10 +43,11 @@ extern "C" {
  * workflow may code each of its last g sweeps in a Huffman stream of its
  * own (payload byte 28); writers consider g <= LZ1_GMAX. */
 #define LZ1_GMAX 8u
-/* Run-length candidate at level 1 (7.10 step 3): formed where 7.5's
- * estimate x LZ1_RLE_NUM < Huffman bits x LZ1_RLE_DEN. */
-#define LZ1_RLE_NUM 5.0
-#define LZ1_RLE_DEN 3.0
+/* Run-length body at level 1 (7.10 step 3): formed (written, its back end
+ * planned) only where LZ1_RLE_NUM x its section <= LZ1_RLE_DEN x the
+ * Huffman section. */
+#define LZ1_RLE_NUM 20u
+#define LZ1_RLE_DEN 21u
 #define LZ1_MAX_ORDERS 6u  /* axis orders (7.9 byte 7): the permutations of the coding axes */
 #define LZ1_NCOST (2u + 2u * LZ1_MAX_ORDERS) /* the estimate's sums: Lorenzo, 2 per order, samples */
 #define LZ1_MAX_SWEEPS 100u /* 3 axes x at most 33 levels */

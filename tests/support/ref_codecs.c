@@ -161,14 +161,13 @@ void ref_hs(bytebuf *o, const uint16_t *syms, uint64_t count, uint32_t K) {
  * or the auto rule against the codes' Huffman stream of total_bits) and,
  * if so, its section in rl: the run count, then the Huffman streams of the
  * run codes and of the run lengths - 1 (runs cut at 65536). */
-/* level 1 (7.10 step 3): the estimate must be below 3/5 of the Huffman bits */
-static int ref_rle(bytebuf *rl, const uint16_t *codes, uint64_t n, uint32_t K, uint32_t wfreq, uint64_t total_bits,
-                   int level1) {
+static int ref_rle(bytebuf *rl, const uint16_t *codes, uint64_t n, uint32_t K, uint32_t wfreq, uint64_t total_bits) {
     uint64_t runs = 1;
     for (uint64_t i = 1; i < n; i++) runs += codes[i] != codes[i - 1];
-    double est = (double)runs * fmax(3.5, (double)total_bits / (double)n + 1.5);
-    int crit = level1 ? est * 5.0 < (double)total_bits * 3.0 : est < (double)total_bits;
-    if (!(wfreq == 2 || (wfreq == 0 && (100 * total_bits <= 109 * n || crit)))) return 0;
+    if (!(wfreq == 2 || (wfreq == 0 && (100 * total_bits <= 109 * n ||
+                                        (double)runs * fmax(3.5, (double)total_bits / (double)n + 1.5) <
+                                            (double)total_bits))))
+        return 0;
     uint16_t *rv = malloc(2 * n), *rlen = malloc(2 * n);
     uint64_t nr = 0;
     for (uint64_t i = 0; i < n;) {
@@ -255,7 +254,7 @@ bytebuf ref_lossy(scz_dtype t, const void *data, const uint64_t dims[3], double 
     bytebuf hs = {0}, rl = {0};
     ref_hs(&hs, codes, n, K);
     unsigned wf = wfreq == 2 ? 2 : 1;
-    if (ref_rle(&rl, codes, n, K, wfreq, scz__ld64(hs.p + 8), 0) && (wfreq == 2 || rl.n < hs.n)) wf = 2;
+    if (ref_rle(&rl, codes, n, K, wfreq, scz__ld64(hs.p + 8)) && (wfreq == 2 || rl.n < hs.n)) wf = 2;
     bytebuf o = {0};
     bytebuf *cs = wf == 1 ? &hs : &rl;
     if (24 + cs->n + outl.n + verb.n >= 24 + n * es) {
@@ -651,7 +650,7 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
     uint32_t K = 2 * r + 2;
     bytebuf hs = {0}, rl = {0};
     ref_hs(&hs, codes, n, K);
-    int try_h = wfreq != 2, try_r = ref_rle(&rl, codes, n, K, wfreq, scz__ld64(hs.p + 8), 1);
+    int try_h = wfreq != 2, try_r = ref_rle(&rl, codes, n, K, wfreq, scz__ld64(hs.p + 8));
     /* sweep streams (7.10 step 3): g = 0 .. min(S, 8) last sweeps in
      * streams of their own, the smallest sum of stream sizes */
     unsigned gs = 0;
@@ -674,6 +673,8 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
                 free(c.p);
             }
         }
+    /* the run-length body only where its section is at most 21/20 of the Huffman section */
+    if (try_r && wfreq == 0 && 20 * (uint64_t)rl.n > 21 * (uint64_t)hsw.n) try_r = 0;
     bytebuf body[2] = {{0}, {0}}, bend[2] = {{0}, {0}};
     uint64_t fin[2] = {UINT64_MAX, UINT64_MAX};
     int use_be[2] = {0, 0};
