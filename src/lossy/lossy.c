@@ -834,6 +834,25 @@ typedef struct {
     uint64_t rs[LZ_MAXT + 1], rbv[LZ_MAXT], rbl[LZ_MAXT]; /* ranges and their bits */
 } lz_rle;
 
+/* scz__huff_build + scz__hs_plan of the histogram tot[K] (consumed: its
+ * used counts are packed to its front) over its used symbols only: the
+ * same codebook and sizes (the run lengths use few of their 65536
+ * symbols). */
+static void sparse_book(uint64_t *tot, uint32_t K, uint64_t count, scz_huff_enc *book, void *work, scz_hs_info *hi) {
+    uint32_t m = 0;
+    for (uint32_t c = 0; c < K; c++) m += tot[c] != 0;
+    uint32_t *sym = malloc((size_t)m * 4 + 4);
+    if (!sym) { /* the same result the long way */
+        scz__huff_build(tot, K, book, work);
+        scz__hs_plan(book, tot, count, hi);
+        return;
+    }
+    for (uint32_t c = 0, j = 0; c < K; c++)
+        if (tot[c]) sym[j] = c, tot[j++] = tot[c];
+    scz__huff_build_sparse(sym, tot, m, K, count, book, work, hi);
+    free(sym);
+}
+
 static void rle_plan(scz_ctx *ctx, const scz_header *h, const uint16_t *codes, uint64_t n, int T, uint32_t K,
                      const scz_hs_info *hc, uint32_t *bnd, uint32_t *rh, uint64_t *tot, void *work, lz_rle *R) {
     R->nruns = 0;
@@ -854,14 +873,12 @@ static void rle_plan(scz_ctx *ctx, const scz_header *h, const uint16_t *codes, u
     R->Tr = Tr;
     scz__hist_ranges(R->vals, 2, R->nruns, Tr, K, rh, R->rs);
     scz__hist_reduce(rh, Tr, K, tot, NULL, NULL);
-    scz__huff_build(tot, K, R->bookv, work);
+    sparse_book(tot, K, R->nruns, R->bookv, work, &R->hv);
     scz__hist_reduce(rh, Tr, K, NULL, R->bookv, R->rbv);
-    scz__hs_plan(R->bookv, tot, R->nruns, &R->hv);
     scz__hist_ranges(R->lens, 2, R->nruns, Tr, 65536, rh, R->rs);
     scz__hist_reduce(rh, Tr, 65536, tot, NULL, NULL);
-    scz__huff_build(tot, 65536, R->bookl, work);
+    sparse_book(tot, 65536, R->nruns, R->bookl, work, &R->hl);
     scz__hist_reduce(rh, Tr, 65536, NULL, R->bookl, R->rbl);
-    scz__hs_plan(R->bookl, tot, R->nruns, &R->hl);
 }
 
 /* Bytes of the run-length section (7.5): the run count and the two streams. */
