@@ -834,20 +834,23 @@ typedef struct {
     uint64_t rs[LZ_MAXT + 1], rbv[LZ_MAXT], rbl[LZ_MAXT]; /* ranges and their bits */
 } lz_rle;
 
-/* scz__huff_build + scz__hs_plan of the histogram tot[K] (consumed: its
- * used counts are packed to its front) over its used symbols only: the
- * same codebook and sizes (the run lengths use few of their 65536
- * symbols). */
-static void sparse_book(uint64_t *tot, uint32_t K, uint64_t count, scz_huff_enc *book, void *work, scz_hs_info *hi) {
+/* scz__huff_build + scz__hs_plan of the histogram tot (consumed: its
+ * used counts are packed to its front) of an alphabet of K over its used
+ * symbols only: the same codebook and sizes (the run lengths use few of
+ * their 65536 symbols). */
+static void sparse_book(uint64_t *tot, uint32_t Ku, uint32_t K, uint64_t count, scz_huff_enc *book, void *work,
+                        scz_hs_info *hi) {
+    /* symbols >= Ku (<= K) do not occur (tot holds Ku counts) */
     uint32_t m = 0;
-    for (uint32_t c = 0; c < K; c++) m += tot[c] != 0;
+    for (uint32_t c = 0; c < Ku; c++) m += tot[c] != 0;
     uint32_t *sym = malloc((size_t)m * 4 + 4);
     if (!sym) { /* the same result the long way */
+        for (uint32_t c = Ku; c < K; c++) tot[c] = 0;
         scz__huff_build(tot, K, book, work);
         scz__hs_plan(book, tot, count, hi);
         return;
     }
-    for (uint32_t c = 0, j = 0; c < K; c++)
+    for (uint32_t c = 0, j = 0; c < Ku; c++)
         if (tot[c]) sym[j] = c, tot[j++] = tot[c];
     scz__huff_build_sparse(sym, tot, m, K, count, book, work, hi);
     free(sym);
@@ -873,12 +876,15 @@ static void rle_plan(scz_ctx *ctx, const scz_header *h, const uint16_t *codes, u
     R->Tr = Tr;
     scz__hist_ranges(R->vals, 2, R->nruns, Tr, K, rh, R->rs);
     scz__hist_reduce(rh, Tr, K, tot, NULL, NULL);
-    sparse_book(tot, K, R->nruns, R->bookv, work, &R->hv);
+    sparse_book(tot, K, K, R->nruns, R->bookv, work, &R->hv);
     scz__hist_reduce(rh, Tr, K, NULL, R->bookv, R->rbv);
-    scz__hist_ranges(R->lens, 2, R->nruns, Tr, 65536, rh, R->rs);
-    scz__hist_reduce(rh, Tr, 65536, tot, NULL, NULL);
-    sparse_book(tot, 65536, R->nruns, R->bookl, work, &R->hl);
-    scz__hist_reduce(rh, Tr, 65536, NULL, R->bookl, R->rbl);
+    /* run lengths: histograms over 0 .. the longest only */
+    uint32_t Kl = 1;
+    for (uint64_t i = 0; i < R->nruns; i++) Kl = R->lens[i] >= Kl ? (uint32_t)R->lens[i] + 1 : Kl;
+    scz__hist_ranges(R->lens, 2, R->nruns, Tr, Kl, rh, R->rs);
+    scz__hist_reduce(rh, Tr, Kl, tot, NULL, NULL);
+    sparse_book(tot, Kl, 65536, R->nruns, R->bookl, work, &R->hl);
+    scz__hist_reduce(rh, Tr, Kl, NULL, R->bookl, R->rbl);
 }
 
 /* Bytes of the run-length section (7.5): the run count and the two streams. */
