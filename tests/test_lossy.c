@@ -23,7 +23,7 @@ static uint64_t rnd(void) { return gen_splitmix64(&rng); }
 
 static scz_ctx *ctx1, *ctx2, *ctx3; /* 1, 2 and 3 threads */
 static uint32_t g_level; /* knobs[2] of every stream the tests write */
-static unsigned g_pred_seen, g_be_seen, g_order_seen; /* level 1: predictors / back ends / axis orders of the spec payloads */
+static unsigned g_pred_seen, g_be_seen, g_order_seen, g_sweep_seen, g_tight_seen; /* level 1: predictors / back ends / axis orders of the spec payloads */
 
 static double elem(scz_dtype t, const void *p, uint64_t i) {
     return t == SCZ_DTYPE_F32 ? (double)((const float *)p)[i] : ((const double *)p)[i];
@@ -391,6 +391,13 @@ static void attack(const char *what, scz_dtype t, const void *data, uint64_t nx,
     CHECK(!accepted, "%s: %d truncated payloads accepted", what, accepted);
     for (uint32_t wi = 0; wi < 4; wi++)
         if (wi != info) CHECK(ops->decompress_chunk(ctx1, &h, &g, pay, size, wi, dst) != SCZ_OK, "%s: codec_info %u accepted", what, wi);
+    if (g_level && info && size >= LZ1_HDR) { /* more sweep streams than sweeps (7.9) */
+        uint8_t old = pay[28];
+        pay[28] = 200;
+        CHECK(ops->decompress_chunk(ctx1, &h, &g, pay, size, info, dst) != SCZ_OK, "%s: 200 sweep streams accepted",
+              what);
+        pay[28] = old;
+    }
     int detected = 0;
     const int tries = 300;
     for (int k = 0; k < tries; k++) {
@@ -454,6 +461,8 @@ static void spec_case(const char *what, scz_dtype t, const void *data, uint64_t 
         g_pred_seen |= 1u << (pay[5] & 7);
         g_be_seen |= 1u << (pay[6] & 7);
         if (pay[5]) g_order_seen |= 1u << (pay[7] & 7);
+        g_sweep_seen |= (pay[28] != 0) + 1u; /* 1: one stream, 2: sweep streams (7.9) */
+        if (pay[5]) g_tight_seen |= (pay[29] != 0) + 1u; /* level bounds off / on */
     }
     CHECK(size == ref.n && at == size, "%s: payload differs from the FORMAT.md encoder (%llu vs %zu bytes, first difference at %zu)",
           what, (unsigned long long)size, ref.n, at);
@@ -575,9 +584,10 @@ static void test_level1(void) {
     spec_case("smooth 3x5x2", SCZ_DTYPE_F32, smooth, 3, 5, 2, 1e-3, 0, 0);
     spec_case("smooth 9x1x7 Huffman", SCZ_DTYPE_F32, smooth, 9, 1, 7, 1e-4, 0, 1);
     spec_case("smooth 33x17x9 RLE", SCZ_DTYPE_F32, smooth, 33, 17, 9, 1e-1, 0, 2);
-    CHECK(g_pred_seen == 7 && (g_be_seen & 3) == 3 && g_order_seen == 3,
-          "spec payloads cover predictors %x, back ends %x, interpolation orders %x", g_pred_seen, g_be_seen,
-          g_order_seen);
+    CHECK(g_pred_seen == 7 && (g_be_seen & 3) == 3 && (g_order_seen & 3) == 3 && (g_order_seen & ~3u) && g_sweep_seen == 3 &&
+              g_tight_seen == 3,
+          "spec payloads cover predictors %x, back ends %x, interpolation orders %x, sweep streams %x, level bounds %x",
+          g_pred_seen, g_be_seen, g_order_seen, g_sweep_seen, g_tight_seen);
     /* real fields at the spec level, where present: ncep_climo_T at REL
      * 1e-2 is a field where the estimate picks Lorenzo and the trial of
      * 7.10 keeps linear interpolation (runs) */

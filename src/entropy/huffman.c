@@ -6,6 +6,7 @@
 #include "huffman.h"
 
 #include <stdlib.h>
+#include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -24,16 +25,41 @@ typedef struct hleaf {
     uint32_t sym;
 } hleaf;
 
-static int leaf_asc(const void *a, const void *b) {
-    const hleaf *x = a, *y = b;
-    if (x->cnt != y->cnt) return x->cnt < y->cnt ? -1 : 1;
-    return x->sym < y->sym ? -1 : x->sym > y->sym;
+/* Sorts leaves given in ascending symbol order by (count, symbol)
+ * ascending: a stable LSD radix sort on the count, 11 bits a pass (tmp
+ * holds m leaves). */
+static void leaves_asc(hleaf *lv, uint32_t m, hleaf *tmp) {
+    uint64_t mx = 0;
+    for (uint32_t i = 0; i < m; i++) mx |= lv[i].cnt;
+    hleaf *a = lv, *b = tmp;
+    for (unsigned sh = 0; sh < 64 && (mx >> sh); sh += 11) {
+        uint32_t c[2048] = {0};
+        for (uint32_t i = 0; i < m; i++) c[(a[i].cnt >> sh) & 2047]++;
+        uint32_t sum = 0;
+        for (unsigned d = 0; d < 2048; d++) {
+            uint32_t t = c[d];
+            c[d] = sum;
+            sum += t;
+        }
+        for (uint32_t i = 0; i < m; i++) b[c[(a[i].cnt >> sh) & 2047]++] = a[i];
+        hleaf *t = a;
+        a = b;
+        b = t;
+    }
+    if (a != lv) memcpy(lv, a, (size_t)m * sizeof *lv);
 }
 
-static int leaf_desc(const void *a, const void *b) {
-    const hleaf *x = a, *y = b;
-    if (x->cnt != y->cnt) return x->cnt > y->cnt ? -1 : 1;
-    return x->sym < y->sym ? -1 : x->sym > y->sym;
+/* The same leaves by (count descending, symbol ascending), from their
+ * ascending order: runs of equal counts in reverse order. */
+static void leaves_desc(hleaf *lv, uint32_t m, hleaf *tmp) {
+    uint32_t o = 0;
+    for (uint32_t e = m; e > 0;) {
+        uint32_t b = e - 1;
+        while (b > 0 && lv[b - 1].cnt == lv[e - 1].cnt) b--;
+        for (uint32_t i = b; i < e; i++) tmp[o++] = lv[i];
+        e = b;
+    }
+    memcpy(lv, tmp, (size_t)m * sizeof *lv);
 }
 
 size_t scz__huff_work_size(uint32_t K) {
@@ -63,7 +89,15 @@ static void assign_codes(scz_huff_enc *b) {
     }
 }
 
+static void build_lengths(const uint64_t *hist, uint32_t K, scz_huff_enc *book, void *work);
+
 void scz__huff_build(const uint64_t *hist, uint32_t K, scz_huff_enc *book, void *work) {
+    build_lengths(hist, K, book, work);
+    assign_codes(book);
+}
+
+/* The code lengths of 8.2 into book->len (book->entry untouched). */
+static void build_lengths(const uint64_t *hist, uint32_t K, scz_huff_enc *book, void *work) {
     book->K = K;
     memset(book->len, 0, K);
     hleaf *lv = work;
@@ -73,19 +107,15 @@ void scz__huff_build(const uint64_t *hist, uint32_t K, scz_huff_enc *book, void 
     uint32_t m = 0;
     for (uint32_t s = 0; s < K; s++)
         if (hist[s]) lv[m++] = (hleaf){hist[s], s};
-    if (m == 0) {
-        assign_codes(book);
-        return;
-    }
+    if (m == 0) return;
     if (m == 1) {
         book->len[lv[0].sym] = 1;
-        assign_codes(book);
         return;
     }
     /* Two-queue Huffman: leaves by (count, symbol) ascending, internal nodes
      * in creation order; on equal counts the leaf is taken first. Nodes
      * 0..m-1 are the sorted leaves, m+k the k-th internal node. */
-    qsort(lv, m, sizeof *lv, leaf_asc);
+    leaves_asc(lv, m, (hleaf *)(void *)icnt); /* icnt and parent: 16 K bytes, free until the merge */
     uint32_t i = 0, j = 0, k = 0;
     for (uint32_t step = 0; step + 1 < m; step++) {
         uint32_t pick[2];
@@ -126,11 +156,10 @@ void scz__huff_build(const uint64_t *hist, uint32_t K, scz_huff_enc *book, void 
     }
     /* Lengths go to symbols by (count descending, symbol ascending): the
      * most frequent get the shortest. */
-    qsort(lv, m, sizeof *lv, leaf_desc);
+    leaves_desc(lv, m, (hleaf *)(void *)icnt); /* icnt, parent no longer needed */
     uint32_t at = 0;
     for (unsigned l = 1; l <= LMAX; l++)
         for (uint32_t c = 0; c < bits[l]; c++) book->len[lv[at++].sym] = (uint8_t)l;
-    assign_codes(book);
 }
 
 /* ------------------------------------------------------------------ */
@@ -139,11 +168,28 @@ void scz__huff_build(const uint64_t *hist, uint32_t K, scz_huff_enc *book, void 
 
 /* Writes the code lengths of symbols 0..K-1 as runs; returns the bytes
  * (out may be NULL to count only). */
+/* Length of the run of len[s] from s: 8 bytes at a time (long runs of
+ * unused symbols are the rule in wide alphabets). */
+static uint32_t run_from(const uint8_t *len, uint32_t s, uint32_t K) {
+    const uint8_t v = len[s];
+    uint32_t r = 1;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t bv = 0x0101010101010101ull * v;
+    while (s + r + 8 <= K) {
+        uint64_t w;
+        memcpy(&w, len + s + r, 8);
+        if (w ^ bv) return r + ((unsigned)__builtin_ctzll(w ^ bv) >> 3);
+        r += 8;
+    }
+#endif
+    while (s + r < K && len[s + r] == v) r++;
+    return r;
+}
+
 static uint32_t cb_write(const uint8_t *len, uint32_t K, uint8_t *out) {
     uint32_t n = 0;
     for (uint32_t s = 0; s < K;) {
-        uint32_t r = 1;
-        while (s + r < K && len[s + r] == len[s]) r++;
+        const uint32_t r = run_from(len, s, K);
         if (r <= 7) {
             if (out) out[n] = (uint8_t)((r - 1) << 5 | len[s]);
             n++;
@@ -224,6 +270,80 @@ void scz__hist_reduce(const uint32_t *hist, int R, uint32_t K, uint64_t *total,
 /* ------------------------------------------------------------------ */
 /* Stream layout                                                       */
 /* ------------------------------------------------------------------ */
+
+/* Bytes of a maximal run of r equal lengths in the codebook (8.3). */
+static uint32_t cb_run_bytes(uint32_t r) { return r <= 7 ? 1 : 1 + scz__varint_len(r - 8); }
+
+uint64_t scz__hs_size_sparse(const uint32_t *sym, const uint64_t *hist, uint32_t m, uint32_t K, uint64_t count,
+                             scz_huff_enc *book, void *work) {
+    build_lengths(hist, m, book, work); /* the lengths depend on the symbols' order only */
+    uint64_t bits = 0;
+    for (uint32_t j = 0; j < m; j++) bits += hist[j] * book->len[j];
+    uint32_t cb = 0;
+    if (count) {
+        /* the runs of the full alphabet: zeros between the listed symbols */
+        uint32_t pos = 0, r = 0;
+        int cur = -1;
+#define CB_ADD(v, c)                                                                                       \
+    do {                                                                                                   \
+        if (c) {                                                                                           \
+            if ((int)(v) == cur) r += (c);                                                                 \
+            else {                                                                                         \
+                if (cur >= 0) cb += cb_run_bytes(r);                                                       \
+                cur = (int)(v), r = (c);                                                                   \
+            }                                                                                              \
+        }                                                                                                  \
+    } while (0)
+        for (uint32_t j = 0; j < m; j++) {
+            CB_ADD(0, sym[j] - pos);
+            CB_ADD(book->len[j], 1u);
+            pos = sym[j] + 1;
+        }
+        CB_ADD(0, K - pos);
+#undef CB_ADD
+        if (cur >= 0) cb += cb_run_bytes(r);
+    }
+    const uint64_t n_units = (bits + U - 1) / U, n_segs = (n_units + G - 1) / G, n_words = (bits + 31) / 32;
+    return SCZ_HUFF_HDR_BYTES + cb + (n_units + 1) / 2 + 4 * n_segs + 4 * n_words;
+}
+
+void scz__huff_build_sparse(const uint32_t *sym, const uint64_t *hist, uint32_t m, uint32_t K, uint64_t count,
+                            scz_huff_enc *book, void *work, scz_hs_info *f) {
+    build_lengths(hist, m, book, work); /* lengths of the listed symbols, book->len[0..m) */
+    uint8_t *l = work;                   /* free again */
+    memcpy(l, book->len, m);
+    book->K = K;
+    memset(book->len, 0, K);
+    uint32_t bl[LMAX + 2] = {0}, next[LMAX + 2] = {0};
+    uint64_t bits = 0;
+    for (uint32_t j = 0; j < m; j++) {
+        book->len[sym[j]] = l[j];
+        bl[l[j]]++;
+        bits += hist[j] * l[j];
+    }
+    /* canonical codes (assign_codes) for the listed symbols, ascending */
+    bl[0] = 0;
+    uint32_t code = 0;
+    for (unsigned k = 1; k <= LMAX; k++) {
+        code = (code + bl[k - 1]) << 1;
+        next[k] = code;
+    }
+    book->used = 0;
+    for (uint32_t j = 0; j < m; j++)
+        if (l[j]) {
+            book->entry[sym[j]] = next[l[j]]++ << 5 | l[j];
+            book->used++;
+        }
+    memset(f, 0, sizeof *f);
+    f->K = K;
+    f->count = count;
+    f->total_bits = bits;
+    f->cb_bytes = count ? cb_write(book->len, K, NULL) : 0;
+    f->n_units = (bits + U - 1) / U;
+    f->n_segs = (f->n_units + G - 1) / G;
+    f->n_words = (bits + 31) / 32;
+    f->size = SCZ_HUFF_HDR_BYTES + f->cb_bytes + (f->n_units + 1) / 2 + 4 * f->n_segs + 4 * f->n_words;
+}
 
 void scz__hs_plan(const scz_huff_enc *book, const uint64_t *hist, uint64_t count, scz_hs_info *f) {
     memset(f, 0, sizeof *f);

@@ -62,6 +62,18 @@ typedef struct scz_hs_info {
     uint64_t size;                  /* bytes of the whole stream */
 } scz_hs_info;
 
+/* The size scz__huff_build + scz__hs_plan give a stream of `count` symbols
+ * of an alphabet of K whose used symbols are among sym[0..m) (ascending),
+ * hist[j] the count of sym[j], in O(m) (book and work as scratch). */
+uint64_t scz__hs_size_sparse(const uint32_t *sym, const uint64_t *hist, uint32_t m, uint32_t K, uint64_t count,
+                             scz_huff_enc *book, void *work);
+
+/* scz__huff_build + scz__hs_plan for such a sparse histogram, in O(m + K/8):
+ * the same lengths and codes; book->entry is set for the listed symbols
+ * with a codeword only (those a stream of this histogram can hold). */
+void scz__huff_build_sparse(const uint32_t *sym, const uint64_t *hist, uint32_t m, uint32_t K, uint64_t count,
+                            scz_huff_enc *book, void *work, scz_hs_info *info);
+
 /* Fills info from a built codebook and the histogram it came from. */
 void scz__hs_plan(const scz_huff_enc *book, const uint64_t *hist, uint64_t count, scz_hs_info *info);
 

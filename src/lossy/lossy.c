@@ -191,6 +191,25 @@ static inline double lz_ipred(const double *R, uint64_t i, uint64_t c, uint64_t 
                       hb3 ? R[i + 3 * o] : 0.0);
 }
 
+/* The same predictions where all four (cubic) or both (linear) neighbours
+ * exist, o the neighbour offset: lz_finterp's operations without its
+ * tests. */
+static inline double lz_icub(const double *R, uint64_t i, uint64_t o) {
+    double ab = R[i - o] + R[i + o], ab3 = R[i - 3 * o] + R[i + 3 * o];
+    SCZ_FP_SEAL(ab);
+    SCZ_FP_SEAL(ab3);
+    double m = ab * 9.0;
+    SCZ_FP_SEAL(m);
+    double d = m - ab3;
+    SCZ_FP_SEAL(d);
+    return d * 0.0625;
+}
+static inline double lz_ilin(const double *R, uint64_t i, uint64_t o) {
+    double ab = R[i - o] + R[i + o];
+    SCZ_FP_SEAL(ab);
+    return ab * 0.5;
+}
+
 /* Residual quantization (7.9): q = t = (x - P) / h rounded half to even;
  * *xr = the reconstruction T(P + q h); returns 1 when the element must be
  * verbatim. */
@@ -233,6 +252,65 @@ static inline unsigned lz_levels(const lz_geo *g) {
     return L;
 }
 
+/* Interpolation axis orders (7.9, payload byte 7): lz_perm[n][o] lists the
+ * axes of order o of a rank-n chunk, first swept first (order 0 axis 0
+ * first, order 1 axis n-1 first, then the other permutations of rank 3);
+ * lz_pos[n][o][k] is axis k's place in it (axes beyond the rank last). */
+static const unsigned lz_norders[4] = {2, 2, 2, 6}; /* rank 1: orders 0 and 1 are the same */
+static const uint8_t lz_perm[4][LZ1_MAX_ORDERS][3] = {
+    {{0, 1, 2}, {0, 1, 2}},
+    {{0, 1, 2}, {0, 1, 2}},
+    {{0, 1, 2}, {1, 0, 2}},
+    {{0, 1, 2}, {2, 1, 0}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}}};
+static const uint8_t lz_pos[4][LZ1_MAX_ORDERS][3] = {
+    {{0, 1, 2}, {0, 1, 2}},
+    {{0, 1, 2}, {0, 1, 2}},
+    {{0, 1, 2}, {1, 0, 2}},
+    {{0, 1, 2}, {2, 1, 0}, {0, 2, 1}, {1, 0, 2}, {2, 0, 1}, {1, 2, 0}}};
+
+/* Quantization step h_lv and its inverse for the levels 0 .. L of an
+ * interpolated chunk (7.9, byte 29): h / f_lv with f_lv = 1 (tight = 0) or
+ * f_0 = 1, f_(lv+1) = min(1.25 f_lv, 2) (tight = 1), binary64. Returns L. */
+static unsigned lz_level_steps(const lz_qp *qp, int tight, const lz_geo *g, double *lh, double *lr) {
+    const unsigned L = lz_levels(g);
+    double f = 1.0;
+    for (unsigned lv = 0; lv <= L; lv++) {
+        lh[lv] = qp->ebx2 / f;
+        lr[lv] = lh[lv] > 0 ? 1.0 / lh[lv] : INFINITY;
+        if (tight) {
+            f = f * 1.25;
+            if (f > 2.0) f = 2.0;
+        }
+    }
+    return L;
+}
+
+/* The sweeps of the interpolation order (FORMAT.md 7.9): for each level
+ * s = 2^(L-1) .. 1 and each axis a in the axis order with
+ * s < e_a, the traversal position of its first element; st[S] = n. Returns
+ * S, the number of sweeps (at most LZ1_MAX_SWEEPS), for axis order ord. */
+static unsigned lz_sweep_starts(const lz_geo *g, unsigned ord, uint64_t *st) {
+    const unsigned n = g->rank;
+    const uint8_t *perm = lz_perm[n][ord], *pos = lz_pos[n][ord];
+    uint64_t base = 1;
+    unsigned S = 0;
+    for (unsigned lv = lz_levels(g); lv-- > 0;) {
+        const uint64_t s = (uint64_t)1 << lv;
+        for (unsigned j = 0; j < n; j++) {
+            const unsigned a = perm[j];
+            if (s >= g->e[a]) continue;
+            uint64_t cnt = 1;
+            for (unsigned k = 0; k < 3; k++) {
+                const uint64_t ek = k < n ? g->e[k] : 1, d = pos[k] < pos[a] ? s : 2 * s, b = k == a ? s : 0;
+                cnt *= b < ek ? (ek - 1 - b) / d + 1 : 0;
+            }
+            st[S++] = base;
+            base += cnt;
+        }
+    }
+    st[S] = base; /* = n */
+    return S;
+}
 
 #define LZ_T float
 #define LZ_U uint32_t
@@ -756,6 +834,28 @@ typedef struct {
     uint64_t rs[LZ_MAXT + 1], rbv[LZ_MAXT], rbl[LZ_MAXT]; /* ranges and their bits */
 } lz_rle;
 
+/* scz__huff_build + scz__hs_plan of the histogram tot (consumed: its
+ * used counts are packed to its front) of an alphabet of K over its used
+ * symbols only: the same codebook and sizes (the run lengths use few of
+ * their 65536 symbols). */
+static void sparse_book(uint64_t *tot, uint32_t Ku, uint32_t K, uint64_t count, scz_huff_enc *book, void *work,
+                        scz_hs_info *hi) {
+    /* symbols >= Ku (<= K) do not occur (tot holds Ku counts) */
+    uint32_t m = 0;
+    for (uint32_t c = 0; c < Ku; c++) m += tot[c] != 0;
+    uint32_t *sym = malloc((size_t)m * 4 + 4);
+    if (!sym) { /* the same result the long way */
+        for (uint32_t c = Ku; c < K; c++) tot[c] = 0;
+        scz__huff_build(tot, K, book, work);
+        scz__hs_plan(book, tot, count, hi);
+        return;
+    }
+    for (uint32_t c = 0, j = 0; c < Ku; c++)
+        if (tot[c]) sym[j] = c, tot[j++] = tot[c];
+    scz__huff_build_sparse(sym, tot, m, K, count, book, work, hi);
+    free(sym);
+}
+
 static void rle_plan(scz_ctx *ctx, const scz_header *h, const uint16_t *codes, uint64_t n, int T, uint32_t K,
                      const scz_hs_info *hc, uint32_t *bnd, uint32_t *rh, uint64_t *tot, void *work, lz_rle *R) {
     R->nruns = 0;
@@ -776,14 +876,15 @@ static void rle_plan(scz_ctx *ctx, const scz_header *h, const uint16_t *codes, u
     R->Tr = Tr;
     scz__hist_ranges(R->vals, 2, R->nruns, Tr, K, rh, R->rs);
     scz__hist_reduce(rh, Tr, K, tot, NULL, NULL);
-    scz__huff_build(tot, K, R->bookv, work);
+    sparse_book(tot, K, K, R->nruns, R->bookv, work, &R->hv);
     scz__hist_reduce(rh, Tr, K, NULL, R->bookv, R->rbv);
-    scz__hs_plan(R->bookv, tot, R->nruns, &R->hv);
-    scz__hist_ranges(R->lens, 2, R->nruns, Tr, 65536, rh, R->rs);
-    scz__hist_reduce(rh, Tr, 65536, tot, NULL, NULL);
-    scz__huff_build(tot, 65536, R->bookl, work);
-    scz__hist_reduce(rh, Tr, 65536, NULL, R->bookl, R->rbl);
-    scz__hs_plan(R->bookl, tot, R->nruns, &R->hl);
+    /* run lengths: histograms over 0 .. the longest only */
+    uint32_t Kl = 1;
+    for (uint64_t i = 0; i < R->nruns; i++) Kl = R->lens[i] >= Kl ? (uint32_t)R->lens[i] + 1 : Kl;
+    scz__hist_ranges(R->lens, 2, R->nruns, Tr, Kl, rh, R->rs);
+    scz__hist_reduce(rh, Tr, Kl, tot, NULL, NULL);
+    sparse_book(tot, Kl, 65536, R->nruns, R->bookl, work, &R->hl);
+    scz__hist_reduce(rh, Tr, Kl, NULL, R->bookl, R->rbl);
 }
 
 /* Bytes of the run-length section (7.5): the run count and the two streams. */
@@ -805,27 +906,127 @@ static uint64_t be_plan(const uint8_t *b, uint64_t B, uint64_t *tot, scz_huff_en
     return hi->size;
 }
 
+/* Sweep streams (7.10 step 3): the histograms of the last G sweeps over
+ * the symbols the chunk uses (sym[0..m), idx: a symbol's place in the
+ * list): H[k*m + j] counts sym[j] in the k-th sweep from the end, rest the
+ * codes before the last g sweeps. */
+typedef struct lz_swp {
+    uint32_t m, *idx, *sym;
+    uint64_t *H, *rest;
+} lz_swp;
+
+/* Histogram of codes [a, b) in the list's places (4 interleaved counters:
+ * runs of one code do not chain their increments). */
+static void swp_hist(const uint16_t *codes, uint64_t a, uint64_t b, const uint32_t *idx, uint32_t m, uint64_t *h,
+                     uint32_t *t4) {
+    memset(t4, 0, (size_t)m * 16);
+    uint32_t *t0 = t4, *t1 = t4 + m, *t2 = t4 + 2 * (size_t)m, *t3 = t4 + 3 * (size_t)m;
+    uint64_t i = a;
+    for (; i + 4 <= b; i += 4) {
+        t0[idx[codes[i]]]++;
+        t1[idx[codes[i + 1]]]++;
+        t2[idx[codes[i + 2]]]++;
+        t3[idx[codes[i + 3]]]++;
+    }
+    for (; i < b; i++) t0[idx[codes[i]]]++;
+    for (uint32_t j = 0; j < m; j++) h[j] = (uint64_t)t0[j] + t1[j] + t2[j] + t3[j];
+}
+
+/* The number g <= LZ1_GMAX of last sweeps (starts sw[0..S], sw[S] = n) that
+ * get Huffman streams of their own, the one with the smallest sum of stream
+ * sizes (the smaller g on ties); *hsz gets that sum. size0: the single
+ * stream's size (g = 0), total: the histogram of all codes. With g > 0, *p
+ * keeps the histograms for sweep_write (which frees them). */
+static unsigned sweep_plan(const uint16_t *codes, const uint64_t *sw, unsigned S, uint32_t K, const uint64_t *total,
+                           uint64_t size0, scz_huff_enc *book, void *work, uint64_t *hsz, lz_swp *p) {
+    const unsigned G = S < LZ1_GMAX ? S : LZ1_GMAX;
+    *hsz = size0;
+    memset(p, 0, sizeof *p);
+    if (!G) return 0;
+    uint32_t m = 0;
+    for (uint32_t c = 0; c < K; c++) m += total[c] != 0;
+    /* idx[K], sym[m], t4[4m] (u32); rest[m], cur[m], H[G m] (u64) */
+    uint32_t *idx = malloc((size_t)K * 4 + (size_t)m * 20 + (size_t)m * 8 * (G + 2) + 16);
+    if (!idx) return 0; /* valid: one stream */
+    uint32_t *sym = idx + K, *t4 = sym + m;
+    uint64_t *rest = (uint64_t *)(void *)(((uintptr_t)(t4 + 4 * (size_t)m) + 7) & ~(uintptr_t)7), *cur = rest + m,
+             *H = cur + m;
+    for (uint32_t c = 0, j = 0; c < K; c++)
+        if (total[c]) sym[j] = c, rest[j] = total[c], idx[c] = j++;
+    uint64_t swsum = 0, best = size0;
+    unsigned gb = 0;
+    for (unsigned gg = 1; gg <= G; gg++) {
+        uint64_t *hs = H + (size_t)(gg - 1) * m;
+        const uint64_t a = sw[S - gg], b = sw[S - gg + 1];
+        swp_hist(codes, a, b, idx, m, hs, t4);
+        for (uint32_t j = 0; j < m; j++) rest[j] -= hs[j];
+        swsum += scz__hs_size_sparse(sym, hs, m, K, b - a, book, work);
+        const uint64_t tot = swsum + scz__hs_size_sparse(sym, rest, m, K, a, book, work);
+        if (tot < best) best = tot, gb = gg;
+    }
+    *hsz = best;
+    if (!gb) {
+        free(idx);
+        return 0;
+    }
+    /* rest for g = gb: the codes before the last gb sweeps */
+    for (unsigned gg = G; gg > gb; gg--)
+        for (uint32_t j = 0; j < m; j++) rest[j] += H[(size_t)(gg - 1) * m + j];
+    p->m = m, p->idx = idx, p->sym = sym, p->H = H, p->rest = rest;
+    return gb;
+}
+
+/* Writes the g + 1 Huffman streams of the sweep streams at out: codes
+ * [0, sw[S-g]), then each of the last g sweeps (codebooks from p's
+ * histograms); frees p's memory. */
+static void sweep_write(const uint16_t *codes, const uint64_t *sw, unsigned S, unsigned gs, uint32_t K, lz_swp *p,
+                        int T, scz_huff_enc *book, void *work, uint8_t *out, uint8_t *gap) {
+    uint64_t a = 0;
+    for (unsigned j = 0; j <= gs; j++) {
+        const uint64_t b = sw[S - gs + j];
+        const uint64_t *h = j ? p->H + (size_t)(gs - j) * p->m : p->rest;
+        scz_hs_info hi;
+        scz__huff_build_sparse(p->sym, h, p->m, K, b - a, book, work, &hi);
+        /* up to T ranges of at least 32768 codes (the bytes do not depend on them) */
+        uint64_t rs[LZ_MAXT + 1];
+        int Tw = (uint64_t)T > (b - a) / 32768 + 1 ? (int)((b - a) / 32768 + 1) : T;
+        for (int t = 0; t <= Tw; t++) rs[t] = (b - a) * (uint64_t)t / (uint64_t)Tw;
+        scz__hs_write(&hi, book, codes + a, 2, Tw, rs, NULL, out, gap);
+        out += hi.size;
+        a = b;
+    }
+    free(p->idx);
+    p->idx = NULL;
+}
+
 /* Predictor choice (7.10) from the sampled costs: *pred, *order, and the
  * alternative tried beside Lorenzo (*alt LZ_PRED_LINEAR, *alt_order) or
  * none (*alt LZ_PRED_LORENZO). */
 static void lz1_choose(const lz_geo *g, unsigned es, const void *src, const lz_qp *qp, int T, unsigned *pred,
-                       unsigned *order, unsigned *alt, unsigned *alt_order) {
-    uint64_t c[6];
+                       unsigned *order, unsigned *alt, unsigned *alt_order, unsigned *tight) {
+    uint64_t c[LZ1_NCOST];
     if (es == 4) lz_estimate_f32(g, src, qp, T, c);
     else lz_estimate_f64(g, src, qp, T, c);
     *alt = LZ_PRED_LORENZO;
     *alt_order = 0;
     *order = 0;
-    /* the smallest interpolation cost: cubic 0, linear 0, cubic 1, linear 1 on ties */
-    static const unsigned cand[4][3] = {{2, LZ_PRED_CUBIC, 0}, {1, LZ_PRED_LINEAR, 0}, {4, LZ_PRED_CUBIC, 1},
-                                        {3, LZ_PRED_LINEAR, 1}};
-    unsigned best = 0;
-    for (unsigned k = 1; k < 4; k++)
-        if (c[cand[k][0]] < c[cand[best][0]]) best = k;
-    const uint64_t ci = c[cand[best][0]];
+    /* the smallest interpolation cost: cubic 0, linear 0, cubic 1, linear 1,
+     * cubic 2, ... (the first on ties) */
+    const unsigned no = lz_norders[g->rank];
+    unsigned bp = LZ_PRED_CUBIC, bo = 0, lo = 0;
+    uint64_t ci = c[2];
+    for (unsigned od = 0; od < no; od++) {
+        if (c[2 + 2 * od] < ci) ci = c[2 + 2 * od], bp = LZ_PRED_CUBIC, bo = od;
+        if (c[1 + 2 * od] < ci) ci = c[1 + 2 * od], bp = LZ_PRED_LINEAR, bo = od;
+        if (c[1 + 2 * od] < c[1 + 2 * lo]) lo = od; /* the trial's linear order */
+    }
+    const uint64_t S = c[LZ1_NCOST - 1];
+    /* level bounds (7.10 step 1): at low rates, where the coarse levels'
+     * errors dominate the finer levels' */
+    *tight = ci < LZ1_TIGHT * S;
     if (ci < c[0]) {
-        *pred = cand[best][1];
-        *order = cand[best][2];
+        *pred = bp;
+        *order = bo;
         return;
     }
     *pred = LZ_PRED_LORENZO;
@@ -833,14 +1034,14 @@ static void lz1_choose(const lz_geo *g, unsigned es, const void *src, const lz_q
      * the estimate does not see) and an interpolation within a factor
      * LZ1_TRIAL of it: Lorenzo and linear interpolation (the more robust of
      * the two where the data looks noisy) are both tried */
-    if (ci <= LZ1_TRIAL * c[0] && c[0] < LZ1_TRIAL_ZERO * c[5]) {
+    if (ci <= LZ1_TRIAL * c[0] && c[0] < LZ1_TRIAL_ZERO * S) {
         *alt = LZ_PRED_LINEAR;
-        *alt_order = c[3] < c[1];
+        *alt_order = lo;
     }
 }
 
 static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const void *src,
-                             unsigned pred, unsigned order, uint8_t *dst, uint64_t cap, uint64_t *out,
+                             unsigned pred, unsigned order, unsigned tight, uint8_t *dst, uint64_t cap, uint64_t *out,
                              uint32_t *info);
 
 /* Level 1 (7.10): the predictor by the estimate, or the smaller payload of
@@ -859,17 +1060,17 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
     qp.radius = h->knobs[0];
     /* PSNR: the rule of 7.1 measured the errors of prequantization, which
      * the interpolation predictors do not use: Lorenzo only */
-    unsigned pred = LZ_PRED_LORENZO, order = 0, alt = LZ_PRED_LORENZO, alt_order = 0;
+    unsigned pred = LZ_PRED_LORENZO, order = 0, alt = LZ_PRED_LORENZO, alt_order = 0, tight = 0;
     int T = scz__threads(ctx);
     if (T > LZ_MAXT) T = LZ_MAXT;
-    if (h->eb_mode != SCZ_EB_PSNR) lz1_choose(&g, cg->esize, src, &qp, T, &pred, &order, &alt, &alt_order);
-    scz_status st = lz1_encode(ctx, h, cg, src, pred, order, dst, cap, out, info);
+    if (h->eb_mode != SCZ_EB_PSNR) lz1_choose(&g, cg->esize, src, &qp, T, &pred, &order, &alt, &alt_order, &tight);
+    scz_status st = lz1_encode(ctx, h, cg, src, pred, order, tight, dst, cap, out, info);
     if (st || alt == LZ_PRED_LORENZO) return st;
     uint8_t *tmp = malloc(cap ? cap : 1);
     if (!tmp) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for a trial payload");
     uint64_t size2 = 0;
     uint32_t info2 = 0;
-    st = lz1_encode(ctx, h, cg, src, alt, alt_order, tmp, cap, &size2, &info2);
+    st = lz1_encode(ctx, h, cg, src, alt, alt_order, tight, tmp, cap, &size2, &info2);
     if (!st && size2 < *out) {
         memcpy(dst, tmp, size2);
         *out = size2;
@@ -880,13 +1081,14 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
 }
 
 static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const void *src,
-                             unsigned pred, unsigned order, uint8_t *dst, uint64_t cap, uint64_t *out,
+                             unsigned pred, unsigned order, unsigned tight, uint8_t *dst, uint64_t cap, uint64_t *out,
                              uint32_t *info) {
     const uint64_t n = cg->count;
     const unsigned es = cg->esize;
     lz_geo g;
     geo_extents(cg, &g);
     const uint32_t R = h->knobs[0], KR = 2 * R + 2;
+    if (pred == LZ_PRED_LORENZO) tight = 0;
     lz_qp qp;
     qp.eb = h->eb_abs;
     qp.ebx2 = 2.0 * h->eb_abs;
@@ -944,9 +1146,9 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
             ts[t].hist = hist + (size_t)t * KR;
             memset(ts[t].hist, 0, (size_t)KR * 4);
         }
-        const int cub = pred == LZ_PRED_CUBIC, rev = (int)order;
-        if (es == 4) interp_encode_f32(&g, src, &qp, cub, rev, T, ts, codes, oidx, odel, vpos, Rv);
-        else interp_encode_f64(&g, src, &qp, cub, rev, T, ts, codes, oidx, odel, vpos, Rv);
+        const int cub = pred == LZ_PRED_CUBIC;
+        if (es == 4) interp_encode_f32(&g, src, &qp, cub, order, (int)tight, T, ts, codes, oidx, odel, vpos, Rv);
+        else interp_encode_f64(&g, src, &qp, cub, order, (int)tight, T, ts, codes, oidx, odel, vpos, Rv);
     }
     uint64_t n_out, n_vnew, obytes;
     join_ranges(ts, T, codes, oidx, odel, R, &n_out, &n_vnew, &obytes);
@@ -954,19 +1156,22 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     /* 2. the chunk's radius: 1 + the largest |error| coded inside R; codes
      * and histograms mapped to its alphabet */
     scz__hist_reduce(hist, T, KR, total3, NULL, NULL);
+    /* the in-range codes used lie in [lo, hi] (none: lo > hi); the radius
+     * from the farther end; only those codes and 0, V_new, V_repeat occur */
+    uint32_t lo = 1, hi = 2 * R - 1;
+    while (lo <= hi && !total3[lo]) lo++;
+    while (hi >= lo && !total3[hi]) hi--;
     uint32_t r = 1;
-    for (uint32_t c = 1; c < 2 * R; c++)
-        if (total3[c]) {
-            uint32_t m = c > R ? c - R : R - c;
-            if (m + 1 > r) r = m + 1;
-        }
+    if (lo <= hi) {
+        const uint32_t mlo = lo > R ? lo - R : R - lo, mhi = hi > R ? hi - R : R - hi;
+        r = (mlo > mhi ? mlo : mhi) + 1;
+    }
     const uint32_t K = 2 * r + 2;
     uint16_t *map = (uint16_t *)(w0 + o_map);
-    for (uint32_t c = 0; c < KR; c++) {
-        uint32_t m = c > R ? c - R : R - c;
-        map[c] = c == 0 ? 0 : c == LZ_VNEW(R) ? (uint16_t)LZ_VNEW(r) : c == LZ_VREP(R) ? (uint16_t)LZ_VREP(r)
-                 : m < r ? (uint16_t)(c - R + r) : 0;
-    }
+    map[0] = 0;
+    map[LZ_VNEW(R)] = (uint16_t)LZ_VNEW(r);
+    map[LZ_VREP(R)] = (uint16_t)LZ_VREP(r);
+    for (uint32_t c = lo; c <= hi; c++) map[c] = (uint16_t)(c - R + r); /* |c - R| < r */
     if (r != R) {
 #pragma omp parallel for schedule(static) num_threads(T) if (T > 1)
         for (uint64_t i = 0; i < n; i++) codes[i] = map[codes[i]];
@@ -974,8 +1179,10 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     for (int t = 0; t < T; t++) {
         uint32_t *hs = hist + (size_t)t * KR, *hd = hist2 + (size_t)t * K;
         memset(hd, 0, (size_t)K * 4);
-        for (uint32_t c = 0; c < KR; c++)
-            if (hs[c]) hd[map[c]] += hs[c];
+        hd[0] += hs[0];
+        hd[LZ_VNEW(r)] += hs[LZ_VNEW(R)];
+        hd[LZ_VREP(r)] += hs[LZ_VREP(R)];
+        for (uint32_t c = lo; c <= hi; c++) hd[map[c]] += hs[c];
     }
 
     /* 3. Huffman codebook of the codes */
@@ -998,20 +1205,39 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     rle_plan(ctx, h, codes, n, T, K, &hc, (uint32_t *)(w1 + s_bnd), (uint32_t *)(w0 + o_rh), total2, w0 + o_work,
              &rl);
 
+    /* 4b. sweep streams of an interpolated chunk's Huffman workflow */
+    uint64_t sw[LZ1_MAX_SWEEPS + 1], hsz = hc.size;
+    unsigned S = 0, gs = 0;
+    lz_swp swp;
+    memset(&swp, 0, sizeof swp);
+    if (pred != LZ_PRED_LORENZO && h->knobs[1] != 2) {
+        S = lz_sweep_starts(&g, order, sw);
+        gs = sweep_plan(codes, sw, S, K, total, hc.size, bookb, w0 + o_work, &hsz, &swp);
+    }
+
+    /* level 1 (7.10 step 3): the run-length body only where its section is
+     * at most 21/20 of the Huffman section (run-length never won above
+     * 0.99 on the data fields: the back end favours the Huffman body) */
+    if (rl.on && h->knobs[1] == 0 && (uint64_t)LZ1_RLE_NUM * rle_size(&rl) > (uint64_t)LZ1_RLE_DEN * hsz) rl.on = 0;
+
     /* 5. bodies (workflow section, outliers, verbatim values), the back
      * end of each, the smallest final payload */
     const uint64_t tail = obytes + n_vnew * es;
-    const uint64_t bh = hc.size + tail, br = rl.on ? rle_size(&rl) + tail : 0;
+    const uint64_t bh = hsz + tail, br = rl.on ? rle_size(&rl) + tail : 0;
     uint64_t gapb = 16 * ((bh > br ? bh : br) * 8 / SCZ_HUFF_UNIT_BITS + 2);
     /* slot 2 (the interpolation's R, no longer needed; slot 3 holds the
      * caller's chunk table) */
     uint8_t *w3 = scz__scratch(ctx, 2, al64(bh) + al64(br) + al64(gapb));
-    if (!w3) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for a chunk's body");
+    if (!w3) {
+        free(swp.idx);
+        return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for a chunk's body");
+    }
     uint8_t *bodyh = w3, *bodyr = w3 + al64(bh), *gtmp = w3 + al64(bh) + al64(br);
     const uint8_t *sb = src;
     if (h->knobs[1] != 2) {
-        scz__hs_write(&hc, book, codes, 2, T, rs, rb, bodyh, w0 + o_gap);
-        write_tail(bodyh + hc.size, obytes, ts, T, oidx, odel, vpos, sb, es);
+        if (gs) sweep_write(codes, sw, S, gs, K, &swp, T, bookb, w0 + o_work, bodyh, w0 + o_gap);
+        else scz__hs_write(&hc, book, codes, 2, T, rs, rb, bodyh, w0 + o_gap);
+        write_tail(bodyh + hsz, obytes, ts, T, oidx, odel, vpos, sb, es);
     }
     if (rl.on) {
         rle_write(&rl, bodyr, w0 + o_gap);
@@ -1041,6 +1267,8 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     dst[7] = (uint8_t)order;
     scz__st32(dst + 24, r);
     scz__st32(dst + 28, 0);
+    dst[28] = (uint8_t)(wf == LZ_WF_HUFFMAN ? gs : 0);
+    dst[29] = (uint8_t)tight;
     if (be) {
         /* the codebook of the chosen body again (the other may have been planned last) */
         scz_hs_info bi;
@@ -1170,7 +1398,8 @@ static scz_status lz_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk
  * predictor pred, blocks of g. */
 static scz_status lz_decode_body(scz_ctx *ctx, const scz_header *h, const lz_geo *gp, unsigned es, unsigned wf,
                                  uint32_t n_out, uint32_t n_verb, uint64_t obytes, const uint8_t *body,
-                                 uint64_t blen, uint32_t r, unsigned pred, unsigned order, double *Rv, void *dst) {
+                                 uint64_t blen, uint32_t r, unsigned pred, unsigned order, unsigned gs,
+                                 unsigned tight, double *Rv, void *dst) {
     const lz_geo g = *gp;
     const uint64_t n = g.n;
     const uint32_t K = 2 * r + 2;
@@ -1187,7 +1416,19 @@ static scz_status lz_decode_body(scz_ctx *ctx, const scz_header *h, const lz_geo
     uint64_t pos = 0, used;
     scz_status st;
     uint8_t *w1;
-    if (wf == LZ_WF_HUFFMAN) {
+    if (wf == LZ_WF_HUFFMAN && gs) {
+        /* sweep streams (7.9): codes [0, sw[S-gs]), then each of the last gs sweeps */
+        uint64_t sw[LZ1_MAX_SWEEPS + 1], a = 0;
+        const unsigned S = lz_sweep_starts(&g, order, sw);
+        for (unsigned j = 0; j <= gs; j++) {
+            const uint64_t b = sw[S - gs + j];
+            if ((st = scz__hs_read(ctx, body + pos, blen - pos, K, b - a, dec, codes + a, 2, T, &used))) return st;
+            pos += used;
+            a = b;
+        }
+        w1 = scz__scratch(ctx, 1, al64(4 * (size_t)n_out + 8) + al64(8 * (size_t)n_out + 8));
+        if (!w1) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory");
+    } else if (wf == LZ_WF_HUFFMAN) {
         if ((st = scz__hs_read(ctx, body + pos, blen - pos, K, n, dec, codes, 2, T, &used))) return st;
         pos += used;
         w1 = scz__scratch(ctx, 1, al64(4 * (size_t)n_out + 8) + al64(8 * (size_t)n_out + 8));
@@ -1239,11 +1480,13 @@ static scz_status lz_decode_body(scz_ctx *ctx, const scz_header *h, const lz_geo
     qp.radius = r;
 
     if (pred != LZ_PRED_LORENZO) {
-        const int cub = pred == LZ_PRED_CUBIC, rev = (int)order;
+        const int cub = pred == LZ_PRED_CUBIC;
         int64_t *Dv = (int64_t *)(Rv + n);
         const int Tp = (uint64_t)T > n / 32768 + 1 ? (int)(n / 32768 + 1) : T;
-        int bad = es == 4 ? interp_decode_f32(&g, dst, &qp, cub, rev, Tp, codes, oidx, odel, n_out, vvals, n_verb, Rv, Dv)
-                          : interp_decode_f64(&g, dst, &qp, cub, rev, Tp, codes, oidx, odel, n_out, vvals, n_verb, Rv, Dv);
+        int bad = es == 4 ? interp_decode_f32(&g, dst, &qp, cub, order, (int)tight, Tp, codes, oidx, odel, n_out, vvals,
+                                              n_verb, Rv, Dv)
+                          : interp_decode_f64(&g, dst, &qp, cub, order, (int)tight, Tp, codes, oidx, odel, n_out, vvals,
+                                              n_verb, Rv, Dv);
         if (bad)
             return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: outliers or verbatim values do not match the codes");
         return SCZ_OK;
@@ -1324,7 +1567,7 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
         memcpy(dst, src + LZ_HDR, n * es);
         return SCZ_OK;
     }
-    unsigned pred = LZ_PRED_LORENZO, be = LZ_BE_NONE, order = 0;
+    unsigned pred = LZ_PRED_LORENZO, be = LZ_BE_NONE, order = 0, gs = 0, tight = 0;
     uint32_t r = h->knobs[0];
     if (level == 0) {
         for (int i = 5; i < 8; i++)
@@ -1335,8 +1578,13 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
         be = src[6];
         order = src[7];
         r = scz__ld32(src + 24);
-        if (pred > LZ_PRED_CUBIC || be > LZ_BE_HUFF || order > (pred != LZ_PRED_LORENZO) || scz__ld32(src + 28))
-            return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: invalid predictor, back end, axis order or reserved bytes");
+        gs = src[28];
+        tight = src[29];
+        if (pred > LZ_PRED_CUBIC || be > LZ_BE_HUFF || order >= (pred != LZ_PRED_LORENZO ? LZ1_MAX_ORDERS : 1) ||
+            tight > (pred != LZ_PRED_LORENZO) || src[30] || src[31] ||
+            (gs && (pred == LZ_PRED_LORENZO || wf != LZ_WF_HUFFMAN)))
+            return scz__fail(ctx, SCZ_ERR_CORRUPT,
+                             "lossy chunk: invalid predictor, back end, axis order, sweep streams, level bounds or reserved bytes");
         if (r < 1 || r > h->knobs[0])
             return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: radius %u (stream limit %u)", r, h->knobs[0]);
     }
@@ -1354,6 +1602,13 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
     }
     if (lsum > LZ_MAX_BLOCK_LOG2) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: block too large");
     geo_blocks(&g, lb);
+    if (order >= lz_norders[g.rank])
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: axis order %u for rank %u", order, g.rank);
+    if (gs) {
+        uint64_t sw[LZ1_MAX_SWEEPS + 1];
+        if (gs > lz_sweep_starts(&g, order, sw))
+            return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: %u sweep streams", gs);
+    }
     const uint64_t hdr = level ? LZ1_HDR : LZ_HDR;
     const uint8_t *body = src + hdr;
     uint64_t blen = size - hdr;
@@ -1381,7 +1636,7 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
         body = w2;
         blen = B;
     }
-    return lz_decode_body(ctx, h, &g, es, wf, n_out, n_verb, obytes, body, blen, r, pred, order, Rv, dst);
+    return lz_decode_body(ctx, h, &g, es, wf, n_out, n_verb, obytes, body, blen, r, pred, order, gs, tight, Rv, dst);
 }
 
 /* The PSNR rule's passes computed elsewhere (the GPU, lossy_enc.cu): the

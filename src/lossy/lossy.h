@@ -39,6 +39,26 @@ extern "C" {
 #define LZ1_COST_NZ 1u
 #define LZ1_TRIAL 2u
 #define LZ1_TRIAL_ZERO 2u /* ... and Lorenzo's cost below 2 per sample (mostly zeros) */
+/* Sweep streams (7.9, 7.10 step 3): an interpolated chunk's Huffman
+ * workflow may code each of its last g sweeps in a Huffman stream of its
+ * own (payload byte 28); writers consider g <= LZ1_GMAX. */
+#define LZ1_GMAX 8u
+/* Run-length body at level 1 (7.10 step 3): formed (written, its back end
+ * planned) only where LZ1_RLE_NUM x its section <= LZ1_RLE_DEN x the
+ * Huffman section. */
+#define LZ1_RLE_NUM 20u
+#define LZ1_RLE_DEN 21u
+#define LZ1_MAX_ORDERS 6u  /* axis orders (7.9 byte 7): the permutations of the coding axes */
+#define LZ1_NCOST (2u + 2u * LZ1_MAX_ORDERS) /* the estimate's sums: Lorenzo, 2 per order, samples */
+#define LZ1_MAX_SWEEPS 100u /* 3 axes x at most 33 levels */
+#define LZ1_MAX_LEVELS 34u  /* levels s = 2^0 .. 2^33 (element 0 at 2^L) */
+/* Level bounds (7.9, payload byte 29): with t = 1 the quantization step of
+ * level s = 2^lv is h / f_lv, f_0 = 1, f_(lv+1) = min(1.25 f_lv, 2) (tighter
+ * coarse levels, which the finer ones are predicted from); writers set
+ * t = 1 where the estimate's interpolation cost is below LZ1_TIGHT per
+ * sample (low rates; at high rates the extra bits cost more than the
+ * error they save). */
+#define LZ1_TIGHT 3u
 
 /* workflows (payload byte 0 and the chunk's codec_info) */
 #define LZ_WF_STORED 0u

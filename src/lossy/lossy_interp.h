@@ -12,24 +12,25 @@
 
 #ifndef LZ_SWEEPS
 /* The sweeps of the interpolation order (FORMAT.md 7.9) after element 0:
- * levels s = 2^(L-1) .. 1, in each the axes in the chunk's order (rev: the
- * slowest first); a sweep's rows go to Tp threads (its elements depend on
- * earlier sweeps only). BODY(i, P, ci): element index, prediction from R,
- * code index (traversal position). The pragma names the variable Tp of
+ * levels s = 2^(L-1) .. 1, in each the axes in the chunk's axis order ord
+ * (lz_perm); a sweep's rows go to Tp threads (its elements depend on
+ * earlier sweeps only). BODY(i, P, ci, lv): element index, prediction from
+ * R, code index (traversal position), level (s = 2^lv). The pragma names the variable Tp of
  * the caller (a _Pragma string is not macro-expanded). */
-#define LZ_SWEEPS(g, cubic, rev, R, Tp, BODY)                                                              \
+#define LZ_SWEEPS(g, cubic, ord, R, Tp, BODY)                                                              \
     do {                                                                                                   \
         const unsigned n_ = (g)->rank;                                                                     \
+        const uint8_t *perm_ = lz_perm[n_][ord], *pos_ = lz_pos[n_][ord];                                  \
         const uint64_t e_[3] = {(g)->e[0], (g)->e[1], (g)->e[2]};                                          \
         const uint64_t st_[3] = {1, e_[0], e_[0] * e_[1]};                                                 \
         uint64_t base_ = 1;                                                                                \
         for (unsigned lv_ = lz_levels(g); lv_-- > 0;) {                                                    \
             const uint64_t s_ = (uint64_t)1 << lv_;                                                        \
             for (unsigned j_ = 0; j_ < n_; j_++) {                                                         \
-                const unsigned a_ = (rev) ? n_ - 1 - j_ : j_;                                              \
+                const unsigned a_ = perm_[j_];                                                             \
                 if (s_ >= e_[a_]) continue;                                                                \
                 uint64_t b_[3] = {0, 0, 0}, d_[3], cnt_[3];                                                \
-                for (unsigned k_ = 0; k_ < 3; k_++) d_[k_] = ((rev) ? k_ > a_ : k_ < a_) ? s_ : 2 * s_;    \
+                for (unsigned k_ = 0; k_ < 3; k_++) d_[k_] = pos_[k_] < pos_[a_] ? s_ : 2 * s_;            \
                 b_[a_] = s_;                                                                               \
                 for (unsigned k_ = 0; k_ < 3; k_++)                                                        \
                     cnt_[k_] = b_[k_] < e_[k_] ? (e_[k_] - 1 - b_[k_]) / d_[k_] + 1 : 0;                   \
@@ -40,9 +41,37 @@
                     const uint64_t z_ = b_[2] + rr_ / cnt_[1] * d_[2], y_ = b_[1] + rr_ % cnt_[1] * d_[1]; \
                     const uint64_t row_ = (z_ * e_[1] + y_) * e_[0], c0_ = base_ + rr_ * nx_;              \
                     const uint64_t tc_ = a_ == 1 ? y_ : z_;                                                \
-                    for (uint64_t k_ = 0; k_ < nx_; k_++) {                                                \
+                    /* elements whose neighbours all exist (k in [klo_, khi_)): the                        \
+                     * interior formula without the boundary tests, the same value */                     \
+                    uint64_t klo_ = 0, khi_ = 0;                                                           \
+                    const uint64_t off_ = (cubic) ? 3 * s_ : s_;                                           \
+                    if (a_ == 0) {                                                                         \
+                        klo_ = (cubic) ? 1 : 0; /* x = s + 2 s k >= 3s */                                  \
+                        khi_ = ea_ > s_ + off_ ? (ea_ - s_ - off_ - 1) / (2 * s_) + 1 : 0;                 \
+                        if (khi_ > nx_) khi_ = nx_;                                                        \
+                    } else if (tc_ + off_ < ea_ && (!(cubic) || tc_ >= 3 * s_)) {                          \
+                        khi_ = nx_;                                                                        \
+                    }                                                                                      \
+                    if (khi_ < klo_) khi_ = klo_;                                                          \
+                    for (uint64_t k_ = 0; k_ < klo_; k_++) {                                               \
                         const uint64_t x_ = b_[0] + k_ * d_[0], i_ = row_ + x_;                            \
-                        BODY(i_, lz_ipred(R, i_, a_ == 0 ? x_ : tc_, s_, sa_, ea_, cubic), c0_ + k_);      \
+                        BODY(i_, lz_ipred(R, i_, a_ == 0 ? x_ : tc_, s_, sa_, ea_, cubic), c0_ + k_, lv_); \
+                    }                                                                                      \
+                    const uint64_t o_ = s_ * sa_;                                                          \
+                    if (cubic) {                                                                           \
+                        for (uint64_t k_ = klo_; k_ < khi_; k_++) {                                        \
+                            const uint64_t i_ = row_ + b_[0] + k_ * d_[0];                                 \
+                            BODY(i_, lz_icub(R, i_, o_), c0_ + k_, lv_);                                   \
+                        }                                                                                  \
+                    } else {                                                                               \
+                        for (uint64_t k_ = klo_; k_ < khi_; k_++) {                                        \
+                            const uint64_t i_ = row_ + b_[0] + k_ * d_[0];                                 \
+                            BODY(i_, lz_ilin(R, i_, o_), c0_ + k_, lv_);                                   \
+                        }                                                                                  \
+                    }                                                                                      \
+                    for (uint64_t k_ = khi_; k_ < nx_; k_++) {                                             \
+                        const uint64_t x_ = b_[0] + k_ * d_[0], i_ = row_ + x_;                            \
+                        BODY(i_, lz_ipred(R, i_, a_ == 0 ? x_ : tc_, s_, sa_, ea_, cubic), c0_ + k_, lv_); \
                     }                                                                                      \
                 }                                                                                          \
                 base_ += rows_ * nx_;                                                                      \
@@ -61,20 +90,25 @@ static inline int LZ_FN(lz_pq)(const LZ_T *src, uint64_t i, const lz_qp *qp, uin
 }
 
 /* Predictor estimate (FORMAT.md 7.10): the exact prediction errors of
- * Lorenzo (costs[0]), linear (costs[1]) and cubic (costs[2]) interpolation
- * at the sample elements i = LZ1_SAMPLE_OFF + k LZ1_SAMPLE_STEP whose
+ * Lorenzo and of linear and cubic interpolation in every axis order at the
+ * sample elements i = LZ1_SAMPLE_OFF + k LZ1_SAMPLE_STEP whose
  * neighbourhoods hold no verbatim element, each costing lz_cost(error):
- * costs[0] Lorenzo, [1] linear and [2] cubic in axis order 0, [3] linear
- * and [4] cubic in axis order 1; costs[5] = the number of those samples. */
-static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, int T, uint64_t costs[6]) {
-    const unsigned n = g->rank;
+ * costs[0] Lorenzo, costs[1 + 2o] linear and costs[2 + 2o] cubic in axis
+ * order o (o < lz_norders[rank]; the others 0), costs[LZ1_NCOST - 1] the
+ * number of those samples. An element's interpolation in order o runs
+ * along the axis, among those whose coordinate has the fewest trailing
+ * zero bits, that comes last in the order: each such axis is computed
+ * once. */
+static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, int T, uint64_t *costs) {
+    const unsigned n = g->rank, no = lz_norders[n];
     const uint64_t e[3] = {g->e[0], g->e[1], g->e[2]};
     const uint64_t st[3] = {1, e[0], e[0] * e[1]};
     unsigned lb[3] = {0, 0, 0};
     for (unsigned d = 0; d < n; d++) lb[d] = lz_block_log2[n][d];
-    uint64_t k0 = 0, k1 = 0, k2 = 0, k3 = 0, k4 = 0, k5 = 0; /* integer sums: any thread count, same result */
+    uint64_t kk[LZ1_NCOST]; /* integer sums: any thread count, same result */
+    memset(kk, 0, sizeof kk);
     const uint64_t ns = g->n > LZ1_SAMPLE_OFF ? (g->n - LZ1_SAMPLE_OFF + LZ1_SAMPLE_STEP - 1) / LZ1_SAMPLE_STEP : 0;
-#pragma omp parallel for schedule(static) num_threads(T) reduction(+ : k0, k1, k2, k3, k4, k5) if (T > 1 && ns > 8192)
+#pragma omp parallel for schedule(static) num_threads(T) reduction(+ : kk[:LZ1_NCOST]) if (T > 1 && ns > 8192)
     for (uint64_t si = 0; si < ns; si++) {
         const uint64_t i = LZ1_SAMPLE_OFF + si * LZ1_SAMPLE_STEP;
         const uint64_t c[3] = {i % e[0], i / e[0] % e[1], i / st[2]};
@@ -97,22 +131,21 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
             else p -= v;
         }
         if (bad) continue;
-        /* interpolation: the element's level s, its axis a in either order
-         * (7.9): the largest (order 0) or the smallest (order 1) k whose
-         * non-zero coordinate has the fewest trailing zero bits */
-        unsigned tz = 64, ax[2] = {0, 0};
+        /* interpolation: the element's level s and the axes whose non-zero
+         * coordinate has the fewest trailing zero bits (7.9) */
+        unsigned tz = 64, set = 0;
         for (unsigned k = 0; k < n; k++)
             if (c[k]) {
                 unsigned t = (unsigned)__builtin_ctzll(c[k]);
-                if (t < tz) tz = t, ax[1] = k;
-                if (t <= tz) ax[0] = k;
+                if (t < tz) tz = t, set = 1u << k;
+                else if (t == tz) set |= 1u << k;
             }
         if (tz == 64) continue; /* element 0 */
         const uint64_t s = (uint64_t)1 << tz;
-        int64_t qi[2][2]; /* [order][linear, cubic] */
+        int64_t qi[3][2]; /* [axis][linear, cubic] */
         const int f32 = sizeof(LZ_T) == 4;
-        for (int od = 0; od < 2 && !bad; od++) {
-            const unsigned a = ax[od];
+        for (unsigned a = 0; a < n && !bad; a++) {
+            if (!(set >> a & 1)) continue;
             const uint64_t ca = c[a], ea = e[a], o = s * st[a];
             uint64_t l1, r1 = 0, l3 = 0, r3 = 0;
             const int hr1 = ca + s < ea, hl3 = hr1 && ca >= 3 * s, hr3 = hr1 && ca + 3 * s < ea;
@@ -130,19 +163,26 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
 #undef LZ_EST_R
             double xr;
             bad = lz_rquant((double)src[i], lz_finterp(0, A, hr1, B, 0, 0.0, 0, 0.0), qp->recip, qp->ebx2, qp->eb,
-                            f32, &qi[od][0], &xr);
+                            f32, &qi[a][0], &xr);
             bad |= lz_rquant((double)src[i], lz_finterp(1, A, hr1, B, hl3, A3, hr3, B3), qp->recip, qp->ebx2,
-                             qp->eb, f32, &qi[od][1], &xr);
+                             qp->eb, f32, &qi[a][1], &xr);
         }
         if (bad) continue;
-        k0 += lz_cost(q - p);
-        k1 += lz_cost((uint64_t)qi[0][0]);
-        k2 += lz_cost((uint64_t)qi[0][1]);
-        k3 += lz_cost((uint64_t)qi[1][0]);
-        k4 += lz_cost((uint64_t)qi[1][1]);
-        k5++;
+        kk[0] += lz_cost(q - p);
+        uint64_t cl[3], cc[3];
+        for (unsigned a = 0; a < n; a++)
+            if (set >> a & 1) cl[a] = lz_cost((uint64_t)qi[a][0]), cc[a] = lz_cost((uint64_t)qi[a][1]);
+        for (unsigned od = 0; od < no; od++) {
+            const uint8_t *pos = lz_pos[n][od];
+            unsigned a = 3;
+            for (unsigned k = 0; k < n; k++)
+                if ((set >> k & 1) && (a == 3 || pos[k] > pos[a])) a = k;
+            kk[1 + 2 * od] += cl[a];
+            kk[2 + 2 * od] += cc[a];
+        }
+        kk[LZ1_NCOST - 1]++;
     }
-    costs[0] = k0, costs[1] = k1, costs[2] = k2, costs[3] = k3, costs[4] = k4, costs[5] = k5;
+    memcpy(costs, kk, sizeof kk);
 }
 
 /* Interpolation encoder over the whole chunk (FORMAT.md 7.9): residual
@@ -155,19 +195,21 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
  * and verbatim elements their index at vpos[ci] and a placeholder code,
  * and one pass in code order then builds the lists and decides V_new /
  * V_repeat (the result does not depend on Tp). */
-static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, int cubic, int rev, int Tp,
+static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, int cubic, unsigned ord, int tight, int Tp,
                                  lz_tstate *ts, uint16_t *codes, uint32_t *oidx, int64_t *odel, uint32_t *vpos,
                                  double *R) {
     const int64_t r = qp->radius;
     const uint64_t span = 2 * (uint64_t)r - 1;
     const uint16_t vnew = (uint16_t)LZ_VNEW(r), vrep = (uint16_t)LZ_VREP(r);
-    const double recip = qp->recip, ebx2 = qp->ebx2, eb = qp->eb;
+    const double eb = qp->eb;
     const int f32 = sizeof(LZ_T) == 4;
-#define LZ_QUANT(ii, P, ci)                                                                                \
+    double lh[LZ1_MAX_LEVELS], lr[LZ1_MAX_LEVELS]; /* h and 1/h of each level */
+    const unsigned L = lz_level_steps(qp, tight, g, lh, lr);
+#define LZ_QUANT(ii, P, ci, lv)                                                                            \
     do {                                                                                                   \
         int64_t q_;                                                                                        \
         double xr_;                                                                                        \
-        if (lz_rquant((double)src[ii], (P), recip, ebx2, eb, f32, &q_, &xr_)) {                           \
+        if (lz_rquant((double)src[ii], (P), lr[lv], lh[lv], eb, f32, &q_, &xr_)) {                           \
             R[ii] = (P);                                                                                   \
             codes[ci] = vnew; /* placeholder: V_new or V_repeat below */                                   \
             vpos[ci] = (uint32_t)(ii);                                                                     \
@@ -181,8 +223,8 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
             }                                                                                              \
         }                                                                                                  \
     } while (0)
-    LZ_QUANT(0, 0.0, 0);
-    LZ_SWEEPS(g, cubic, rev, R, Tp, LZ_QUANT);
+    LZ_QUANT(0, 0.0, 0, L);
+    LZ_SWEEPS(g, cubic, ord, R, Tp, LZ_QUANT);
 #undef LZ_QUANT
     /* per code range ts[t] (Tp ranges, as Lorenzo's thread ranges): its
      * lists at [c0, c0 + count) of oidx / odel / vpos (written at or below
@@ -227,13 +269,14 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
  * (or, for a verbatim code, its value's index) and validates the lists;
  * then the sweeps in parallel (Tp threads). Returns 0 or -1 (outliers or
  * verbatim values do not match the codes). */
-static int LZ_FN(interp_decode)(const lz_geo *g, LZ_T *dst, const lz_qp *qp, int cubic, int rev, int Tp,
+static int LZ_FN(interp_decode)(const lz_geo *g, LZ_T *dst, const lz_qp *qp, int cubic, unsigned ord, int tight, int Tp,
                                 const uint16_t *codes, const uint32_t *oidx, const int64_t *odel, uint64_t n_out,
                                 const uint8_t *vvals, uint64_t n_verb, double *R, int64_t *Dv) {
     const uint64_t r = (uint64_t)qp->radius, twor = 2 * r;
     const uint16_t vnew = (uint16_t)LZ_VNEW(r);
-    const double ebx2 = qp->ebx2;
     const int f32 = sizeof(LZ_T) == 4;
+    double lh[LZ1_MAX_LEVELS], lr[LZ1_MAX_LEVELS];
+    const unsigned L = lz_level_steps(qp, tight, g, lh, lr);
     uint64_t op = 0, vp = 0;
     for (uint64_t ci = 0; ci < g->n; ci++) {
         const uint64_t c = codes[ci];
@@ -253,20 +296,20 @@ static int LZ_FN(interp_decode)(const lz_geo *g, LZ_T *dst, const lz_qp *qp, int
         }
     }
     if (op != n_out || vp != n_verb) return -1;
-#define LZ_TAKE(ii, P, ci)                                                                                 \
+#define LZ_TAKE(ii, P, ci, lv)                                                                             \
     do {                                                                                                   \
         const double pp_ = (P);                                                                            \
         if (codes[ci] >= twor) {                                                                           \
             memcpy(dst + (ii), vvals + (uint64_t)Dv[ci] * sizeof(LZ_T), sizeof(LZ_T));                     \
             R[ii] = pp_;                                                                                   \
         } else {                                                                                           \
-            const double xr_ = lz_rrecon(pp_, Dv[ci], ebx2, f32);                                          \
+            const double xr_ = lz_rrecon(pp_, Dv[ci], lh[lv], f32);                                          \
             dst[ii] = (LZ_T)xr_;                                                                           \
             R[ii] = xr_;                                                                                   \
         }                                                                                                  \
     } while (0)
-    LZ_TAKE(0, 0.0, 0);
-    LZ_SWEEPS(g, cubic, rev, R, Tp, LZ_TAKE);
+    LZ_TAKE(0, 0.0, 0, L);
+    LZ_SWEEPS(g, cubic, ord, R, Tp, LZ_TAKE);
 #undef LZ_TAKE
     return 0;
 }

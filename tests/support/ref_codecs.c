@@ -373,8 +373,8 @@ static double r1_interp(int cubic, double A, int hb, double B, int ha3, double A
 }
 
 /* 7.9 residual quantization of x against P: *q, *xr (x'); 1 if verbatim */
-static int r1_rquant(scz_dtype t, double x, double P, double eb, int64_t *q, double *xr) {
-    double h = 2 * eb, inv = h > 0 ? 1 / h : INFINITY, M = 6755399441055744.0;
+static int r1_rquant_h(scz_dtype t, double x, double P, double h, double eb, int64_t *q, double *xr) {
+    double inv = h > 0 ? 1 / h : INFINITY, M = 6755399441055744.0;
     volatile double dx = x - P, tt = dx * inv, tr = tt + M, qd = tr - M, y = qd * h, r = P + y;
     double trv = tr;
     uint64_t btr, bm;
@@ -384,6 +384,9 @@ static int r1_rquant(scz_dtype t, double x, double P, double eb, int64_t *q, dou
     *xr = t == SCZ_DTYPE_F32 ? (double)(float)r : r;
     return !(fabs(tt) < 1125899906842624.0) || !(fabs(x - *xr) <= eb);
 }
+static int r1_rquant(scz_dtype t, double x, double P, double eb, int64_t *q, double *xr) {
+    return r1_rquant_h(t, x, P, 2 * eb, eb, q, xr);
+}
 
 static unsigned r1_bits(uint64_t v) {
     unsigned b = 0;
@@ -391,9 +394,26 @@ static unsigned r1_bits(uint64_t v) {
     return b;
 }
 
+/* 7.9 axis orders: rank 3 orders 0..5 sweep (0,1,2), (2,1,0), (0,2,1),
+ * (1,0,2), (1,2,0), (2,0,1); rank 2 orders 0, 1: (0,1), (1,0); rank 1
+ * orders 0, 1: (0) */
+static unsigned r1_norders(unsigned rank) { return rank == 3 ? 6 : 2; }
+static unsigned r1_perm(unsigned rank, unsigned ord, unsigned j) {
+    static const unsigned p3[6][3] = {{0, 1, 2}, {2, 1, 0}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}};
+    if (rank == 3) return p3[ord][j];
+    if (rank == 2) return ord ? 1 - j : j;
+    return j;
+}
+/* place of axis k in the order (axes beyond the rank: last) */
+static unsigned r1_pos(unsigned rank, unsigned ord, unsigned k) {
+    for (unsigned j = 0; j < rank; j++)
+        if (r1_perm(rank, ord, j) == k) return j;
+    return k;
+}
+
 /* the axis of an element of the interpolation order ord (7.9): among the
- * non-zero coordinates with the fewest trailing zero bits, the largest
- * axis (order 0) or the smallest (order 1); 99 for element 0 */
+ * non-zero coordinates with the fewest trailing zero bits, the one that
+ * comes last in the order; 99 for element 0 */
 static unsigned r1_axis(const uint64_t c[3], unsigned rank, unsigned ord, unsigned *tz) {
     unsigned a = 99;
     *tz = 99;
@@ -401,7 +421,7 @@ static unsigned r1_axis(const uint64_t c[3], unsigned rank, unsigned ord, unsign
         if (c[k]) {
             unsigned z = 0;
             while (!(c[k] >> z & 1)) z++;
-            if (z < *tz || (z == *tz && ord == 0)) *tz = z, a = k;
+            if (z < *tz || (z == *tz && r1_pos(rank, ord, k) > r1_pos(rank, ord, a))) *tz = z, a = k;
         }
     return a;
 }
@@ -409,7 +429,7 @@ static unsigned r1_axis(const uint64_t c[3], unsigned rank, unsigned ord, unsign
 /* force: the predictor to use, or -1 for the writer's choice (7.10 step 1);
  * ford: the axis order with a forced interpolation predictor */
 static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], double eb, uint32_t R, uint32_t wfreq,
-                        int force, unsigned ford) {
+                        int force, unsigned ford, unsigned ftight) {
     uint64_t e[3] = {1, 1, 1}, n = dims[0] * dims[1] * dims[2];
     unsigned rank = 0;
     for (int d = 0; d < 3; d++)
@@ -433,7 +453,8 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
     unsigned lb[3] = {0, 0, 0};
     for (unsigned d = 0; d < rank; d++) lb[d] = lz_block_log2[rank][d];
     /* 7.10 step 1: the predictor */
-    uint64_t C[5] = {0, 0, 0, 0, 0}, S = 0;
+    uint64_t C[13] = {0}, S = 0; /* Lorenzo; linear, cubic of each order */
+    const unsigned NO = r1_norders(rank);
     for (uint64_t i = 3; i < n; i += 37) {
         uint64_t c[3] = {i % e[0], (i / e[0]) % e[1], i / (e[0] * e[1])};
         int bad = V[i];
@@ -453,8 +474,8 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
         }
         unsigned tz;
         if (r1_axis(c, rank, 0, &tz) == 99) continue;
-        int64_t qq[2][2];
-        for (unsigned od = 0; od < 2 && !bad; od++) {
+        int64_t qq[6][2];
+        for (unsigned od = 0; od < NO && !bad; od++) {
             unsigned a = r1_axis(c, rank, od, &tz);
             uint64_t s = (uint64_t)1 << tz, ca = c[a], o = s * st[a];
             int hb = ca + s < e[a], ha3 = hb && ca >= 3 * s, hb3 = hb && ca + 3 * s < e[a];
@@ -469,30 +490,36 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
                    r1_rquant(t, elem(t, data, i), r1_interp(1, A, hb, B, ha3, A3, hb3, B3), eb, &qq[od][1], &xr);
         }
         if (bad) continue;
-        uint64_t d5[5] = {q[i] - PL, (uint64_t)qq[0][0], (uint64_t)qq[0][1], (uint64_t)qq[1][0], (uint64_t)qq[1][1]};
+        uint64_t d[13] = {q[i] - PL};
+        for (unsigned od = 0; od < NO; od++) d[1 + 2 * od] = (uint64_t)qq[od][0], d[2 + 2 * od] = (uint64_t)qq[od][1];
         S++;
-        for (int k = 0; k < 5; k++) {
-            uint64_t zz = (d5[k] << 1) ^ (uint64_t)((int64_t)d5[k] >> 63);
+        for (unsigned k = 0; k < 1 + 2 * NO; k++) {
+            uint64_t zz = (d[k] << 1) ^ (uint64_t)((int64_t)d[k] >> 63);
             unsigned b = r1_bits(zz);
             C[k] += b ? 2 * b + 1 : 0;
         }
     }
-    /* the smallest interpolation cost, ties: cubic 0, linear 0, cubic 1, linear 1 */
-    unsigned pred = 0, order = 0;
+    /* the smallest interpolation cost, ties: cubic 0, linear 0, cubic 1,
+     * linear 1, cubic 2, ...; the trial's linear order: the smallest linear */
+    unsigned pred = 0, order = 0, bp = 2, bo = 0, lo = 0;
     uint64_t cbest = C[2];
-    unsigned bp = 2, bo = 0;
-    if (C[1] < cbest) cbest = C[1], bp = 1, bo = 0;
-    if (C[4] < cbest) cbest = C[4], bp = 2, bo = 1;
-    if (C[3] < cbest) cbest = C[3], bp = 1, bo = 1;
+    for (unsigned od = 0; od < NO; od++) {
+        if (C[2 + 2 * od] < cbest) cbest = C[2 + 2 * od], bp = 2, bo = od;
+        if (C[1 + 2 * od] < cbest) cbest = C[1 + 2 * od], bp = 1, bo = od;
+        if (C[1 + 2 * od] < C[1 + 2 * lo]) lo = od;
+    }
     if (cbest < C[0]) pred = bp, order = bo;
+    /* level bounds (byte 29): the estimate's interpolation cost below 3 per sample */
+    unsigned tight = cbest < 3 * S;
 
     if (force >= 0) {
         pred = (unsigned)force;
         order = pred ? ford : 0;
+        tight = ftight;
     } else if (pred == 0 && cbest <= 2 * C[0] && C[0] < 2 * S) { /* both payloads, the smaller */
         free(q), free(Q), free(ord), free(V);
-        bytebuf a = r1_lossy(t, data, dims, eb, R, wfreq, 0, 0),
-                b = r1_lossy(t, data, dims, eb, R, wfreq, 1, C[3] < C[1]);
+        bytebuf a = r1_lossy(t, data, dims, eb, R, wfreq, 0, 0, 0),
+                b = r1_lossy(t, data, dims, eb, R, wfreq, 1, lo, tight);
         if (b.n < a.n) {
             free(a.p);
             return b;
@@ -501,8 +528,10 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
         return a;
     }
     if (pred) lb[0] = lb[1] = lb[2] = 0;
-    /* code order */
-    uint64_t no = 0;
+    else tight = 0;
+    /* code order; the sweeps' first positions */
+    uint64_t no = 0, swst[101];
+    unsigned nsw = 0, Lv = 0;
     if (!pred) {
         uint64_t s[3], nb[3];
         for (int d = 0; d < 3; d++) {
@@ -520,24 +549,28 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
         unsigned L = 0;
         for (unsigned k = 0; k < rank; k++)
             while (((uint64_t)1 << L) < e[k]) L++;
+        Lv = L;
         ord[no++] = 0;
         for (int lv = (int)L - 1; lv >= 0; lv--) {
             uint64_t s = (uint64_t)1 << lv;
             for (unsigned j = 0; j < rank; j++) {
-                unsigned a = order ? rank - 1 - j : j;
+                unsigned a = r1_perm(rank, order, j);
                 if (s >= e[a]) continue;
+                swst[nsw++] = no; /* a sweep starts */
                 for (uint64_t z = 0; z < e[2]; z++)
                     for (uint64_t y = 0; y < e[1]; y++)
                         for (uint64_t x = 0; x < e[0]; x++) {
                             uint64_t c[3] = {x, y, z};
                             int ok = c[a] % (2 * s) == s;
                             for (unsigned k = 0; k < rank; k++)
-                                if (k != a) ok &= c[k] % ((order ? k > a : k < a) ? s : 2 * s) == 0;
+                                if (k != a)
+                                    ok &= c[k] % (r1_pos(rank, order, k) < r1_pos(rank, order, a) ? s : 2 * s) == 0;
                             if (ok) ord[no++] = (z * e[1] + y) * e[0] + x;
                         }
             }
         }
     }
+    swst[nsw] = n;
     /* 7.10 step 2: errors with radius R, then the chunk's radius */
     int64_t *dl = malloc(8 * n);
     double *Rd = malloc(8 * n);
@@ -569,9 +602,14 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
                 Pd = r1_interp(pred == 2, Rd[i - o], hb, hb ? Rd[i + o] : 0, ha3, ha3 ? Rd[i - 3 * o] : 0, hb3,
                                hb3 ? Rd[i + 3 * o] : 0);
             }
+            /* the element's level: s = 2^tz (element 0: 2^L); step h / f_lv */
+            unsigned tz = Lv;
+            if (ci) r1_axis(c, rank, order, &tz);
+            double f = 1.0;
+            for (unsigned k = 0; k < tz && tight; k++) f = f * 1.25 > 2.0 ? 2.0 : f * 1.25;
             int64_t qq;
             double xr;
-            vv[ci] = (uint8_t)r1_rquant(t, elem(t, data, i), Pd, eb, &qq, &xr);
+            vv[ci] = (uint8_t)r1_rquant_h(t, elem(t, data, i), Pd, h / f, eb, &qq, &xr);
             Rd[i] = vv[ci] ? Pd : xr;
             dl[ci] = vv[ci] ? 0 : qq;
         }
@@ -613,13 +651,37 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
     bytebuf hs = {0}, rl = {0};
     ref_hs(&hs, codes, n, K);
     int try_h = wfreq != 2, try_r = ref_rle(&rl, codes, n, K, wfreq, scz__ld64(hs.p + 8));
+    /* sweep streams (7.10 step 3): g = 0 .. min(S, 8) last sweeps in
+     * streams of their own, the smallest sum of stream sizes */
+    unsigned gs = 0;
+    bytebuf hsw = {0};
+    bb_put(&hsw, hs.p, hs.n);
+    if (pred && try_h)
+        for (unsigned gg = 1; gg <= nsw && gg <= 8; gg++) {
+            bytebuf c = {0};
+            uint64_t a = 0;
+            for (unsigned j = 0; j <= gg; j++) {
+                uint64_t b = swst[nsw - gg + j];
+                ref_hs(&c, codes + a, b - a, K);
+                a = b;
+            }
+            if (c.n < hsw.n) {
+                free(hsw.p);
+                hsw = c;
+                gs = gg;
+            } else {
+                free(c.p);
+            }
+        }
+    /* the run-length body only where its section is at most 21/20 of the Huffman section */
+    if (try_r && wfreq == 0 && 20 * (uint64_t)rl.n > 21 * (uint64_t)hsw.n) try_r = 0;
     bytebuf body[2] = {{0}, {0}}, bend[2] = {{0}, {0}};
     uint64_t fin[2] = {UINT64_MAX, UINT64_MAX};
     int use_be[2] = {0, 0};
     for (int w = 0; w < 2; w++) {
         if (!(w ? try_r : try_h)) continue;
         bytebuf *b = &body[w];
-        bb_put(b, w ? rl.p : hs.p, w ? rl.n : hs.n);
+        bb_put(b, w ? rl.p : hsw.p, w ? rl.n : hsw.n);
         if (outl.n) bb_put(b, outl.p, outl.n);
         if (verb.n) bb_put(b, verb.p, verb.n);
         fin[w] = 32 + b->n;
@@ -647,16 +709,19 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
         bb_u32(&o, n_verb);
         bb_u64(&o, outl.n);
         bb_u32(&o, r);
-        bb_u32(&o, 0);
+        bb_u8(&o, w ? 0 : gs);
+        bb_u8(&o, tight);
+        bb_u8(&o, 0);
+        bb_u8(&o, 0);
         if (use_be[w]) bb_put(&o, bend[w].p, bend[w].n);
         else bb_put(&o, body[w].p, body[w].n);
     }
     for (int k = 0; k < 2; k++) free(body[k].p), free(bend[k].p);
     free(q), free(Q), free(ord), free(V), free(dl), free(codes), free(Rd), free(vv);
-    free(outl.p), free(verb.p), free(hs.p), free(rl.p);
+    free(outl.p), free(verb.p), free(hs.p), free(hsw.p), free(rl.p);
     return o;
 }
 
 bytebuf ref_lossy1(scz_dtype t, const void *data, const uint64_t dims[3], double eb, uint32_t R, uint32_t wfreq) {
-    return r1_lossy(t, data, dims, eb, R, wfreq, -1, 0);
+    return r1_lossy(t, data, dims, eb, R, wfreq, -1, 0, 0);
 }
