@@ -52,14 +52,15 @@ uint64_t scz__rle_encode(const uint16_t *s, uint64_t n, uint32_t max_run, int T,
     /* first boundary at or after each thread's start (n if none) */
     first[T] = n;
     for (int t = T - 1; t >= 0; t--) first[t] = m[t] ? bnd[a[t]] : first[t + 1];
-    /* 2: count runs, 3: write them */
-    for (int pass = 0; pass < 2; pass++) {
+    /* 2: count runs (only to place the threads' parts: one thread writes
+     * at once), 3: write them */
+    for (int pass = T == 1 ? 1 : 0; pass < 2; pass++) {
         uint64_t off[MAXT];
         if (pass == 1) {
             uint64_t o = 0;
             for (int t = 0; t < T; t++) {
                 off[t] = o;
-                o += runs[t];
+                o += T == 1 ? 0 : runs[t];
             }
         }
 #pragma omp parallel for schedule(static, 1) num_threads(T) if (T > 1)
@@ -69,7 +70,16 @@ uint64_t scz__rle_encode(const uint16_t *s, uint64_t n, uint32_t max_run, int T,
                 uint64_t st = bnd[a[t] + j];
                 uint64_t en = j + 1 < m[t] ? bnd[a[t] + j + 1] : first[t + 1];
                 uint64_t len = en - st;
-                uint64_t pieces = len <= max_run ? 1 : (len + max_run - 1) / max_run; /* no division per run */
+                if (len <= max_run) { /* one piece (no division per run) */
+                    if (pass) {
+                        vals[o] = s[st];
+                        lens[o] = (uint16_t)(len - 1);
+                        o++;
+                    }
+                    r++;
+                    continue;
+                }
+                uint64_t pieces = (len + max_run - 1) / max_run;
                 if (pass) {
                     uint16_t v = s[st];
                     for (uint64_t p = 0; p < pieces; p++) {
@@ -81,7 +91,7 @@ uint64_t scz__rle_encode(const uint16_t *s, uint64_t n, uint32_t max_run, int T,
                 }
                 r += pieces;
             }
-            if (!pass) runs[t] = r;
+            runs[t] = r;
         }
     }
     uint64_t total = 0;

@@ -899,8 +899,19 @@ static void rle_write(const lz_rle *R, uint8_t *p, uint8_t *gap) {
 static uint64_t be_plan(const uint8_t *b, uint64_t B, uint64_t *tot, scz_huff_enc *book, void *work,
                         scz_hs_info *hi) {
     if (B == 0 || B > UINT32_MAX - 1) return UINT64_MAX;
-    memset(tot, 0, 256 * sizeof *tot);
-    for (uint64_t i = 0; i < B; i++) tot[b[i]]++;
+    /* four interleaved counters: runs of one byte do not chain their
+     * increments through memory */
+    uint32_t t[4][256];
+    memset(t, 0, sizeof t);
+    uint64_t i = 0;
+    for (; i + 4 <= B; i += 4) {
+        t[0][b[i]]++;
+        t[1][b[i + 1]]++;
+        t[2][b[i + 2]]++;
+        t[3][b[i + 3]]++;
+    }
+    for (; i < B; i++) t[0][b[i]]++;
+    for (unsigned k = 0; k < 256; k++) tot[k] = (uint64_t)t[0][k] + t[1][k] + t[2][k] + t[3][k];
     scz__huff_build(tot, 256, book, work);
     scz__hs_plan(book, tot, B, hi);
     return hi->size;

@@ -5,6 +5,7 @@
  */
 #include "../internal.h"
 
+#include <float.h>
 #include <math.h>
 
 static inline double elem(scz_dtype t, const void *p, uint64_t i) {
@@ -24,6 +25,45 @@ static inline int same_bits(size_t es, const void *a, const void *b, uint64_t i)
     return memcmp((const uint8_t *)a + i * es, (const uint8_t *)b + i * es, es) == 0;
 }
 
+/* float32 bits as an int32 that orders like the float (-0.0 just below
+ * +0.0), and back: integer min / max reductions vectorize without
+ * floating-point relaxations. */
+static inline int32_t f32_key(uint32_t b) { return (int32_t)(b ^ ((uint32_t)((int32_t)b >> 31) & 0x7fffffffu)); }
+static inline float f32_unkey(int32_t k) {
+    const uint32_t b = (uint32_t)k ^ ((uint32_t)(k >> 31) & 0x7fffffffu);
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+/* Extremes (as keys) and finite count of p[0..n), non-finite values left
+ * out: integer reductions, which the compiler vectorizes. *klo stays
+ * INT32_MAX and *khi INT32_MIN without a finite value. */
+static uint64_t range_f32(const float *restrict p, uint64_t n, int32_t *klo, int32_t *khi) {
+    int32_t lo = INT32_MAX, hi = INT32_MIN;
+    uint64_t c = 0, i = 0;
+    while (i < n) {
+        /* blocks of at most 2^20 elements: the count fits 32 bits */
+        const uint64_t e = n - i > (1u << 20) ? i + (1u << 20) : n;
+        uint32_t cb = 0;
+        for (; i < e; i++) {
+            uint32_t b;
+            memcpy(&b, p + i, sizeof b);
+            const uint32_t fin = (b & 0x7fffffffu) < 0x7f800000u, nf = fin - 1u; /* all ones when not finite */
+            const uint32_t key = (uint32_t)f32_key(b);
+            const int32_t kl = (int32_t)(key ^ ((key ^ (uint32_t)INT32_MAX) & nf));
+            const int32_t kh = (int32_t)(key ^ ((key ^ (uint32_t)INT32_MIN) & nf));
+            cb += fin;
+            lo = lo < kl ? lo : kl;
+            hi = hi > kh ? hi : kh;
+        }
+        c += cb;
+    }
+    *klo = lo;
+    *khi = hi;
+    return c;
+}
+
 scz_status scz__value_range(scz_dtype t, const void *data, uint64_t n, double *mn, double *mx,
                             uint64_t *finite, int threads) {
     if (!scz_dtype_size(t) || (!data && n)) return SCZ_ERR_ARG;
@@ -31,22 +71,30 @@ scz_status scz__value_range(scz_dtype t, const void *data, uint64_t n, double *m
     uint64_t f = 0;
     if (threads < 1) threads = 1;
     /* float32 in float (the extremes are exact; no dtype switch per
-     * element); non-finite values count as +-inf for the extremes */
+     * element); non-finite values count as +-inf for the extremes. Each
+     * thread scans a contiguous part (range_f32: an OpenMP reduction inside
+     * the loop kept it scalar), the parts' results are combined after. */
     if (t == SCZ_DTYPE_F32) {
         const float *p = data;
-        float flo = INFINITY, fhi = -INFINITY;
-#pragma omp parallel for reduction(min : flo) reduction(max : fhi) reduction(+ : f) schedule(static) \
-    num_threads(threads) if (n > 65536 && threads > 1)
-        for (uint64_t i = 0; i < n; i++) {
-            const float v = p[i];
-            const int fin = isfinite(v);
-            const float vl = fin ? v : INFINITY, vh = fin ? v : -INFINITY;
-            f += (uint64_t)fin;
-            flo = vl < flo ? vl : flo;
-            fhi = vh > fhi ? vh : fhi;
+        enum { PARTS = 64 };
+        int32_t plo[PARTS], phi[PARTS];
+        uint64_t pf[PARTS];
+        int np = n > 65536 && threads > 1 ? (threads < PARTS ? threads : PARTS) : 1;
+#pragma omp parallel for schedule(static, 1) num_threads(np) if (np > 1)
+        for (int q = 0; q < np; q++) {
+            const uint64_t a = n * (uint64_t)q / (uint64_t)np, b = n * (uint64_t)(q + 1) / (uint64_t)np;
+            pf[q] = range_f32(p + a, b - a, &plo[q], &phi[q]);
         }
-        lo = flo;
-        hi = fhi;
+        int32_t klo = INT32_MAX, khi = INT32_MIN;
+        for (int q = 0; q < np; q++) {
+            klo = plo[q] < klo ? plo[q] : klo;
+            khi = phi[q] > khi ? phi[q] : khi;
+            f += pf[q];
+        }
+        if (f) {
+            lo = f32_unkey(klo);
+            hi = f32_unkey(khi);
+        }
     } else {
 #pragma omp parallel for reduction(min : lo) reduction(max : hi) reduction(+ : f) schedule(static) \
     num_threads(threads) if (n > 65536 && threads > 1)
