@@ -148,22 +148,31 @@ static inline uint64_t lz_cost(uint64_t d) {
     return b ? 2 * (uint64_t)b + LZ1_COST_NZ : 0;
 }
 
-/* Interpolation from the neighbours at -3s, -s, +s, +3s along an axis
- * (7.9), binary64, each operation rounded on its own (sealed: no fused
- * multiply-add). hb, ha3, hb3: which of B, A3, B3 exist. */
+/* The cubic (four neighbours) and linear (two) interpolations of 7.9 from
+ * the neighbours A, B at -s, +s and A3, B3 at -3s, +3s: binary64, each
+ * operation rounded on its own (sealed: no fused multiply-add). */
+static inline double lz_cub(double A, double B, double A3, double B3) {
+    double ab = A + B, ab3 = A3 + B3;
+    SCZ_FP_SEAL(ab);
+    SCZ_FP_SEAL(ab3);
+    double m = ab * 9.0;
+    SCZ_FP_SEAL(m);
+    double d = m - ab3;
+    SCZ_FP_SEAL(d);
+    return d * 0.0625;
+}
+static inline double lz_lin(double A, double B) {
+    double ab = A + B;
+    SCZ_FP_SEAL(ab);
+    return ab * 0.5;
+}
+
+/* Interpolation from the neighbours that exist along an axis (7.9). hb,
+ * ha3, hb3: which of B, A3, B3 exist. */
 static inline double lz_finterp(int cubic, double A, int hb, double B, int ha3, double A3, int hb3, double B3) {
     if (!hb) return A;
     if (cubic) {
-        if (ha3 && hb3) {
-            double ab = A + B, ab3 = A3 + B3;
-            SCZ_FP_SEAL(ab);
-            SCZ_FP_SEAL(ab3);
-            double m = ab * 9.0;
-            SCZ_FP_SEAL(m);
-            double d = m - ab3;
-            SCZ_FP_SEAL(d);
-            return d * 0.0625;
-        }
+        if (ha3 && hb3) return lz_cub(A, B, A3, B3);
         if (hb3 || ha3) {
             /* 3A + 6B - B3 (right neighbour at 3s) or 6A + 3B - A3, over 8 */
             double u = hb3 ? A * 3.0 : A * 6.0, v = hb3 ? B * 6.0 : B * 3.0;
@@ -176,9 +185,7 @@ static inline double lz_finterp(int cubic, double A, int hb, double B, int ha3, 
             return w * 0.125;
         }
     }
-    double ab = A + B;
-    SCZ_FP_SEAL(ab);
-    return ab * 0.5;
+    return lz_lin(A, B);
 }
 
 /* Prediction of element i at coordinate c along an axis of extent e and
@@ -192,23 +199,11 @@ static inline double lz_ipred(const double *R, uint64_t i, uint64_t c, uint64_t 
 }
 
 /* The same predictions where all four (cubic) or both (linear) neighbours
- * exist, o the neighbour offset: lz_finterp's operations without its
- * tests. */
+ * exist, o the neighbour offset: no tests. */
 static inline double lz_icub(const double *R, uint64_t i, uint64_t o) {
-    double ab = R[i - o] + R[i + o], ab3 = R[i - 3 * o] + R[i + 3 * o];
-    SCZ_FP_SEAL(ab);
-    SCZ_FP_SEAL(ab3);
-    double m = ab * 9.0;
-    SCZ_FP_SEAL(m);
-    double d = m - ab3;
-    SCZ_FP_SEAL(d);
-    return d * 0.0625;
+    return lz_cub(R[i - o], R[i + o], R[i - 3 * o], R[i + 3 * o]);
 }
-static inline double lz_ilin(const double *R, uint64_t i, uint64_t o) {
-    double ab = R[i - o] + R[i + o];
-    SCZ_FP_SEAL(ab);
-    return ab * 0.5;
-}
+static inline double lz_ilin(const double *R, uint64_t i, uint64_t o) { return lz_lin(R[i - o], R[i + o]); }
 
 /* Residual quantization (7.9): q = t = (x - P) / h rounded half to even;
  * *xr = the reconstruction T(P + q h); returns 1 when the element must be
