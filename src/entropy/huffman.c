@@ -68,15 +68,21 @@ size_t scz__huff_work_size(uint32_t K) {
 
 /* Canonical codes from lengths: codes of equal length are consecutive in
  * symbol order, shorter lengths first (deflate's rule). */
-static void assign_codes(scz_huff_enc *b) {
-    uint32_t bl[LMAX + 2] = {0}, next[LMAX + 2] = {0};
-    for (uint32_t s = 0; s < b->K; s++) bl[b->len[s]]++;
-    bl[0] = 0;
+/* next[l] = the first code of length l, from the counts bl[] of each
+ * length (bl[0], unused symbols, is ignored). */
+static void first_codes(const uint32_t *bl, uint32_t *next) {
     uint32_t code = 0;
+    next[0] = 0;
     for (unsigned l = 1; l <= LMAX; l++) {
-        code = (code + bl[l - 1]) << 1;
+        code = (code + (l > 1 ? bl[l - 1] : 0)) << 1;
         next[l] = code;
     }
+}
+
+static void assign_codes(scz_huff_enc *b) {
+    uint32_t bl[LMAX + 2] = {0}, next[LMAX + 2];
+    for (uint32_t s = 0; s < b->K; s++) bl[b->len[s]]++;
+    first_codes(bl, next);
     b->used = 0;
     for (uint32_t s = 0; s < b->K; s++) {
         unsigned l = b->len[s];
@@ -303,6 +309,19 @@ void scz__hist_reduce(const uint32_t *hist, int R, uint32_t K, uint64_t *total,
 /* Stream layout                                                       */
 /* ------------------------------------------------------------------ */
 
+/* A stream's layout (8.4) from its bits and codebook bytes. */
+static void hs_layout(scz_hs_info *f, uint32_t K, uint64_t count, uint64_t bits, uint32_t cb_bytes) {
+    memset(f, 0, sizeof *f);
+    f->K = K;
+    f->count = count;
+    f->total_bits = bits;
+    f->cb_bytes = cb_bytes;
+    f->n_units = (bits + U - 1) / U;
+    f->n_segs = (f->n_units + G - 1) / G;
+    f->n_words = (bits + 31) / 32;
+    f->size = SCZ_HUFF_HDR_BYTES + f->cb_bytes + (f->n_units + 1) / 2 + 4 * f->n_segs + 4 * f->n_words;
+}
+
 /* Bytes of a maximal run of r equal lengths in the codebook (8.3). */
 static uint32_t cb_run_bytes(uint32_t r) { return r <= 7 ? 1 : 1 + scz__varint_len(r - 8); }
 
@@ -335,8 +354,9 @@ uint64_t scz__hs_size_sparse(const uint32_t *sym, const uint64_t *hist, uint32_t
 #undef CB_ADD
         if (cur >= 0) cb += cb_run_bytes(r);
     }
-    const uint64_t n_units = (bits + U - 1) / U, n_segs = (n_units + G - 1) / G, n_words = (bits + 31) / 32;
-    return SCZ_HUFF_HDR_BYTES + cb + (n_units + 1) / 2 + 4 * n_segs + 4 * n_words;
+    scz_hs_info f;
+    hs_layout(&f, K, count, bits, cb);
+    return f.size;
 }
 
 void scz__huff_build_sparse(const uint32_t *sym, const uint64_t *hist, uint32_t m, uint32_t K, uint64_t count,
@@ -346,7 +366,7 @@ void scz__huff_build_sparse(const uint32_t *sym, const uint64_t *hist, uint32_t 
     memcpy(l, book->len, m);
     book->K = K;
     memset(book->len, 0, K);
-    uint32_t bl[LMAX + 2] = {0}, next[LMAX + 2] = {0};
+    uint32_t bl[LMAX + 2] = {0}, next[LMAX + 2];
     uint64_t bits = 0;
     for (uint32_t j = 0; j < m; j++) {
         book->len[sym[j]] = l[j];
@@ -354,41 +374,20 @@ void scz__huff_build_sparse(const uint32_t *sym, const uint64_t *hist, uint32_t 
         bits += hist[j] * l[j];
     }
     /* canonical codes (assign_codes) for the listed symbols, ascending */
-    bl[0] = 0;
-    uint32_t code = 0;
-    for (unsigned k = 1; k <= LMAX; k++) {
-        code = (code + bl[k - 1]) << 1;
-        next[k] = code;
-    }
+    first_codes(bl, next);
     book->used = 0;
     for (uint32_t j = 0; j < m; j++)
         if (l[j]) {
             book->entry[sym[j]] = next[l[j]]++ << 5 | l[j];
             book->used++;
         }
-    memset(f, 0, sizeof *f);
-    f->K = K;
-    f->count = count;
-    f->total_bits = bits;
-    f->cb_bytes = count ? cb_write(book->len, K, NULL) : 0;
-    f->n_units = (bits + U - 1) / U;
-    f->n_segs = (f->n_units + G - 1) / G;
-    f->n_words = (bits + 31) / 32;
-    f->size = SCZ_HUFF_HDR_BYTES + f->cb_bytes + (f->n_units + 1) / 2 + 4 * f->n_segs + 4 * f->n_words;
+    hs_layout(f, K, count, bits, count ? cb_write(book->len, K, NULL) : 0);
 }
 
 void scz__hs_plan(const scz_huff_enc *book, const uint64_t *hist, uint64_t count, scz_hs_info *f) {
-    memset(f, 0, sizeof *f);
-    f->K = book->K;
-    f->count = count;
     uint64_t bits = 0;
     for (uint32_t s = 0; s < book->K; s++) bits += hist[s] * book->len[s];
-    f->total_bits = bits;
-    f->cb_bytes = count ? cb_write(book->len, book->K, NULL) : 0;
-    f->n_units = (bits + U - 1) / U;
-    f->n_segs = (f->n_units + G - 1) / G;
-    f->n_words = (bits + 31) / 32;
-    f->size = SCZ_HUFF_HDR_BYTES + f->cb_bytes + (f->n_units + 1) / 2 + 4 * f->n_segs + 4 * f->n_words;
+    hs_layout(f, book->K, count, bits, count ? cb_write(book->len, book->K, NULL) : 0);
 }
 
 typedef struct edge_word {
