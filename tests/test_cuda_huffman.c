@@ -120,12 +120,10 @@ static void compare(const scz_shape *s, const void *data, uint64_t chunk_bytes, 
     if (!zc) return;
     scz_ctx *gctx[2] = {gpu, gpu_small};
     for (int k = 0; k < 2; k++) {
-        uint8_t *zg = tu_compress(gctx[k], &p, s, data, &ng, what);
+        int same;
+        uint8_t *zg = cudatest_gpu_stream(gctx[k], k ? "small" : "default", &p, s, data, zc, nc, &ng, what, &same);
         n_streams++;
         if (zg) {
-            int same = ng == nc && memcmp(zg, zc, nc) == 0;
-            CHECK(same, "%s: GPU stream (%s batches, %zu bytes) differs from the CPU's (%zu bytes) at byte %zu", what,
-                  k ? "small" : "default", ng, nc, tu_first_diff(zg, zc, ng < nc ? ng : nc));
             n_identical += same;
             if (k == 0) tu_check_decode(cpu, zg, ng, data, raw, what, "CPU (GPU's stream)");
             free(zg);

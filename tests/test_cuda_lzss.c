@@ -75,12 +75,10 @@ static void compare(const scz_shape *s, const void *data, const scz_params *p, i
     n_cases++;
     scz_ctx *gctx[2] = {gpu, gpu_small};
     for (int k = 0; k < (quick > 1 ? 1 : 2); k++) {
-        uint8_t *zg = tu_compress(gctx[k], p, s, data, &ng, what);
+        int same;
+        uint8_t *zg = cudatest_gpu_stream(gctx[k], k ? "small" : "default", p, s, data, zc, nc, &ng, what, &same);
         n_streams++;
         if (zg) {
-            const int same = ng == nc && memcmp(zg, zc, nc) == 0;
-            CHECK(same, "%s: GPU stream (%s batches, %zu bytes) differs from the CPU's (%zu bytes) at byte %zu", what,
-                  k ? "small" : "default", ng, nc, tu_first_diff(zg, zc, ng < nc ? ng : nc));
             n_identical += same;
             free(zg);
         }

@@ -36,6 +36,23 @@ int main(void) {
 
 static inline const char *st(scz_status s) { return scz_status_string(s); }
 
+/* Compresses src through the host API on gpu (`batches` names its batch
+ * setting in messages) and checks that the stream is the CPU's (ref, ref_n
+ * bytes). Returns the GPU's stream, *n bytes (the caller frees it), or
+ * NULL where compression failed (tu_compress reported it); *same: 1 where
+ * the two streams are equal. */
+static inline uint8_t *cudatest_gpu_stream(scz_ctx *gpu, const char *batches, const scz_params *p,
+                                           const scz_shape *s, const void *src, const uint8_t *ref, size_t ref_n,
+                                           size_t *n, const char *what, int *same) {
+    *same = 0;
+    uint8_t *zg = tu_compress(gpu, p, s, src, n, what);
+    if (!zg) return NULL;
+    *same = *n == ref_n && memcmp(zg, ref, ref_n) == 0;
+    CHECK(*same, "%s: GPU stream (%s batches, %zu bytes) differs from the CPU's (%zu bytes) at byte %zu", what,
+          batches, *n, ref_n, tu_first_diff(zg, ref, *n < ref_n ? *n : ref_n));
+    return zg;
+}
+
 /* Device-pointer API round trip of a lossless codec: src compressed by
  * scz_cuda_compress on gpu must give ref (the CPU's stream, ref_n bytes),
  * and ref decompressed by scz_cuda_decompress must give src back.
