@@ -107,15 +107,16 @@ struct Params {
     uint64_t *rsum;             /* n x tpc: run tile sums, then exclusive prefixes */
     uint64_t *bsum;             /* n x btpc: terminators per byte tile, then prefixes */
     uint64_t *ckpt;             /* n x ckpc: byte offset of pair k * CK */
+    uint32_t *done;             /* n x dpc: bit b of a chunk's words = block b written by k_rfast */
     scz_chunk_geom gfull, glast;
     uint64_t count_full, count_last, raw_full;
     double h;                   /* 2 eb_abs */
-    uint32_t n, c0, es, r, long_cap, tpc, btpc, ckpc;
+    uint32_t n, c0, es, r, long_cap, tpc, btpc, ckpc, dpc;
 };
 
 struct Layout {
-    size_t meta, bad, ib, tables, longs, codes, ct0, ctv, ctl, rsum, bsum, ckpt, total;
-    uint32_t long_cap, tpc, btpc, ckpc;
+    size_t meta, bad, ib, tables, longs, codes, ct0, ctv, ctl, rsum, bsum, ckpt, done, total;
+    uint32_t long_cap, tpc, btpc, ckpc, dpc;
 };
 
 Layout layout(const scz_cuda_batch *b) {
@@ -125,6 +126,7 @@ Layout layout(const scz_cuda_batch *b) {
     L.tpc = (uint32_t)((cf + CT - 1) / CT);
     L.btpc = (uint32_t)((cf * MAX_PAIR + BT - 1) / BT);
     L.ckpc = (uint32_t)(cf / CK + 2);
+    L.dpc = (uint32_t)((cf + 31) / 32); /* a block holds at least one element */
     Bump B{nullptr, 0};
     L.meta = B.o, B.take<LMeta>(n);
     L.bad = B.o, B.take<uint32_t>(n);
@@ -138,6 +140,7 @@ Layout layout(const scz_cuda_batch *b) {
     L.rsum = B.o, B.take<uint64_t>(n * L.tpc);
     L.bsum = B.o, B.take<uint64_t>(n * (uint64_t)L.btpc);
     L.ckpt = B.o, B.take<uint64_t>(n * (uint64_t)L.ckpc);
+    L.done = B.o, B.take<uint32_t>(n * (uint64_t)L.dpc);
     L.total = B.o;
     return L;
 }
@@ -871,6 +874,97 @@ __device__ __forceinline__ bool recon_fast(int shape, const uint16_t *cb, uint8_
     return true;
 }
 
+/* Block b of a chunk (lossy.c lz_block): origin, extents, the first
+ * element in array order (base) and in code order (co). */
+struct BGeo {
+    uint32_t e0, e1, e2, sx, sy, sz, ex, ey, ez;
+    uint64_t base, co;
+};
+__device__ __forceinline__ BGeo block_geo(const LMeta &M, uint64_t b) {
+    BGeo G;
+    const uint32_t nb0 = M.nb[0], nb1 = M.nb[1];
+    const uint32_t bx = (uint32_t)(b % nb0), tq = (uint32_t)(b / nb0);
+    const uint32_t by = tq % nb1, bz = tq / nb1;
+    G.e0 = M.e[0], G.e1 = M.e[1], G.e2 = M.e[2];
+    const uint32_t x0 = bx << M.lb[0], y0 = by << M.lb[1], z0 = bz << M.lb[2];
+    G.sx = 1u << M.lb[0], G.sy = 1u << M.lb[1], G.sz = 1u << M.lb[2];
+    G.ex = G.e0 - x0 < G.sx ? G.e0 - x0 : G.sx;
+    G.ey = G.e1 - y0 < G.sy ? G.e1 - y0 : G.sy;
+    G.ez = G.e2 - z0 < G.sz ? G.e2 - z0 : G.sz;
+    G.base = ((uint64_t)z0 * G.e1 + y0) * G.e0 + x0;
+    G.co = (uint64_t)z0 * G.e1 * G.e0 + (uint64_t)G.ez * y0 * G.e0 + (uint64_t)G.ez * G.ey * x0;
+    return G;
+}
+
+/* The fast-path shape of a block (FS_NONE: the generic path). */
+__device__ __forceinline__ int fast_shape(const LMeta &M, const BGeo &G, uint32_t r) {
+    if (G.ex != G.sx || G.ey != G.sy || G.ez != G.sz || r > LZ_MAX_RADIUS) return FS_NONE;
+    const uint32_t l0 = M.lb[0], l1 = M.lb[1], l2 = M.lb[2];
+    if (l0 == 12 && l1 == 0 && l2 == 0) return FS_1D;
+    if (l0 == 6 && l1 == 6 && l2 == 0) return FS_2D;
+    if (l0 == 4 && l1 == 4 && l2 == 4) return FS_3D;
+    return FS_NONE;
+}
+
+/* k_rfast: the blocks of the fast path (recon_fast), each marked in done[];
+ * a lean kernel (no generic path's registers). A block's 4096 codes are
+ * staged in shared memory by asynchronous copies issued while the block
+ * before it is reconstructed (two buffers), so the loads' latency and the
+ * item's metadata lookups overlap the work. k_recon takes the others. */
+struct RItem {
+    uint64_t b, base;
+    uint32_t c, e0, e1;
+    int shape;
+};
+template <bool F32> __global__ void __launch_bounds__(NT, 4) k_rfast(Params p) {
+    __shared__ __align__(16) int32_t S[4360];
+    __shared__ __align__(16) uint16_t cbuf[2][MAXB];
+    const uint64_t *ib = p.ib + IT_BLOCK * (p.n + 1);
+    const uint64_t total = ib[p.n];
+    const uint32_t tid = threadIdx.x;
+    /* item it: its fast shape (FS_NONE: nothing to do) and its codes'
+     * copy into buf issued (block-uniform) */
+    auto prep = [&](uint64_t it, RItem &I, uint16_t *buf) {
+        I.shape = FS_NONE;
+        if (it >= total) return;
+        I.c = item_chunk(ib, p.n, it);
+        if (p.bad[I.c]) return;
+        I.b = it - ib[I.c];
+        const LMeta &M = p.meta[I.c];
+        const BGeo G = block_geo(M, I.b);
+        I.shape = fast_shape(M, G, p.r);
+        if (I.shape == FS_NONE) return;
+        I.base = G.base;
+        I.e0 = G.e0;
+        I.e1 = G.e1;
+        const uint16_t *src = p.codes + (size_t)I.c * p.count_full + G.co;
+        if ((reinterpret_cast<uintptr_t>(src) & 15) == 0) {
+            for (uint32_t k = tid; k < MAXB / 8; k += NT) scz_ku::cp_async16(buf + 8 * k, src + 8 * k);
+        } else {
+            for (uint32_t k = tid; k < MAXB; k += NT) buf[k] = src[k];
+        }
+    };
+    RItem cur, nxt;
+    uint32_t bi = 0;
+    prep(blockIdx.x, cur, cbuf[0]);
+    scz_ku::cp_async_commit();
+    for (uint64_t it = blockIdx.x; it < total; it += gridDim.x) {
+        prep(it + gridDim.x, nxt, cbuf[bi ^ 1]);
+        scz_ku::cp_async_commit();
+        scz_ku::cp_async_wait_group<1>(); /* this item's copies have landed */
+        __syncthreads();
+        if (cur.shape != FS_NONE &&
+            recon_fast<F32>(cur.shape, cbuf[bi], p.dst + (uint64_t)cur.c * p.raw_full, cur.base, cur.e0, cur.e1,
+                            p.r, p.h, S) &&
+            tid == 0)
+            atomicOr(&p.done[(size_t)cur.c * p.dpc + cur.b / 32], 1u << (cur.b % 32));
+        __syncthreads(); /* buffer bi and S are free for the next items */
+        cur = nxt;
+        bi ^= 1;
+    }
+    scz_ku::cp_async_wait_all();
+}
+
 template <bool F32> __global__ void __launch_bounds__(NT, 4) k_recon(Params p) {
     typedef cub::BlockScan<uint32_t, NT> ScanU;
     typedef cub::BlockScan<unsigned long long, NT> ScanL;
@@ -883,177 +977,172 @@ template <bool F32> __global__ void __launch_bounds__(NT, 4) k_recon(Params p) {
     __shared__ __align__(16) RShared sm;
     __shared__ Cnt3 pre;
     __shared__ int bad;
-    __shared__ uint32_t skip;
+    __shared__ uint32_t smask;
     const uint64_t *ib = p.ib + IT_BLOCK * (p.n + 1);
     const uint64_t total = ib[p.n];
     const uint32_t r = p.r, vnew = 2 * r, vrep = 2 * r + 1, es = F32 ? 4 : 8;
     const uint32_t tid = threadIdx.x;
-    for (uint64_t it = blockIdx.x; it < total; it += gridDim.x) {
-        const uint32_t c = item_chunk(ib, p.n, it);
-        const uint64_t b = it - ib[c];
-        const LMeta &M = p.meta[c];
-        if (tid == 0) skip = p.bad[c];
-        __syncthreads();
-        if (skip) { /* block-uniform */
-            __syncthreads();
-            continue;
-        }
-        /* the block (lossy.c lz_block) */
-        const uint32_t nb0 = M.nb[0], nb1 = M.nb[1];
-        const uint32_t bx = (uint32_t)(b % nb0), tq = (uint32_t)(b / nb0);
-        const uint32_t by = tq % nb1, bz = tq / nb1;
-        const uint32_t e0 = M.e[0], e1 = M.e[1], e2 = M.e[2];
-        const uint32_t x0 = bx << M.lb[0], y0 = by << M.lb[1], z0 = bz << M.lb[2];
-        const uint32_t sx = 1u << M.lb[0], sy = 1u << M.lb[1], sz = 1u << M.lb[2];
-        const uint32_t ex = e0 - x0 < sx ? e0 - x0 : sx, ey = e1 - y0 < sy ? e1 - y0 : sy,
-                       ez = e2 - z0 < sz ? e2 - z0 : sz;
-        const uint64_t base = ((uint64_t)z0 * e1 + y0) * e0 + x0;
-        const uint64_t co = (uint64_t)z0 * e1 * e0 + (uint64_t)ez * y0 * e0 + (uint64_t)ez * ey * x0;
-        const uint32_t m = ex * ey * ez, exy = ex * ey;
-        const uint16_t *codes = p.codes + (size_t)c * p.count_full;
-        {
-            const uint32_t l0 = M.lb[0], l1 = M.lb[1], l2 = M.lb[2];
-            int shape = FS_NONE;
-            if (ex == sx && ey == sy && ez == sz && r <= LZ_MAX_RADIUS) {
-                if (l0 == 12 && l1 == 0 && l2 == 0) shape = FS_1D;
-                else if (l0 == 6 && l1 == 6 && l2 == 0) shape = FS_2D;
-                else if (l0 == 4 && l1 == 4 && l2 == 4) shape = FS_3D;
+    /* the block's items (grid-stride) 32 at a time: the first warp finds
+     * those left to do (not of a bad chunk, not written by k_rfast), the
+     * block takes them one by one */
+    const uint64_t gs = gridDim.x;
+    for (uint64_t w0 = blockIdx.x; w0 < total; w0 += 32 * gs) {
+        if (tid < 32) {
+            const uint64_t it = w0 + tid * gs;
+            bool need = false;
+            if (it < total) {
+                const uint32_t c = item_chunk(ib, p.n, it);
+                const uint64_t b = it - ib[c];
+                need = !p.bad[c] && !(p.done[(size_t)c * p.dpc + b / 32] >> (b % 32) & 1u);
             }
-            if (shape != FS_NONE &&
-                recon_fast<F32>(shape, codes + co, p.dst + (uint64_t)c * p.raw_full, base, e0, e1, r, p.h,
-                                reinterpret_cast<int32_t *>(sm.D)))
-                continue; /* block-uniform; the next item's first barrier orders S */
+            const uint32_t mk = __ballot_sync(FULL, need);
+            if (tid == 0) smask = mk;
         }
-        /* counts before the block: the tile's prefix plus the tile's codes before co */
-        const uint32_t t0 = (uint32_t)(co / CT);
-        {
-            Cnt3 a{0, 0, 0};
-            for (uint32_t i = t0 * CT + tid; i < co; i += NT) {
-                const uint32_t x = codes[i];
-                if (x == 0) a.o++, a.l = i + 1;
-                a.v += x == vnew;
-            }
-            const Cnt3 s = Red(ts.rd).Reduce(a, Cnt3Op());
-            if (tid == 0) {
-                const size_t k = (size_t)c * p.tpc + t0;
-                pre = Cnt3Op()(Cnt3{p.ct0[k], p.ctv[k], p.ctl[k]}, s);
-                bad = 0;
-            }
-            __syncthreads();
-        }
-        /* codes of the block, blocked: thread tid has elements tid * PER + q */
-        uint32_t cd[PER], f0[PER], fv[PER];
-        for (uint32_t q = 0; q < PER; q++) {
-            const uint32_t i = tid * PER + q;
-            cd[q] = i < m ? codes[co + i] : 1u;
-            f0[q] = cd[q] == 0;
-            fv[q] = cd[q] == vnew;
-        }
-        for (uint32_t i = tid; i < m; i += NT) { /* D = code - r; 0 for verbatim (outliers below) */
-            const uint32_t x = codes[co + i];
-            sm.D[i] = x >= vnew ? 0ull : (unsigned long long)((int64_t)x - (int64_t)r);
-        }
-        uint32_t n0;
-        ScanU(ts.su).ExclusiveSum(f0, f0, n0);
         __syncthreads();
-        ScanU(ts.su).ExclusiveSum(fv, fv);
-        int b_ = 0;
-        for (uint32_t q = 0; q < PER; q++) {
-            const uint32_t i = tid * PER + q;
-            if (i >= m) break;
-            if (cd[q] == 0) sm.pos[f0[q]] = (uint16_t)i;
-            if (cd[q] == vrep && pre.v + fv[q] == 0) b_ = 1;
-        }
-        if (b_) bad = 1;
-        __syncthreads();
-        /* the block's outlier pairs: one thread per checkpoint group */
-        if (n0) {
-            const uint64_t o0 = pre.o, o1 = o0 + n0;
-            const uint64_t g0 = o0 / CK, g1 = (o1 - 1) / CK;
-            const uint64_t g = g0 + tid;
-            if (g <= g1) {
-                const uint8_t *q = M.olist + p.ckpt[(uint64_t)c * p.ckpc + g], *qe = M.olist + M.obytes;
-                const uint64_t ka = g * CK > o0 ? g * CK : o0, kb = (g + 1) * CK < o1 ? (g + 1) * CK : o1;
-                int e = 0;
-                for (uint64_t k = g * CK; k < kb && !e; k++) {
-                    uint64_t gap, z;
-                    if (!(q = get_varint(q, qe, &gap)) || !(q = get_varint(q, qe, &z))) {
-                        e = 1;
-                        break;
-                    }
-                    if (k < ka) continue;
-                    const uint32_t li = (uint32_t)(k - o0), i = sm.pos[li];
-                    const uint64_t prev = li ? co + sm.pos[li - 1] + 1 : (uint64_t)pre.l;
-                    if (gap != co + i - prev) e = 1;
-                    const int64_t dl = (int64_t)((z >> 1) ^ (0 - (z & 1)));
-                    if (dl > -(int64_t)r && dl < (int64_t)r) e = 1;
-                    sm.D[i] = (unsigned long long)dl;
+        uint32_t mask = smask;
+        __syncthreads(); /* smask is read before the next window writes it */
+        while (mask) {
+            const uint64_t it = w0 + (uint64_t)(__ffs(mask) - 1) * gs;
+            mask &= mask - 1;
+            const uint32_t c = item_chunk(ib, p.n, it);
+            const uint64_t b = it - ib[c];
+            const LMeta &M = p.meta[c];
+            const BGeo G = block_geo(M, b);
+            const uint32_t e0 = G.e0, e1 = G.e1, sx = G.sx, sy = G.sy, sz = G.sz, ex = G.ex, ey = G.ey, ez = G.ez;
+            const uint64_t base = G.base, co = G.co;
+            const uint32_t m = ex * ey * ez, exy = ex * ey;
+            const uint16_t *codes = p.codes + (size_t)c * p.count_full;
+            /* counts before the block: the tile's prefix plus the tile's codes before co */
+            const uint32_t t0 = (uint32_t)(co / CT);
+            {
+                Cnt3 a{0, 0, 0};
+                for (uint32_t i = t0 * CT + tid; i < co; i += NT) {
+                    const uint32_t x = codes[i];
+                    if (x == 0) a.o++, a.l = i + 1;
+                    a.v += x == vnew;
                 }
-                if (e) bad = 1;
+                const Cnt3 s = Red(ts.rd).Reduce(a, Cnt3Op());
+                if (tid == 0) {
+                    const size_t k = (size_t)c * p.tpc + t0;
+                    pre = Cnt3Op()(Cnt3{p.ct0[k], p.ctv[k], p.ctl[k]}, s);
+                    bad = 0;
+                }
+                __syncthreads();
             }
-        }
-        __syncthreads();
-        if (bad) {
-            if (tid == 0) fail(p, c, LZE_OUTLIER);
+            /* codes of the block, blocked: thread tid has elements tid * PER + q */
+            uint32_t cd[PER], f0[PER], fv[PER];
+            for (uint32_t q = 0; q < PER; q++) {
+                const uint32_t i = tid * PER + q;
+                cd[q] = i < m ? codes[co + i] : 1u;
+                f0[q] = cd[q] == 0;
+                fv[q] = cd[q] == vnew;
+            }
+            for (uint32_t i = tid; i < m; i += NT) { /* D = code - r; 0 for verbatim (outliers below) */
+                const uint32_t x = codes[co + i];
+                sm.D[i] = x >= vnew ? 0ull : (unsigned long long)((int64_t)x - (int64_t)r);
+            }
+            uint32_t n0;
+            ScanU(ts.su).ExclusiveSum(f0, f0, n0);
             __syncthreads();
-            continue;
-        }
-        /* partial sums along x, then y, then z */
-        if (exy * ez == ex) {
-            unsigned long long v[PER];
-            for (uint32_t q = 0; q < PER; q++) v[q] = sm.D[tid * PER + q];
-            ScanL(ts.sl).InclusiveSum(v, v);
-            for (uint32_t q = 0; q < PER; q++) sm.D[tid * PER + q] = v[q];
-        } else {
-            scan_lines(sm.D, ey * ez, ex, 1, [ex](uint32_t l) { return l * ex; });
-        }
-        __syncthreads();
-        if (ey > 1) {
-            scan_lines(sm.D, ez * ex, ey, ex, [ex, exy](uint32_t l) { return (l / ex) * exy + l % ex; });
+            ScanU(ts.su).ExclusiveSum(fv, fv);
+            int b_ = 0;
+            for (uint32_t q = 0; q < PER; q++) {
+                const uint32_t i = tid * PER + q;
+                if (i >= m) break;
+                if (cd[q] == 0) sm.pos[f0[q]] = (uint16_t)i;
+                if (cd[q] == vrep && pre.v + fv[q] == 0) b_ = 1;
+            }
+            if (b_) bad = 1;
             __syncthreads();
-        }
-        if (ez > 1) {
-            scan_lines(sm.D, exy, ez, exy, [](uint32_t l) { return l; });
+            /* the block's outlier pairs: one thread per checkpoint group */
+            if (n0) {
+                const uint64_t o0 = pre.o, o1 = o0 + n0;
+                const uint64_t g0 = o0 / CK, g1 = (o1 - 1) / CK;
+                const uint64_t g = g0 + tid;
+                if (g <= g1) {
+                    const uint8_t *q = M.olist + p.ckpt[(uint64_t)c * p.ckpc + g], *qe = M.olist + M.obytes;
+                    const uint64_t ka = g * CK > o0 ? g * CK : o0, kb = (g + 1) * CK < o1 ? (g + 1) * CK : o1;
+                    int e = 0;
+                    for (uint64_t k = g * CK; k < kb && !e; k++) {
+                        uint64_t gap, z;
+                        if (!(q = get_varint(q, qe, &gap)) || !(q = get_varint(q, qe, &z))) {
+                            e = 1;
+                            break;
+                        }
+                        if (k < ka) continue;
+                        const uint32_t li = (uint32_t)(k - o0), i = sm.pos[li];
+                        const uint64_t prev = li ? co + sm.pos[li - 1] + 1 : (uint64_t)pre.l;
+                        if (gap != co + i - prev) e = 1;
+                        const int64_t dl = (int64_t)((z >> 1) ^ (0 - (z & 1)));
+                        if (dl > -(int64_t)r && dl < (int64_t)r) e = 1;
+                        sm.D[i] = (unsigned long long)dl;
+                    }
+                    if (e) bad = 1;
+                }
+            }
             __syncthreads();
-        }
-        /* element i of the block: its coordinates (shifts for a whole block) */
-        const bool fb = ex == sx && ey == sy && ez == sz;
-        const uint32_t l0 = M.lb[0], l01 = M.lb[0] + M.lb[1];
-        auto xyz = [&](uint32_t i, uint32_t &x, uint32_t &y, uint32_t &z) {
-            if (fb) {
-                x = i & (sx - 1);
-                y = (i >> l0) & (sy - 1);
-                z = i >> l01;
+            if (bad) {
+                if (tid == 0) fail(p, c, LZE_OUTLIER);
+                __syncthreads();
+                continue;
+            }
+            /* partial sums along x, then y, then z */
+            if (exy * ez == ex) {
+                unsigned long long v[PER];
+                for (uint32_t q = 0; q < PER; q++) v[q] = sm.D[tid * PER + q];
+                ScanL(ts.sl).InclusiveSum(v, v);
+                for (uint32_t q = 0; q < PER; q++) sm.D[tid * PER + q] = v[q];
             } else {
-                x = i % ex;
-                y = (i / ex) % ey;
-                z = i / exy;
+                scan_lines(sm.D, ey * ez, ex, 1, [ex](uint32_t l) { return l * ex; });
             }
-        };
-        /* output in array order; verbatim elements take their value (the
-         * k-th code 2r the k-th value, 2r+1 the most recent one) */
-        uint8_t *dst = p.dst + (uint64_t)c * p.raw_full;
-        for (uint32_t i = tid; i < m; i += NT) {
-            uint32_t x, y, z;
-            xyz(i, x, y, z);
-            const uint64_t a = base + ((uint64_t)z * e1 + y) * e0 + x;
-            if (codes[co + i] >= vnew) continue;
-            const uint64_t bits = recon_bits(sm.D[i], p.h, F32);
-            if (F32) reinterpret_cast<uint32_t *>(dst)[a] = (uint32_t)bits;
-            else reinterpret_cast<uint64_t *>(dst)[a] = bits;
+            __syncthreads();
+            if (ey > 1) {
+                scan_lines(sm.D, ez * ex, ey, ex, [ex, exy](uint32_t l) { return (l / ex) * exy + l % ex; });
+                __syncthreads();
+            }
+            if (ez > 1) {
+                scan_lines(sm.D, exy, ez, exy, [](uint32_t l) { return l; });
+                __syncthreads();
+            }
+            /* element i of the block: its coordinates (shifts for a whole block) */
+            const bool fb = ex == sx && ey == sy && ez == sz;
+            const uint32_t l0 = M.lb[0], l01 = M.lb[0] + M.lb[1];
+            auto xyz = [&](uint32_t i, uint32_t &x, uint32_t &y, uint32_t &z) {
+                if (fb) {
+                    x = i & (sx - 1);
+                    y = (i >> l0) & (sy - 1);
+                    z = i >> l01;
+                } else {
+                    x = i % ex;
+                    y = (i / ex) % ey;
+                    z = i / exy;
+                }
+            };
+            /* output in array order; verbatim elements take their value (the
+             * k-th code 2r the k-th value, 2r+1 the most recent one) */
+            uint8_t *dst = p.dst + (uint64_t)c * p.raw_full;
+            for (uint32_t i = tid; i < m; i += NT) {
+                uint32_t x, y, z;
+                xyz(i, x, y, z);
+                const uint64_t a = base + ((uint64_t)z * e1 + y) * e0 + x;
+                if (codes[co + i] >= vnew) continue;
+                const uint64_t bits = recon_bits(sm.D[i], p.h, F32);
+                if (F32) reinterpret_cast<uint32_t *>(dst)[a] = (uint32_t)bits;
+                else reinterpret_cast<uint64_t *>(dst)[a] = bits;
+            }
+            for (uint32_t q = 0; q < PER; q++) {
+                const uint32_t i = tid * PER + q;
+                if (i >= m || cd[q] < vnew) continue;
+                const uint64_t vi = (uint64_t)pre.v + fv[q] - (cd[q] == vnew ? 0u : 1u);
+                const uint8_t *src = M.vvals + vi * es;
+                uint32_t x, y, z;
+                xyz(i, x, y, z);
+                const uint64_t a = base + ((uint64_t)z * e1 + y) * e0 + x;
+                if (F32) reinterpret_cast<uint32_t *>(dst)[a] = ldb32(src);
+                else reinterpret_cast<uint64_t *>(dst)[a] = ldb64(src);
+            }
+            __syncthreads();
         }
-        for (uint32_t q = 0; q < PER; q++) {
-            const uint32_t i = tid * PER + q;
-            if (i >= m || cd[q] < vnew) continue;
-            const uint64_t vi = (uint64_t)pre.v + fv[q] - (cd[q] == vnew ? 0u : 1u);
-            const uint8_t *src = M.vvals + vi * es;
-            uint32_t x, y, z;
-            xyz(i, x, y, z);
-            const uint64_t a = base + ((uint64_t)z * e1 + y) * e0 + x;
-            if (F32) reinterpret_cast<uint32_t *>(dst)[a] = ldb32(src);
-            else reinterpret_cast<uint64_t *>(dst)[a] = ldb64(src);
-        }
-        __syncthreads();
     }
 }
 
@@ -1088,6 +1177,7 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     p.rsum = reinterpret_cast<uint64_t *>(sc + L.rsum);
     p.bsum = reinterpret_cast<uint64_t *>(sc + L.bsum);
     p.ckpt = reinterpret_cast<uint64_t *>(sc + L.ckpt);
+    p.done = reinterpret_cast<uint32_t *>(sc + L.done);
     p.gfull = b->full;
     p.glast = b->last;
     p.count_full = b->full.count;
@@ -1102,6 +1192,7 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     p.tpc = L.tpc;
     p.btpc = L.btpc;
     p.ckpc = L.ckpc;
+    p.dpc = L.dpc;
     cudaError_t e;
     ScProf pf("lossy decode", s);
     k_prep<<<b->n, NT, 0, s>>>(p);
@@ -1130,6 +1221,15 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     pf.mark("outliers");
     if ((e = cudaFuncSetAttribute(k_recon<true>, cudaFuncAttributePreferredSharedMemoryCarveout, 100))) return e;
     if ((e = cudaFuncSetAttribute(k_recon<false>, cudaFuncAttributePreferredSharedMemoryCarveout, 100))) return e;
+    if ((e = cudaMemsetAsync(p.done, 0, (size_t)b->n * L.dpc * sizeof(uint32_t), s))) return e;
+    if (p.es == 4) {
+        if ((e = cudaFuncSetAttribute(k_rfast<true>, cudaFuncAttributePreferredSharedMemoryCarveout, 100))) return e;
+        k_rfast<true><<<persistent_grid((const void *)k_rfast<true>), NT, 0, s>>>(p);
+    } else {
+        if ((e = cudaFuncSetAttribute(k_rfast<false>, cudaFuncAttributePreferredSharedMemoryCarveout, 100))) return e;
+        k_rfast<false><<<persistent_grid((const void *)k_rfast<false>), NT, 0, s>>>(p);
+    }
+    pf.mark("rfast");
     if (p.es == 4) k_recon<true><<<persistent_grid((const void *)k_recon<true>), NT, 0, s>>>(p);
     else k_recon<false><<<persistent_grid((const void *)k_recon<false>), NT, 0, s>>>(p);
     pf.mark("recon");
