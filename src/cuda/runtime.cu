@@ -19,6 +19,7 @@ extern "C" {
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 namespace {
 
@@ -602,6 +603,41 @@ extern "C" void scz__cuda_ctx_free(scz_ctx *ctx) {
     if (c->pin_small) cudaFreeHost(c->pin_small);
     free(c);
     ctx->cuda = nullptr;
+}
+
+/* Phase timing (prof.h): printed with SCZ_GPU_PROFILE=1, or recorded for a
+ * benchmark (scz__cuda_prof_set). */
+namespace {
+int g_prof_rec = 0;
+struct ProfSum {
+    const char *what, *phase; /* the string literals of ScProf and its marks */
+    double ms;
+};
+ProfSum g_prof[64];
+int g_nprof = 0;
+} // namespace
+extern "C" int scz__cuda_prof_mode(void) {
+    static int env = -1;
+    if (env < 0) {
+        const char *e = getenv("SCZ_GPU_PROFILE");
+        env = e && *e == '1';
+    }
+    return env ? 1 : g_prof_rec ? 2 : 0;
+}
+extern "C" void scz__cuda_prof_add(const char *what, const char *phase, double ms) {
+    for (int i = 0; i < g_nprof; i++)
+        if (!strcmp(g_prof[i].what, what) && !strcmp(g_prof[i].phase, phase)) {
+            g_prof[i].ms += ms;
+            return;
+        }
+    if (g_nprof < 64) g_prof[g_nprof++] = ProfSum{what, phase, ms};
+}
+extern "C" void scz__cuda_prof_set(int on) { g_prof_rec = on != 0; }
+extern "C" void scz__cuda_prof_reset(void) { g_nprof = 0; }
+extern "C" double scz__cuda_prof_phase(const char *what, const char *phase) {
+    for (int i = 0; i < g_nprof; i++)
+        if (!strcmp(g_prof[i].what, what) && !strcmp(g_prof[i].phase, phase)) return g_prof[i].ms;
+    return -1;
 }
 
 extern "C" void scz__cuda_set_batch_bytes(scz_ctx *ctx, uint64_t bytes) {
