@@ -45,6 +45,8 @@
 
 #include <cub/cub.cuh>
 
+#include <type_traits>
+
 using namespace scz_hd;
 
 namespace {
@@ -134,7 +136,8 @@ struct Params {
     uint64_t *bsum;             /* n x btpc: terminators per byte tile, then prefixes */
     uint64_t *ckpt;             /* n x ckpc: byte offset of pair k * CK */
     uint8_t *bodies;            /* level 1: n x bodycap, the back end's output */
-    double *R;                  /* level 1: n x count_full reconstructed values (interpolation) */
+    double *Rv;                 /* level 1: n x count_full: an outlier's error (bits), a verbatim element's R */
+    uint32_t *vbits;            /* level 1: n x vbw words: the verbatim elements (bit i: element i) */
     Sweep *sw;                  /* level 1: n x swn */
     uint64_t *swoff;            /* level 1: swn x (n + 1) element offsets of each sweep index per chunk */
     scz_chunk_geom gfull, glast;
@@ -142,11 +145,12 @@ struct Params {
     double h;                   /* 2 eb_abs */
     uint32_t n, c0, es, r, long_cap, tpc, btpc, ckpc;
     uint32_t level, nsl, swn;   /* knobs[2]; stream slots per chunk; sweep entries per chunk */
+    uint32_t vbw;               /* words of vbits per chunk */
 };
 
 struct Layout {
-    size_t meta, bad, ib, tables, longs, codes, ct0, ctv, ctl, rsum, bsum, ckpt, bodies, R, sw, swoff, total;
-    uint32_t long_cap, tpc, btpc, ckpc, nsl, swn;
+    size_t meta, bad, ib, tables, longs, codes, ct0, ctv, ctl, rsum, bsum, ckpt, bodies, Rv, vbits, sw, swoff, total;
+    uint32_t long_cap, tpc, btpc, ckpc, nsl, swn, vbw;
     uint64_t bodycap;
 };
 
@@ -200,7 +204,9 @@ Layout layout(const scz_cuda_batch *b) {
     L.bsum = B.o, B.take<uint64_t>(n * (uint64_t)L.btpc);
     L.ckpt = B.o, B.take<uint64_t>(n * (uint64_t)L.ckpc);
     L.bodies = B.o, B.take<uint8_t>(n * L.bodycap);
-    L.R = B.o, B.take<double>(l1 ? n * cf : 0);
+    L.vbw = (uint32_t)((cf + 31) / 32);
+    L.Rv = B.o, B.take<double>(l1 ? n * cf : 0);
+    L.vbits = B.o, B.take<uint32_t>(l1 ? n * L.vbw : 0);
     L.sw = B.o, B.take<Sweep>(n * (uint64_t)L.swn);
     L.swoff = B.o, B.take<uint64_t>((uint64_t)L.swn * (n + 1));
     L.total = B.o;
@@ -1365,10 +1371,11 @@ constexpr unsigned long long DNAN_BITS = 0xFFF8000000000000ull;
 
 /* Interpolated chunks, per tile of CT traversal positions: outliers (the
  * k-th code 0 takes the k-th pair of the list, checked as k_recon checks
- * them) leave their error in R at their element, verbatim elements (code
- * 2r: the next value, 2r + 1: the most recent one) get their value in the
- * output. R then holds, for every outlier, its error's bits until the
- * element's sweep reads them. */
+ * them) leave their error's bits in Rv at their element, verbatim elements
+ * (code 2r: the next value, 2r + 1: the most recent one) get their value in
+ * the output and their bit in vbits. The sweeps read an element's R from
+ * the output (T(x') converted to binary64 is R) or, for a verbatim one,
+ * from Rv (R = P there). */
 template <bool F32> __global__ void __launch_bounds__(NT) k_ires(Params p) {
     typedef cub::BlockScan<uint32_t, NT> ScanU;
     __shared__ typename ScanU::TempStorage ts;
@@ -1425,9 +1432,10 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_ires(Params p) {
     }
     if (b_) bad = 1;
     __syncthreads();
-    double *R = p.R + (size_t)c * p.count_full;
+    double *Rv = p.Rv + (size_t)c * p.count_full;
+    uint32_t *vb = p.vbits + (size_t)c * p.vbw;
     if (match_pairs(p, M, c, co, pos, n0, pre_o, pre_l, r, [&](uint32_t li, int64_t dl) {
-            R[elem(co + li)] = __longlong_as_double((long long)dl);
+            Rv[elem(co + li)] = __longlong_as_double((long long)dl);
         }))
         bad = 1;
     __syncthreads();
@@ -1444,15 +1452,17 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_ires(Params p) {
         const uint32_t i = elem(co + li);
         if (F32) reinterpret_cast<uint32_t *>(dst)[i] = ldb32(src);
         else reinterpret_cast<uint64_t *>(dst)[i] = ldb64(src);
+        atomicOr(&vb[i >> 5], 1u << (i & 31));
     }
 }
 
 /* Sweep index j of every interpolated chunk (entry 0: element 0): one
  * thread per element; its neighbours belong to earlier sweeps (earlier
- * launches). P (lossy_interp_hd.h lz_ipred), then x' = T(P + double(D)
- * h_lv), R = double(x'), for a verbatim element R = P (its value was
- * written by k_ires). */
+ * launches). P (as lossy_interp_hd.h lz_ipred, from the neighbours' R),
+ * then x' = T(P + double(D) h_lv) into the output; a verbatim element (its
+ * value written by k_ires) keeps R = P in Rv. */
 template <bool F32> __global__ void __launch_bounds__(NT) k_sweep(Params p, uint32_t j) {
+    typedef typename std::conditional<F32, float, double>::type T;
     const uint64_t *so = p.swoff + (size_t)j * (p.n + 1);
     const uint64_t total = so[p.n];
     for (uint64_t t = (uint64_t)blockIdx.x * NT + threadIdx.x; t < total; t += (uint64_t)gridDim.x * NT) {
@@ -1465,28 +1475,34 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_sweep(Params p, uint
         uint32_t x, y, z;
         sweep_xyz(W, k, x, y, z);
         const uint32_t i = (z * e1 + y) * e0 + x;
-        double *R = p.R + (size_t)c * p.count_full;
+        double *Rv = p.Rv + (size_t)c * p.count_full;
+        const uint32_t *vb = p.vbits + (size_t)c * p.vbw;
+        T *out = reinterpret_cast<T *>(p.dst + (uint64_t)c * p.raw_full);
         const uint32_t code = p.codes[(size_t)c * p.count_full + W.p0 + k];
         double P = 0.0;
         if (W.a < 3) {
-            const uint32_t ca = W.a == 0 ? x : W.a == 1 ? y : z;
-            const uint64_t st = W.a == 0 ? 1 : W.a == 1 ? (uint64_t)e0 : (uint64_t)e0 * e1;
-            P = lz_ipred(R, i, ca, W.s, st, M.e[W.a], M.pred == LZ_PRED_CUBIC);
+            /* the neighbours' R: T(x') read back (exact), Rv for verbatim elements */
+            auto rd = [&](uint32_t m) -> double { return (vb[m >> 5] >> (m & 31)) & 1u ? Rv[m] : (double)out[m]; };
+            const uint32_t ca = W.a == 0 ? x : W.a == 1 ? y : z, ea = M.e[W.a], s = W.s;
+            const uint32_t o = W.a == 0 ? s : W.a == 1 ? s * e0 : s * e0 * e1;
+            const int cubic = M.pred == LZ_PRED_CUBIC;
+            const int hb = ca + s < ea, ha3 = cubic && hb && ca >= 3 * s, hb3 = cubic && hb && ca + 3 * s < ea;
+            P = lz_finterp(cubic, rd(i - o), hb, hb ? rd(i + o) : 0.0, ha3, ha3 ? rd(i - 3 * o) : 0.0, hb3,
+                           hb3 ? rd(i + 3 * o) : 0.0);
             if (P != P) P = __longlong_as_double((long long)DNAN_BITS);
         }
         const uint32_t r = M.r;
         if (code >= 2 * r) {
-            R[i] = P;
+            Rv[i] = P;
             continue;
         }
-        const int64_t D = code ? (int64_t)code - (int64_t)r : (int64_t)__double_as_longlong(R[i]);
-        double xr = lz_rrecon(P, D, W.h, F32);
-        const bool nan = xr != xr;
-        if (nan) xr = __longlong_as_double((long long)DNAN_BITS);
-        R[i] = xr;
-        uint8_t *out = p.dst + (uint64_t)c * p.raw_full;
-        if (F32) reinterpret_cast<uint32_t *>(out)[i] = nan ? 0xFFC00000u : __float_as_uint(__double2float_rn(xr));
-        else reinterpret_cast<uint64_t *>(out)[i] = (uint64_t)__double_as_longlong(xr);
+        const int64_t D = code ? (int64_t)code - (int64_t)r : (int64_t)__double_as_longlong(Rv[i]);
+        const double xr = lz_rrecon(P, D, W.h, F32);
+        if (F32) {
+            reinterpret_cast<uint32_t *>(out)[i] = xr != xr ? 0xFFC00000u : __float_as_uint(__double2float_rn(xr));
+        } else {
+            reinterpret_cast<unsigned long long *>(out)[i] = xr != xr ? DNAN_BITS : (unsigned long long)__double_as_longlong(xr);
+        }
     }
 }
 
@@ -1522,7 +1538,9 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     p.bsum = reinterpret_cast<uint64_t *>(sc + L.bsum);
     p.ckpt = reinterpret_cast<uint64_t *>(sc + L.ckpt);
     p.bodies = sc + L.bodies;
-    p.R = reinterpret_cast<double *>(sc + L.R);
+    p.Rv = reinterpret_cast<double *>(sc + L.Rv);
+    p.vbits = reinterpret_cast<uint32_t *>(sc + L.vbits);
+    p.vbw = L.vbw;
     p.sw = reinterpret_cast<Sweep *>(sc + L.sw);
     p.swoff = reinterpret_cast<uint64_t *>(sc + L.swoff);
     p.bodycap = L.bodycap;
@@ -1582,6 +1600,7 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     else k_recon<false><<<persistent_grid((const void *)k_recon<false>), NT, 0, s>>>(p);
     pf.mark("recon");
     if (p.level) { /* interpolated chunks: outliers and verbatim values, then sweep by sweep */
+        if ((e = cudaMemsetAsync(p.vbits, 0, (size_t)b->n * L.vbw * sizeof(uint32_t), s))) return e;
         if (p.es == 4) k_ires<true><<<b->n * L.tpc, NT, 0, s>>>(p);
         else k_ires<false><<<b->n * L.tpc, NT, 0, s>>>(p);
         pf.mark("interp lists");
