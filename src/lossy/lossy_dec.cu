@@ -115,6 +115,7 @@ enum { IT_HUFF = 0, IT_RUN, IT_BYTE, IT_BLOCK, IT_BE, IT_KINDS };
  * in traversal order from position p0. */
 struct Sweep {
     double h;                   /* the level's step h_lv */
+    double inv0, inv1;          /* 1 / c0, 1 / c1 (fdiv) */
     uint32_t p0, n, c0, c1;
     uint32_t b[3], d[3];
     uint32_t a, s;              /* axis (3: element 0, predicted 0), level stride */
@@ -139,7 +140,6 @@ struct Params {
     double *Rv;                 /* level 1: n x count_full: an outlier's error (bits), a verbatim element's R */
     uint32_t *vbits;            /* level 1: n x vbw words: the verbatim elements (bit i: element i) */
     Sweep *sw;                  /* level 1: n x swn */
-    uint64_t *swoff;            /* level 1: swn x (n + 1) element offsets of each sweep index per chunk */
     scz_chunk_geom gfull, glast;
     uint64_t count_full, count_last, raw_full, bodycap;
     double h;                   /* 2 eb_abs */
@@ -149,7 +149,7 @@ struct Params {
 };
 
 struct Layout {
-    size_t meta, bad, ib, tables, longs, codes, ct0, ctv, ctl, rsum, bsum, ckpt, bodies, Rv, vbits, sw, swoff, total;
+    size_t meta, bad, ib, tables, longs, codes, ct0, ctv, ctl, rsum, bsum, ckpt, bodies, Rv, vbits, sw, total;
     uint32_t long_cap, tpc, btpc, ckpc, nsl, swn, vbw;
     uint64_t bodycap;
 };
@@ -208,7 +208,6 @@ Layout layout(const scz_cuda_batch *b) {
     L.Rv = B.o, B.take<double>(l1 ? n * cf : 0);
     L.vbits = B.o, B.take<uint32_t>(l1 ? n * L.vbw : 0);
     L.sw = B.o, B.take<Sweep>(n * (uint64_t)L.swn);
-    L.swoff = B.o, B.take<uint64_t>((uint64_t)L.swn * (n + 1));
     L.total = B.o;
     return L;
 }
@@ -304,9 +303,21 @@ __device__ unsigned shape_head(const Params &p, uint32_t c, LMeta &M, bool inter
     return 0;
 }
 
+/* Stream s of a body at P[0..avail) holding count symbols of K: located
+ * from its header (hs_size); k_books parses it (hs_parse) and builds its
+ * tables. Here S.cb is the stream's start and S.bytes its size. */
+__device__ int locate_stream(LMeta &M, uint32_t s, const uint8_t *P, uint64_t avail, uint32_t K, uint64_t count) {
+    Stream &S = M.S[s];
+    const int hr = hs_size(P, avail, K, count, &S.bytes, &S.n_segs);
+    S.cb = P;
+    S.K = K;
+    S.count = (uint32_t)count;
+    return hr;
+}
+
 /* The body (7.7 from byte 24; 7.9 for level 1) of a chunk whose header
  * M holds: counts, the workflow's Huffman streams (one; the sweep streams;
- * or the run count and the two run streams), section sizes. */
+ * or the run count and the two run streams) located, section sizes. */
 __device__ unsigned body_parse(const Params &p, uint32_t c, LMeta &M) {
     const uint8_t *P = M.body;
     const uint64_t size = M.blen, N = M.N;
@@ -321,7 +332,7 @@ __device__ unsigned body_parse(const Params &p, uint32_t c, LMeta &M) {
         uint32_t a = 0;
         for (uint32_t s = 0; s < ns && !hr; s++) {
             const uint32_t b = M.gs == 0 || s == M.gs ? (uint32_t)N : W[M.nsw - M.gs + s + 1].p0;
-            hr = hs_parse(P + pos, size - pos, K, b - a, p.long_cap, &M.S[s]);
+            hr = locate_stream(M, s, P + pos, size - pos, K, b - a);
             if (!hr) pos += M.S[s].bytes;
             M.soff[s] = a;
             a = b;
@@ -333,9 +344,9 @@ __device__ unsigned body_parse(const Params &p, uint32_t c, LMeta &M) {
         if (nruns < 1 || nruns > N) return LZE_RUNS;
         pos += 4;
         M.nruns = nruns;
-        hr = hs_parse(P + pos, size - pos, K, nruns, p.long_cap, &M.S[0]);
+        hr = locate_stream(M, 0, P + pos, size - pos, K, nruns);
         if (!hr) pos += M.S[0].bytes;
-        if (!hr) hr = hs_parse(P + pos, size - pos, 65536, nruns, p.long_cap, &M.S[1]);
+        if (!hr) hr = locate_stream(M, 1, P + pos, size - pos, 65536, nruns);
         if (!hr) pos += M.S[1].bytes;
         M.nstr = 2;
     }
@@ -405,7 +416,7 @@ __global__ void __launch_bounds__(NT) k_head1(Params p) {
                     Sweep *W = p.sw + (size_t)c * p.swn;
                     Sweep w0;
                     w0.h = lz1_level_step(p.h, (int)M.tight, L);
-                    w0.p0 = 0, w0.n = 1, w0.c0 = w0.c1 = 1, w0.a = 3, w0.s = 0;
+                    w0.p0 = 0, w0.n = 1, w0.c0 = w0.c1 = 1, w0.a = 3, w0.s = 0, w0.inv0 = w0.inv1 = 1.0;
                     for (int k = 0; k < 3; k++) w0.b[k] = 0, w0.d[k] = 1;
                     W[0] = w0;
                     uint32_t S = 0, base = 1;
@@ -423,6 +434,8 @@ __global__ void __launch_bounds__(NT) k_head1(Params p) {
                             w.n = (uint32_t)(cnt[0] * cnt[1] * cnt[2]);
                             w.c0 = (uint32_t)cnt[0];
                             w.c1 = (uint32_t)cnt[1];
+                            w.inv0 = 1.0 / (double)w.c0;
+                            w.inv1 = 1.0 / (double)w.c1;
                             for (int k = 0; k < 3; k++) w.b[k] = (uint32_t)b[k], w.d[k] = (uint32_t)d[k];
                             w.a = a;
                             w.s = (uint32_t)s;
@@ -476,11 +489,10 @@ __global__ void __launch_bounds__(NT) k_head1(Params p) {
 }
 
 /* Payload header (level 0; level 1: what k_head1 left) and body of each
- * chunk, the decoding tables of its Huffman streams. One block per chunk. */
+ * chunk, its Huffman streams located (k_books parses them). One block per
+ * chunk. */
 __global__ void __launch_bounds__(NT) k_prep(Params p) {
     __shared__ LMeta M;
-    __shared__ Run runs[NT];
-    __shared__ uint32_t sh[LMAX + 8];
     const uint32_t c = blockIdx.x, tid = threadIdx.x;
     if (tid == 0) {
         unsigned e = 0;
@@ -528,36 +540,53 @@ __global__ void __launch_bounds__(NT) k_prep(Params p) {
         if (!p.level) p.ckpt[(uint64_t)c * p.ckpc] = 0;
     }
     __syncthreads();
-    if (M.mode == 1 || M.mode == 2) {
-        for (uint32_t s = 0; s < M.nstr; s++) {
-            if (M.S[s].count)
-                hs_build<NT>(M.S[s], M.S[s].cb, p.tables + ((size_t)c * p.nsl + s) * TABLE,
-                             p.longs + ((size_t)c * p.nsl + s) * p.long_cap, runs, sh);
-            __syncthreads();
-        }
-    }
     const uint32_t *s32 = reinterpret_cast<const uint32_t *>(&M);
     uint32_t *d32 = reinterpret_cast<uint32_t *>(p.meta + c);
     for (uint32_t i = tid; i < sizeof(LMeta) / 4; i += NT) d32[i] = s32[i];
 }
 
-/* Item offsets of each kind: ib[k * (n + 1) + c]; level 1: the element
- * offsets of each sweep index, swoff[j * (n + 1) + c]. */
+/* Huffman stream s of chunk c (block c * nsl + s): parsed (hs_parse) where
+ * k_prep located it, its decoding tables built. A stream found malformed
+ * takes its chunk out of the later steps. */
+__global__ void __launch_bounds__(NT) k_books(Params p) {
+    __shared__ Stream S;
+    __shared__ Run runs[NT];
+    __shared__ uint32_t sh[LMAX + 8];
+    __shared__ int ok;
+    const uint32_t c = blockIdx.x / p.nsl, s = blockIdx.x % p.nsl, tid = threadIdx.x;
+    LMeta &M = p.meta[c];
+    if ((M.mode != 1 && M.mode != 2) || s >= M.nstr) return; /* block-uniform */
+    if (tid == 0) {
+        const Stream &Z = M.S[s];
+        const int hr = hs_parse(Z.cb, Z.bytes, Z.K, Z.count, p.long_cap, &S);
+        ok = !hr;
+        if (hr) {
+            scz_cuda_report(p.err, p.c0 + c, map_hs(hr));
+            p.bad[c] = 1u;
+            M.mode = 3;
+            for (int k = 0; k < IT_KINDS; k++) M.items[k] = 0;
+        }
+    }
+    __syncthreads();
+    if (!ok) return;
+    if (S.count)
+        hs_build<NT>(S, S.cb, p.tables + ((size_t)c * p.nsl + s) * TABLE, p.longs + ((size_t)c * p.nsl + s) * p.long_cap,
+                     runs, sh);
+    const uint32_t *s32 = reinterpret_cast<const uint32_t *>(&S);
+    uint32_t *d32 = reinterpret_cast<uint32_t *>(&M.S[s]);
+    for (uint32_t i = tid; i < sizeof(Stream) / 4; i += NT) d32[i] = s32[i];
+}
+
+/* Item offsets of each kind: ib[k * (n + 1) + c]. */
 __global__ void __launch_bounds__(NT) k_items(Params p) {
     typedef cub::BlockScan<unsigned long long, NT> Scan;
     __shared__ typename Scan::TempStorage ts;
-    for (uint32_t k = 0; k < IT_KINDS + p.swn; k++) {
+    for (uint32_t k = 0; k < IT_KINDS; k++) {
         unsigned long long carry = 0;
-        uint64_t *ib = k < IT_KINDS ? p.ib + (size_t)k * (p.n + 1) : p.swoff + (size_t)(k - IT_KINDS) * (p.n + 1);
+        uint64_t *ib = p.ib + (size_t)k * (p.n + 1);
         for (uint32_t c0 = 0; c0 < p.n; c0 += NT) {
             const uint32_t c = c0 + threadIdx.x;
-            unsigned long long x = 0;
-            if (c < p.n) {
-                const LMeta &M = p.meta[c];
-                if (k < IT_KINDS) x = M.items[k];
-                else if ((M.mode == 1 || M.mode == 2) && M.pred != LZ_PRED_LORENZO && k - IT_KINDS <= M.nsw)
-                    x = p.sw[(size_t)c * p.swn + (k - IT_KINDS)].n;
-            }
+            const unsigned long long x = c < p.n ? p.meta[c].items[k] : 0;
             unsigned long long ex, tot;
             Scan(ts).ExclusiveSum(x, ex, tot);
             if (c < p.n) ib[c] = carry + ex;
@@ -1391,10 +1420,24 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_ires(Params p) {
     const uint16_t *codes = p.codes + (size_t)c * p.count_full;
     uint32_t cd[PER], f0[PER], fv[PER];
     bool any = false;
+    if ((p.count_full & 7) == 0 && co + CT <= N) { /* a whole tile, 16-byte aligned: 8 codes per load */
+        const uint4 *v = reinterpret_cast<const uint4 *>(codes + co + tid * PER);
+#pragma unroll
+        for (uint32_t h = 0; h < PER / 8; h++) {
+            const uint4 w = __ldg(v + h);
+            const uint32_t wd[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+            for (uint32_t k = 0; k < 8; k++) cd[h * 8 + k] = (wd[k / 2] >> (16 * (k & 1))) & 0xffffu;
+        }
+    } else {
+#pragma unroll
+        for (uint32_t q = 0; q < PER; q++) {
+            const uint64_t i = co + tid * PER + q;
+            cd[q] = i < N ? codes[i] : 1u;
+        }
+    }
 #pragma unroll
     for (uint32_t q = 0; q < PER; q++) {
-        const uint64_t i = co + tid * PER + q;
-        cd[q] = i < N ? codes[i] : 1u;
         f0[q] = cd[q] == 0;
         fv[q] = cd[q] == vnew;
         any |= cd[q] == 0 || cd[q] >= vnew;
@@ -1456,53 +1499,132 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_ires(Params p) {
     }
 }
 
-/* Sweep index j of every interpolated chunk (entry 0: element 0): one
- * thread per element; its neighbours belong to earlier sweeps (earlier
- * launches). P (as lossy_interp_hd.h lz_ipred, from the neighbours' R),
- * then x' = T(P + double(D) h_lv) into the output; a verbatim element (its
- * value written by k_ires) keeps R = P in Rv. */
-template <bool F32> __global__ void __launch_bounds__(NT) k_sweep(Params p, uint32_t j) {
+/* n / d for n, d < 2^31 from inv = 1 / d (binary64): the product is
+ * within 2^-20 of n / d, so the truncated quotient is off by at most one,
+ * which the remainder corrects. */
+__device__ __forceinline__ uint32_t fdiv(uint32_t n, uint32_t d, double inv) {
+    uint32_t q = __double2uint_rz(__dmul_rn((double)n, inv));
+    const int64_t r = (int64_t)n - (int64_t)q * d;
+    if (r < 0) q--;
+    else if (r >= (int64_t)d) q++;
+    return q;
+}
+
+/* What a sweep needs of its chunk (k_sweep keeps it in shared memory). */
+struct SwCtx {
+    const uint16_t *codes;
+    double *Rv;
+    const uint32_t *vb;
+    uint8_t *out;
+    double h, inv0, inv1;
+    uint32_t n, p0, c0, c1, b0, b1, b2, d0, d1, d2;
+    uint32_t a, s, e0, e1, ea, o, cubic, r;
+    uint32_t hasv;              /* the chunk has verbatim elements (else no bitmap reads) */
+};
+
+__device__ __forceinline__ void sw_ctx(const Params &p, uint32_t j, uint32_t c, SwCtx &X) {
+    const LMeta &M = p.meta[c];
+    const Sweep &W = p.sw[(size_t)c * p.swn + j];
+    X.codes = p.codes + (size_t)c * p.count_full;
+    X.Rv = p.Rv + (size_t)c * p.count_full;
+    X.vb = p.vbits + (size_t)c * p.vbw;
+    X.out = p.dst + (uint64_t)c * p.raw_full;
+    X.h = W.h, X.inv0 = W.inv0, X.inv1 = W.inv1;
+    X.n = W.n, X.p0 = W.p0, X.c0 = W.c0, X.c1 = W.c1;
+    X.b0 = W.b[0], X.b1 = W.b[1], X.b2 = W.b[2], X.d0 = W.d[0], X.d1 = W.d[1], X.d2 = W.d[2];
+    X.a = W.a, X.s = W.s, X.e0 = M.e[0], X.e1 = M.e[1], X.ea = W.a < 3 ? M.e[W.a] : 1;
+    X.o = W.a == 0 ? W.s : W.a == 1 ? W.s * M.e[0] : W.s * M.e[0] * M.e[1];
+    X.cubic = M.pred == LZ_PRED_CUBIC;
+    X.r = M.r;
+    X.hasv = M.n_verb != 0;
+}
+
+/* One element of a sweep in two steps, so that a thread has several in
+ * flight: load (its code, its error if an outlier, its neighbours' T(x')
+ * and verbatim bits) and finish (P, x'). */
+template <bool F32> struct SwElem {
     typedef typename std::conditional<F32, float, double>::type T;
-    const uint64_t *so = p.swoff + (size_t)j * (p.n + 1);
-    const uint64_t total = so[p.n];
-    for (uint64_t t = (uint64_t)blockIdx.x * NT + threadIdx.x; t < total; t += (uint64_t)gridDim.x * NT) {
-        const uint32_t c = item_chunk(so, p.n, t);
-        if (p.bad[c]) continue;
-        const LMeta &M = p.meta[c];
-        const Sweep &W = p.sw[(size_t)c * p.swn + j];
-        const uint32_t k = (uint32_t)(t - so[c]);
-        const uint32_t e0 = M.e[0], e1 = M.e[1];
-        uint32_t x, y, z;
-        sweep_xyz(W, k, x, y, z);
-        const uint32_t i = (z * e1 + y) * e0 + x;
-        double *Rv = p.Rv + (size_t)c * p.count_full;
-        const uint32_t *vb = p.vbits + (size_t)c * p.vbw;
-        T *out = reinterpret_cast<T *>(p.dst + (uint64_t)c * p.raw_full);
-        const uint32_t code = p.codes[(size_t)c * p.count_full + W.p0 + k];
+    uint32_t i, code, fl; /* fl: bits 0-2 which of B, A3, B3 exist; bits 4-7 which of A, B, A3, B3 are verbatim */
+    T v[4];               /* T(x') of A, B, A3, B3 */
+    long long D;          /* an outlier's error */
+    __device__ __forceinline__ uint32_t nbr(const SwCtx &X, int q) const {
+        return q == 0 ? i - X.o : q == 1 ? i + X.o : q == 2 ? i - 3 * X.o : i + 3 * X.o;
+    }
+    __device__ __forceinline__ void load(const SwCtx &X, uint32_t k) {
+        const uint32_t q1 = fdiv(k, X.c0, X.inv0), kx = k - q1 * X.c0;
+        const uint32_t kz = fdiv(q1, X.c1, X.inv1), ky = q1 - kz * X.c1;
+        const uint32_t x = X.b0 + kx * X.d0, y = X.b1 + ky * X.d1, z = X.b2 + kz * X.d2;
+        i = (z * X.e1 + y) * X.e0 + x;
+        code = __ldg(X.codes + X.p0 + k);
+        D = code == 0 ? __double_as_longlong(__ldg(X.Rv + i)) : 0;
+        fl = 0;
+        if (X.a < 3) {
+            const uint32_t ca = X.a == 0 ? x : X.a == 1 ? y : z, s = X.s;
+            const bool hb = ca + s < X.ea;
+            fl = (hb ? 1u : 0u) | (X.cubic && hb && ca >= 3 * s ? 2u : 0u) | (X.cubic && hb && ca + 3 * s < X.ea ? 4u : 0u);
+            const T *out = reinterpret_cast<const T *>(X.out);
+#pragma unroll
+            for (int q = 0; q < 4; q++) {
+                v[q] = 0;
+                if (q == 0 || (fl >> (q - 1) & 1)) {
+                    const uint32_t m = nbr(X, q);
+                    if (X.hasv) fl |= (__ldg(X.vb + (m >> 5)) >> (m & 31) & 1u) << (4 + q);
+                    v[q] = __ldg(out + m);
+                }
+            }
+        }
+    }
+    __device__ __forceinline__ void finish(const SwCtx &X) const {
         double P = 0.0;
-        if (W.a < 3) {
-            /* the neighbours' R: T(x') read back (exact), Rv for verbatim elements */
-            auto rd = [&](uint32_t m) -> double { return (vb[m >> 5] >> (m & 31)) & 1u ? Rv[m] : (double)out[m]; };
-            const uint32_t ca = W.a == 0 ? x : W.a == 1 ? y : z, ea = M.e[W.a], s = W.s;
-            const uint32_t o = W.a == 0 ? s : W.a == 1 ? s * e0 : s * e0 * e1;
-            const int cubic = M.pred == LZ_PRED_CUBIC;
-            const int hb = ca + s < ea, ha3 = cubic && hb && ca >= 3 * s, hb3 = cubic && hb && ca + 3 * s < ea;
-            P = lz_finterp(cubic, rd(i - o), hb, hb ? rd(i + o) : 0.0, ha3, ha3 ? rd(i - 3 * o) : 0.0, hb3,
-                           hb3 ? rd(i + 3 * o) : 0.0);
+        if (X.a < 3) {
+            double w[4];
+#pragma unroll
+            for (int q = 0; q < 4; q++) /* a verbatim neighbour: R = its P, in Rv */
+                w[q] = fl >> (4 + q) & 1u ? X.Rv[nbr(X, q)] : (double)v[q];
+            P = lz_finterp((int)X.cubic, w[0], fl & 1, w[1], fl >> 1 & 1, w[2], fl >> 2 & 1, w[3]);
             if (P != P) P = __longlong_as_double((long long)DNAN_BITS);
         }
-        const uint32_t r = M.r;
-        if (code >= 2 * r) {
-            Rv[i] = P;
-            continue;
+        if (code >= 2 * X.r) {
+            X.Rv[i] = P;
+            return;
         }
-        const int64_t D = code ? (int64_t)code - (int64_t)r : (int64_t)__double_as_longlong(Rv[i]);
-        const double xr = lz_rrecon(P, D, W.h, F32);
-        if (F32) {
-            reinterpret_cast<uint32_t *>(out)[i] = xr != xr ? 0xFFC00000u : __float_as_uint(__double2float_rn(xr));
-        } else {
-            reinterpret_cast<unsigned long long *>(out)[i] = xr != xr ? DNAN_BITS : (unsigned long long)__double_as_longlong(xr);
-        }
+        const int64_t Dq = code ? (int64_t)code - (int64_t)X.r : (int64_t)D;
+        const double xr = lz_rrecon(P, Dq, X.h, F32);
+        if (F32)
+            reinterpret_cast<uint32_t *>(X.out)[i] = xr != xr ? 0xFFC00000u : __float_as_uint(__double2float_rn(xr));
+        else
+            reinterpret_cast<unsigned long long *>(X.out)[i] =
+                xr != xr ? DNAN_BITS : (unsigned long long)__double_as_longlong(xr);
+    }
+};
+
+
+/* Sweep index j of every interpolated chunk (entry 0: element 0), chunk
+ * cbase + blockIdx.y, its elements over the blocks blockIdx.x, SV per thread and
+ * step; the neighbours of an element belong to earlier sweeps (earlier
+ * launches). P (as lossy_interp_hd.h lz_ipred, from the neighbours' R:
+ * T(x') read back from the output, which binary64 holds exactly, or Rv
+ * for a verbatim neighbour), then x' = T(P + double(D) h_lv) into the
+ * output; a verbatim element (its value written by k_ires) keeps R = P in
+ * Rv. */
+template <bool F32, uint32_t SV> __global__ void __launch_bounds__(NT) k_sweep(Params p, uint32_t j, uint32_t cbase) {
+    __shared__ SwCtx X;
+    const uint32_t c = cbase + blockIdx.y;
+    {
+        const LMeta &M = p.meta[c];
+        if ((M.mode != 1 && M.mode != 2) || M.pred == LZ_PRED_LORENZO || j > M.nsw || p.bad[c]) return;
+    }
+    if (threadIdx.x == 0) sw_ctx(p, j, c, X);
+    __syncthreads();
+    const uint32_t n = X.n;
+    for (uint32_t k0 = blockIdx.x * NT * SV + threadIdx.x; k0 < n; k0 += gridDim.x * NT * SV) {
+        SwElem<F32> E[SV];
+#pragma unroll
+        for (uint32_t q = 0; q < SV; q++)
+            if (k0 + q * NT < n) E[q].load(X, k0 + q * NT);
+#pragma unroll
+        for (uint32_t q = 0; q < SV; q++)
+            if (k0 + q * NT < n) E[q].finish(X);
     }
 }
 
@@ -1542,7 +1664,6 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     p.vbits = reinterpret_cast<uint32_t *>(sc + L.vbits);
     p.vbw = L.vbw;
     p.sw = reinterpret_cast<Sweep *>(sc + L.sw);
-    p.swoff = reinterpret_cast<uint64_t *>(sc + L.swoff);
     p.bodycap = L.bodycap;
     p.level = b->h->knobs[2];
     p.nsl = L.nsl;
@@ -1571,6 +1692,7 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
         pf.mark("back end");
     }
     k_prep<<<b->n, NT, 0, s>>>(p);
+    k_books<<<b->n * L.nsl, NT, 0, s>>>(p);
     k_items<<<1, NT, 0, s>>>(p);
     pf.mark("prep");
     if ((e = cudaGetLastError())) return e;
@@ -1604,11 +1726,30 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
         if (p.es == 4) k_ires<true><<<b->n * L.tpc, NT, 0, s>>>(p);
         else k_ires<false><<<b->n * L.tpc, NT, 0, s>>>(p);
         pf.mark("interp lists");
-        const int gs = persistent_grid(p.es == 4 ? (const void *)k_sweep<true> : (const void *)k_sweep<false>);
-        for (uint32_t j = 0; j < p.swn; j++) {
-            if (p.es == 4) k_sweep<true><<<gs, NT, 0, s>>>(p, j);
-            else k_sweep<false><<<gs, NT, 0, s>>>(p, j);
+        /* blocks per chunk: a persistent grid over the batch */
+        static int sv = -1; /* elements per thread and step: SCZ_LZ1_SV (1, 2, 4), default 2 */
+        if (sv < 0) {
+            const char *ev = getenv("SCZ_LZ1_SV");
+            sv = ev && (atoi(ev) == 1 || atoi(ev) == 4) ? atoi(ev) : 2;
         }
+        const void *kf = p.es == 4 ? (sv == 1   ? (const void *)k_sweep<true, 1>
+                                      : sv == 2 ? (const void *)k_sweep<true, 2>
+                                                : (const void *)k_sweep<true, 4>)
+                                   : (sv == 1   ? (const void *)k_sweep<false, 1>
+                                      : sv == 2 ? (const void *)k_sweep<false, 2>
+                                                : (const void *)k_sweep<false, 4>);
+        const int pg = persistent_grid(kf);
+        const uint32_t gx = (uint32_t)pg / b->n > 0 ? (uint32_t)pg / b->n : 1;
+        for (uint32_t j = 0; j < p.swn; j++)
+            for (uint32_t cb = 0; cb < b->n; cb += 65535) { /* grid y: at most 65535 chunks a launch */
+                const dim3 gs(gx, b->n - cb < 65535 ? b->n - cb : 65535);
+                if (p.es == 4 && sv == 1) k_sweep<true, 1><<<gs, NT, 0, s>>>(p, j, cb);
+                else if (p.es == 4 && sv == 2) k_sweep<true, 2><<<gs, NT, 0, s>>>(p, j, cb);
+                else if (p.es == 4) k_sweep<true, 4><<<gs, NT, 0, s>>>(p, j, cb);
+                else if (sv == 1) k_sweep<false, 1><<<gs, NT, 0, s>>>(p, j, cb);
+                else if (sv == 2) k_sweep<false, 2><<<gs, NT, 0, s>>>(p, j, cb);
+                else k_sweep<false, 4><<<gs, NT, 0, s>>>(p, j, cb);
+            }
         pf.mark("sweeps");
     }
     return cudaGetLastError();
@@ -1618,7 +1759,7 @@ cudaError_t scz__lossy_cuda_dec_probe(void) {
     cudaFuncAttributes a;
     cudaError_t e = cudaFuncGetAttributes(&a, k_huff);
     if (!e) e = cudaFuncGetAttributes(&a, k_recon<true>);
-    if (!e) e = cudaFuncGetAttributes(&a, k_sweep<true>);
+    if (!e) e = cudaFuncGetAttributes(&a, k_sweep<true, 2>);
     return e;
 }
 
