@@ -34,6 +34,16 @@
  *            values, written in array order.
  * A chunk found inconsistent by a step is flagged (bad[]) and skipped by
  * the later steps.
+ *
+ * Level 1 (FORMAT.md 7.9; normative with lossy.c lz_decompress and
+ * lossy_interp.h interp_decode): k_head1 reads the 32-byte headers, builds
+ * the sweep table of interpolated chunks (lossy_interp_hd.h, shared with
+ * the CPU) and locates the back end's byte stream, which k_bhuff decodes
+ * into body scratch; k_prep and k_books then take the body as above (up to
+ * g + 1 sweep streams per chunk), Lorenzo chunks go through k_recon with
+ * their own radius, and interpolated chunks through k_ires (outlier and
+ * verbatim ordinals over traversal positions) and one k_sweep launch per
+ * sweep index (docs/GPU.md "Level 1").
  */
 #include "../util/ieee.h" /* first: the host side of lossy_interp_hd.h seals its operations */
 
@@ -1727,10 +1737,12 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
         else k_ires<false><<<b->n * L.tpc, NT, 0, s>>>(p);
         pf.mark("interp lists");
         /* blocks per chunk: a persistent grid over the batch */
-        static int sv = -1; /* elements per thread and step: SCZ_LZ1_SV (1, 2, 4), default 2 */
+        /* elements per thread and step: SCZ_LZ1_SV (1, 2, 4), default 1 (H100,
+         * wmag REL 1e-3: 184 / 170 / 161 GB/s for the whole decode) */
+        static int sv = -1;
         if (sv < 0) {
             const char *ev = getenv("SCZ_LZ1_SV");
-            sv = ev && (atoi(ev) == 1 || atoi(ev) == 4) ? atoi(ev) : 2;
+            sv = ev && (atoi(ev) == 2 || atoi(ev) == 4) ? atoi(ev) : 1;
         }
         const void *kf = p.es == 4 ? (sv == 1   ? (const void *)k_sweep<true, 1>
                                       : sv == 2 ? (const void *)k_sweep<true, 2>
@@ -1759,7 +1771,7 @@ cudaError_t scz__lossy_cuda_dec_probe(void) {
     cudaFuncAttributes a;
     cudaError_t e = cudaFuncGetAttributes(&a, k_huff);
     if (!e) e = cudaFuncGetAttributes(&a, k_recon<true>);
-    if (!e) e = cudaFuncGetAttributes(&a, k_sweep<true, 2>);
+    if (!e) e = cudaFuncGetAttributes(&a, k_sweep<true, 1>);
     return e;
 }
 
