@@ -341,6 +341,7 @@ static void bench_device(scz_ctx *gpu, const input *in, const void *h_src, doubl
 
 static double g_lossy[8];
 static int g_nlossy = 0;
+static uint32_t g_level = 0; /* --level: knobs[2] of the lossy rows (level 1: compressed on the CPU) */
 
 /* Largest |x - x'| over the finite values (binary64); *special_ok: every
  * NaN / infinity came back bit for bit. */
@@ -371,6 +372,7 @@ static void bench_lossy(scz_ctx *gpu, scz_ctx *cpu, const input *in, const void 
     p.chunk_bytes = g_chunk;
     p.eb_mode = SCZ_EB_REL;
     p.eb = rel;
+    p.knobs[2] = g_level;
     const size_t bound = scz_compress_bound(&in->shape, &p);
     void *d_src, *d_z, *d_out;
     CK(cudaMalloc(&d_src, raw));
@@ -385,10 +387,25 @@ static void bench_lossy(scz_ctx *gpu, scz_ctx *cpu, const input *in, const void 
     CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     const int n = g_reps > 200 ? 200 : g_reps;
     double tc[200], td[200];
-    scz_status r = scz_cuda_reserve(gpu, scz_cuda_scratch_size(&in->shape, &p));
-    if (!r) r = time_compress(gpu, &p, &in->shape, d_src, d_z, bound, size_out, s, n, tc);
+    scz_status r;
+    if (g_level) {
+        /* no GPU compression at level 1: the CPU's stream (its time is not a GPU figure: 0) */
+        uint8_t *hz = malloc(bound);
+        size_t zn = 0;
+        r = scz_compress(cpu, &p, &in->shape, h_src, hz, bound, &zn);
+        if (!r) {
+            CK(cudaMemcpy(d_z, hz, zn, cudaMemcpyHostToDevice));
+            *size_out = zn;
+            for (int k = 0; k < n; k++) tc[k] = 0;
+        }
+        free(hz);
+    } else {
+        r = scz_cuda_reserve(gpu, scz_cuda_scratch_size(&in->shape, &p));
+        if (!r) r = time_compress(gpu, &p, &in->shape, d_src, d_z, bound, size_out, s, n, tc);
+    }
     char cfg[64];
-    snprintf(cfg, sizeof cfg, "REL %g", rel);
+    if (g_level) snprintf(cfg, sizeof cfg, "REL %g L%u", rel, g_level);
+    else snprintf(cfg, sizeof cfg, "REL %g", rel);
     if (r) {
         printf("%-34s %-10s FAIL compress: %s (%s)\n", in->name, cfg, scz_status_string(r), scz_ctx_last_error(gpu));
         g_fail = 1;
@@ -736,7 +753,7 @@ static void usage(void) {
     fprintf(stderr,
             "usage: scz_bench_gpu [--data DIR] [--file PATH]... [--only S1,S2] [--reps N] [--warmup N]\n"
             "                     [--chunk BYTES] [--host] [--big GIB [--big-lossy REL]] [--csv FILE] [--no-nvcomp]\n"
-            "                     [--huffman MI | --huffman-only MI] [--lossy REL[,REL...]] [--gfc] [--lzss]\n"
+            "                     [--huffman MI | --huffman-only MI] [--lossy REL[,REL...]] [--level N] [--gfc] [--lzss]\n"
             "                     [--lzss-int REL]\n");
     exit(2);
 }
@@ -818,6 +835,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--big") && v) g_big_gib = atof(argv[++i]);
         else if (!strcmp(a, "--big-lossy") && v) g_big_rel = atof(argv[++i]);
         else if (!strcmp(a, "--gfc")) g_gfc = 1;
+        else if (!strcmp(a, "--level") && v) g_level = (uint32_t)atoi(argv[++i]);
         else if (!strcmp(a, "--lzss")) g_lzss = 1;
         else if (!strcmp(a, "--lzss-int") && v) {
             g_lzss = 1;

@@ -652,7 +652,8 @@ extern "C" int scz__cuda_can(scz_codec c, int dir) {
     return dir == SCZ_CUDA_ENCODE ? g->encode != nullptr : g->decode != nullptr;
 }
 extern "C" int scz__cuda_can_hdr(const scz_header *h, int dir) {
-    if (h->codec == SCZ_CODEC_LOSSY && h->knobs[2] != 0) return 0; /* level 1: CPU only (FORMAT.md 7.9) */
+    /* lossy level 1 (FORMAT.md 7.9): GPU decoding, compression on the CPU */
+    if (h->codec == SCZ_CODEC_LOSSY && h->knobs[2] != 0 && dir != SCZ_CUDA_DECODE) return 0;
     return scz__cuda_can(h->codec, dir);
 }
 extern "C" int scz_cuda_codec_supported(scz_codec c) {
@@ -774,7 +775,8 @@ scz_status plan_device(scz_ctx *ctx, const scz_params *params, const scz_shape *
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec '%s' has no GPU compression kernels in this build",
                          scz_codec_name(h->codec));
     if (!scz__cuda_can_hdr(h, SCZ_CUDA_ENCODE))
-        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "lossy level %u has no GPU kernels yet (the host API runs it on the CPU)",
+        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED,
+                         "lossy level %u has no GPU compression kernels (the host API compresses it on the CPU)",
                          h->knobs[2]);
     if ((*ops)->prepare_range && (h->eb_mode == SCZ_EB_REL || h->eb_mode == SCZ_EB_PSNR)) {
         double range[2] = {0, 0};
@@ -928,7 +930,8 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec '%s' has no GPU decompression kernels in this build",
                          scz_codec_name(h.codec));
     if (!scz__cuda_can_hdr(&h, SCZ_CUDA_DECODE))
-        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "lossy level %u has no GPU kernels yet (the host API runs it on the CPU)",
+        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED,
+                         "lossy level %u has no GPU decompression kernels (the host API decodes it on the CPU)",
                          h.knobs[2]);
     if (dst_cap < h.raw_bytes || (!d_dst && h.raw_bytes))
         return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination holds %zu bytes, the array needs %llu", dst_cap,
