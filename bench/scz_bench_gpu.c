@@ -389,7 +389,7 @@ static void bench_lossy(scz_ctx *gpu, scz_ctx *cpu, const input *in, const void 
     double tc[200], td[200];
     scz_status r;
     if (g_level) {
-        /* no GPU compression at level 1: the CPU's stream (its time is not a GPU figure: 0) */
+        /* no GPU compression at level 1: the CPU's stream (its time is not a GPU figure: "-") */
         uint8_t *hz = malloc(bound);
         size_t zn = 0;
         r = scz_compress(cpu, &p, &in->shape, h_src, hz, bound, &zn);
@@ -455,8 +455,16 @@ static void bench_lossy(scz_ctx *gpu, scz_ctx *cpu, const input *in, const void 
         /* GB/s of decoded codes: 2 bytes (u16) per element */
         if (hms > 0) snprintf(huf, sizeof huf, "%9.1f", 2.0 * (double)(raw / scz_dtype_size(in->shape.dtype)) / (hms * 1e6));
         else snprintf(huf, sizeof huf, "%9s", "-");
-        printf("%-34s %-10s %7.3f %9.1f %5.1f%% %s %s %s  %s (max err %.3g, bound %.3g)\n", in->name, cfg,
-               (double)raw / zn, mc, 100 * mc / copy, dec, decp, huf, ok ? "within bound" : "FAIL", me, info.eb_abs);
+        char comp[32], compp[16]; /* level 1 compresses on the CPU: no GPU figure */
+        if (g_level) {
+            snprintf(comp, sizeof comp, "%9s", "-");
+            snprintf(compp, sizeof compp, "%6s", "-");
+        } else {
+            snprintf(comp, sizeof comp, "%9.1f", mc);
+            snprintf(compp, sizeof compp, "%5.1f%%", 100 * mc / copy);
+        }
+        printf("%-34s %-10s %7.3f %s %s %s %s %s  %s (max err %.3g, bound %.3g)\n", in->name, cfg, (double)raw / zn,
+               comp, compp, dec, decp, huf, ok ? "within bound" : "FAIL", me, info.eb_abs);
         if (g_csv)
             fprintf(g_csv, "lossy-rel%g:%s,%s,,%zu,%zu,%.4f,%.2f,%.2f,%.2f,%s\n", rel, in->name,
                     scz_dtype_name(in->shape.dtype), raw, zn, (double)raw / zn, mc, md, copy,
