@@ -1023,6 +1023,22 @@ __device__ __forceinline__ void scan_lines(unsigned long long *D, uint32_t nl, u
         }
         return;
     }
+    if (len <= 16) { /* rows of at most 16 (16^3 blocks): two rows per warp step, segmented shuffles */
+        const uint32_t half = lane >> 4, k = lane & 15;
+        for (uint32_t l0 = 2 * warp; l0 < nl; l0 += 2 * DW) {
+            const uint32_t l = l0 + half;
+            const bool in = l < nl && k < len;
+            const uint32_t s0 = l < nl ? start(l) : 0;
+            unsigned long long v = in ? D[s0 + k] : 0;
+#pragma unroll
+            for (int d = 1; d < 16; d *= 2) {
+                const unsigned long long y = __shfl_up_sync(FULL, v, d, 16);
+                if ((int)k >= d) v += y;
+            }
+            if (in) D[s0 + k] = v;
+        }
+        return;
+    }
     for (uint32_t l = warp; l < nl; l += DW) {
         const uint32_t s0 = start(l);
         unsigned long long carry = 0;
