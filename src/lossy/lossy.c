@@ -827,6 +827,9 @@ typedef struct {
     uint16_t *vals, *lens;  /* the runs */
     scz_huff_enc *bookv, *bookl;
     uint64_t rs[LZ_MAXT + 1], rbv[LZ_MAXT], rbl[LZ_MAXT]; /* ranges and their bits */
+    uint64_t nb;            /* pending: the runs are still to be written from nb starts at bnd */
+    const uint32_t *bnd;
+    int pending;
 } lz_rle;
 
 /* scz__huff_build + scz__hs_plan of the histogram tot (consumed: its
@@ -851,10 +854,112 @@ static void sparse_book(uint64_t *tot, uint32_t Ku, uint32_t K, uint64_t count, 
     free(sym);
 }
 
+/* Starts of the maximal runs of equal codes (bnd[0] = 0), as
+ * scz__rle_encode's first step on one thread: four codes at a time, equal
+ * stretches skipped, boundaries recorded without a branch on the data.
+ * Returns their number. */
+static uint64_t run_starts(const uint16_t *s, uint64_t n, uint32_t *bnd) {
+    if (n == 0) return 0;
+    uint64_t k = 0, i = 1;
+    bnd[k++] = 0;
+    while (i + 4 <= n) {
+        uint64_t x, y;
+        memcpy(&x, s + i, 8);
+        memcpy(&y, s + i - 1, 8);
+        if (x != y) {
+            bnd[k] = (uint32_t)i;
+            k += s[i] != s[i - 1];
+            bnd[k] = (uint32_t)(i + 1);
+            k += s[i + 1] != s[i];
+            bnd[k] = (uint32_t)(i + 2);
+            k += s[i + 2] != s[i + 1];
+            bnd[k] = (uint32_t)(i + 3);
+            k += s[i + 3] != s[i + 2];
+        }
+        i += 4;
+    }
+    for (; i < n; i++) {
+        bnd[k] = (uint32_t)i;
+        k += s[i] != s[i - 1];
+    }
+    return k;
+}
+
+/* rle_plan on one thread: the histograms of the run codes and run lengths
+ * (runs longer than LZ_MAX_RUN cut as scz__rle_encode cuts them) from the
+ * run starts, without writing the runs; their codebooks and stream plans,
+ * the same as from the written runs. rle_fill writes the runs if the
+ * candidate stays. */
+static void rle_plan1(const uint16_t *codes, uint64_t n, uint32_t K, uint32_t *bnd, uint32_t *hl, uint64_t *tot,
+                      void *work, lz_rle *R) {
+    const uint64_t m = run_starts(codes, n, bnd);
+    uint64_t *hv = tot;
+    memset(hv, 0, (size_t)K * sizeof *hv);
+    /* the run lengths' alphabet: 0 .. the longest piece - 1 */
+    uint64_t lmax = m ? n - bnd[m - 1] : 0;
+    for (uint64_t j = 0; j + 1 < m; j++) lmax = bnd[j + 1] - bnd[j] > lmax ? bnd[j + 1] - bnd[j] : lmax;
+    const uint32_t Kl = lmax > LZ_MAX_RUN ? LZ_MAX_RUN : lmax ? (uint32_t)lmax : 1;
+    memset(hl, 0, (size_t)Kl * sizeof *hl);
+    uint64_t nr = 0;
+    for (uint64_t j = 0; j < m; j++) {
+        const uint64_t st = bnd[j], len = (j + 1 < m ? bnd[j + 1] : n) - st;
+        const uint16_t v = codes[st];
+        if (len <= LZ_MAX_RUN) {
+            hv[v]++;
+            hl[len - 1]++;
+            nr++;
+            continue;
+        }
+        const uint64_t pieces = (len + LZ_MAX_RUN - 1) / LZ_MAX_RUN, last = len - (pieces - 1) * LZ_MAX_RUN;
+        hv[v] += pieces;
+        hl[LZ_MAX_RUN - 1] += (uint32_t)(pieces - 1);
+        hl[last - 1]++;
+        nr += pieces;
+    }
+    R->nruns = nr;
+    R->Tr = 1;
+    R->rs[0] = 0;
+    R->rs[1] = nr;
+    sparse_book(hv, K, K, nr, R->bookv, work, &R->hv);
+    R->rbv[0] = R->hv.total_bits;
+    for (uint32_t c = 0; c < Kl; c++) tot[c] = hl[c];
+    sparse_book(tot, Kl, 65536, nr, R->bookl, work, &R->hl);
+    R->rbl[0] = R->hl.total_bits;
+    R->nb = m;
+    R->bnd = bnd;
+    R->pending = 1;
+}
+
+/* Writes the runs that rle_plan1 planned (scz__rle_encode's runs). */
+static void rle_fill(lz_rle *R, const uint16_t *codes, uint64_t n) {
+    const uint64_t m = R->nb;
+    const uint32_t *bnd = R->bnd;
+    uint64_t o = 0;
+    for (uint64_t j = 0; j < m; j++) {
+        const uint64_t st = bnd[j], len = (j + 1 < m ? bnd[j + 1] : n) - st;
+        const uint16_t v = codes[st];
+        if (len <= LZ_MAX_RUN) {
+            R->vals[o] = v;
+            R->lens[o] = (uint16_t)(len - 1);
+            o++;
+            continue;
+        }
+        for (uint64_t l = len; l; ) {
+            const uint64_t p = l < LZ_MAX_RUN ? l : LZ_MAX_RUN;
+            R->vals[o] = v;
+            R->lens[o] = (uint16_t)(p - 1);
+            o++;
+            l -= p;
+        }
+    }
+    R->pending = 0;
+}
+
 static void rle_plan(scz_ctx *ctx, const scz_header *h, const uint16_t *codes, uint64_t n, int T, uint32_t K,
                      const scz_hs_info *hc, uint32_t *bnd, uint32_t *rh, uint64_t *tot, void *work, lz_rle *R) {
     R->nruns = 0;
     R->Tr = T;
+    R->pending = 0;
     R->on = h->knobs[1] == 2;
     if (h->knobs[1] == 0) {
         /* the paper's criterion, or an estimate of the run-length payload
@@ -865,6 +970,10 @@ static void rle_plan(scz_ctx *ctx, const scz_header *h, const uint16_t *codes, u
                 (double)runs * fmax(LZ_RUN_BITS_MIN, avg + LZ_RUN_BITS_ADD) < bits;
     }
     if (!R->on) return;
+    if (T == 1) {
+        rle_plan1(codes, n, K, bnd, rh, tot, work, R);
+        return;
+    }
     R->nruns = scz__rle_encode(codes, n, LZ_MAX_RUN, T, bnd, R->vals, R->lens);
     int Tr = pick_threads(ctx, R->nruns, R->nruns * 8);
     if (Tr > T) Tr = T;
@@ -1201,9 +1310,20 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     scz_hs_info hc;
     scz__hs_plan(book, total, n, &hc);
 
-    /* 4. run-length candidate (the criterion of 7.5) */
+    /* 4. sweep streams of an interpolated chunk's Huffman workflow */
+    uint64_t sw[LZ1_MAX_SWEEPS + 1], hsz = hc.size;
+    unsigned S = 0, gs = 0;
+    lz_swp swp;
+    memset(&swp, 0, sizeof swp);
     scz_huff_enc *bookb = (scz_huff_enc *)(w0 + o_book4);
+    if (pred != LZ_PRED_LORENZO && h->knobs[1] != 2) {
+        S = lz_sweep_starts(&g, order, sw);
+        gs = sweep_plan(codes, sw, S, K, total, hc.size, bookb, w0 + o_work, &hsz, &swp);
+    }
+
+    /* 4b. run-length candidate (the criterion of 7.5) */
     lz_rle rl;
+    memset(&rl, 0, sizeof rl);
     rl.vals = (uint16_t *)(w1 + s_vals);
     rl.lens = (uint16_t *)(w1 + s_lens);
     rl.bookv = (scz_huff_enc *)(w0 + o_book2);
@@ -1211,20 +1331,11 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     rle_plan(ctx, h, codes, n, T, K, &hc, (uint32_t *)(w1 + s_bnd), (uint32_t *)(w0 + o_rh), total2, w0 + o_work,
              &rl);
 
-    /* 4b. sweep streams of an interpolated chunk's Huffman workflow */
-    uint64_t sw[LZ1_MAX_SWEEPS + 1], hsz = hc.size;
-    unsigned S = 0, gs = 0;
-    lz_swp swp;
-    memset(&swp, 0, sizeof swp);
-    if (pred != LZ_PRED_LORENZO && h->knobs[1] != 2) {
-        S = lz_sweep_starts(&g, order, sw);
-        gs = sweep_plan(codes, sw, S, K, total, hc.size, bookb, w0 + o_work, &hsz, &swp);
-    }
-
     /* level 1 (7.10 step 3): the run-length body only where its section is
      * at most 21/20 of the Huffman section (run-length never won above
      * 0.99 on the data fields: the back end favours the Huffman body) */
     if (rl.on && h->knobs[1] == 0 && (uint64_t)LZ1_RLE_NUM * rle_size(&rl) > (uint64_t)LZ1_RLE_DEN * hsz) rl.on = 0;
+    if (rl.on && rl.pending) rle_fill(&rl, codes, n);
 
     /* 5. bodies (workflow section, outliers, verbatim values), the back
      * end of each, the smallest final payload */
@@ -1363,6 +1474,7 @@ static scz_status lz_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk
     rle_plan(ctx, h, codes, n, T, K, &hc, (uint32_t *)(w1 + s_bnd), (uint32_t *)(w0 + o_rh), total2, w0 + o_work,
              &rl);
     if (rl.on && (h->knobs[1] == 2 || rle_size(&rl) < size_huff)) wf = LZ_WF_RLE;
+    if (wf == LZ_WF_RLE && rl.pending) rle_fill(&rl, codes, n);
     uint64_t csize = wf == LZ_WF_HUFFMAN ? size_huff : rle_size(&rl);
     uint64_t total_size = LZ_HDR + csize + obytes + n_vnew * es;
     if (total_size >= LZ_HDR + n * es) return stored(ctx, cg, src, dst, cap, out, info);
