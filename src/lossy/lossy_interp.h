@@ -108,10 +108,43 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
     uint64_t kk[LZ1_NCOST]; /* integer sums: any thread count, same result */
     memset(kk, 0, sizeof kk);
     const uint64_t ns = g->n > LZ1_SAMPLE_OFF ? (g->n - LZ1_SAMPLE_OFF + LZ1_SAMPLE_STEP - 1) / LZ1_SAMPLE_STEP : 0;
-#pragma omp parallel for schedule(static) num_threads(T) reduction(+ : kk[:LZ1_NCOST]) if (T > 1 && ns > 8192)
-    for (uint64_t si = 0; si < ns; si++) {
+    /* each thread a contiguous range of samples, coordinates stepped from
+     * sample to sample (no division per sample); the sums are integers:
+     * the same whatever the ranges */
+    const int Te = T > 1 && ns > 8192 ? T : 1;
+#pragma omp parallel num_threads(Te) reduction(+ : kk[:LZ1_NCOST]) if (Te > 1)
+    {
+#ifdef _OPENMP
+    const uint64_t nt_ = (uint64_t)omp_get_num_threads(), t_ = (uint64_t)omp_get_thread_num();
+#else
+    const uint64_t nt_ = 1, t_ = 0;
+#endif
+    const uint64_t s0_ = ns * t_ / nt_, s1_ = ns * (t_ + 1) / nt_;
+    const uint64_t i0_ = LZ1_SAMPLE_OFF + s0_ * LZ1_SAMPLE_STEP;
+    uint64_t c[3] = {i0_ % e[0], i0_ / e[0] % e[1], i0_ / st[2]};
+    /* the forward neighbours of a sample a few samples ahead (whole planes
+     * or rows away: cache misses the sample loop would wait for) */
+    const uint64_t pf_d = 8 * LZ1_SAMPLE_STEP, pf1 = n > 1 ? st[1] : 0, pf2 = n > 2 ? st[2] : 0;
+    for (uint64_t si = s0_; si < s1_; si++) {
+        if (si > s0_) {
+            c[0] += LZ1_SAMPLE_STEP;
+            while (c[0] >= e[0]) {
+                c[0] -= e[0];
+                if (++c[1] == e[1]) c[1] = 0, c[2]++;
+            }
+        }
         const uint64_t i = LZ1_SAMPLE_OFF + si * LZ1_SAMPLE_STEP;
-        const uint64_t c[3] = {i % e[0], i / e[0] % e[1], i / st[2]};
+        if (i + pf_d + 3 * pf2 + 3 * pf1 < g->n) {
+            const LZ_T *pp = src + i + pf_d;
+            if (pf2) {
+                __builtin_prefetch(pp + pf2);
+                __builtin_prefetch(pp + 3 * pf2);
+            }
+            if (pf1) {
+                __builtin_prefetch(pp + pf1);
+                __builtin_prefetch(pp + 3 * pf1);
+            }
+        }
         uint64_t q, v;
         if (LZ_FN(lz_pq)(src, i, qp, &q)) continue;
         /* Lorenzo inside the element's block (zero outside it) */
@@ -181,6 +214,7 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
             kk[2 + 2 * od] += cc[a];
         }
         kk[LZ1_NCOST - 1]++;
+    }
     }
     memcpy(costs, kk, sizeof kk);
 }
