@@ -1225,7 +1225,9 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     size_t o_work = o_book4 + al64(sizeof(scz_huff_enc));
     size_t o_gap = o_work + al64(scz__huff_work_size(SCZ_HUFF_MAX_K));
     size_t o_rh = o_gap + al64((size_t)(16 * n / SCZ_HUFF_UNIT_BITS) + 16);
-    size_t o_map = o_rh + al64((size_t)T * 65536 * 4);
+    /* rh: T histograms of 65536 (the run-length streams), before them the
+     * interpolation's three extra histograms of KR (one thread) */
+    size_t o_map = o_rh + al64((size_t)(T > 3 ? T : 3) * 65536 * 4);
     size_t need0 = o_map + al64((size_t)KR * 2);
     uint8_t *w0 = scz__scratch(ctx, 0, need0);
     size_t s_oidx = 0, s_odel = al64(4 * (size_t)n), s_vpos = s_odel + al64(8 * (size_t)n);
@@ -1262,8 +1264,9 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
             memset(ts[t].hist, 0, (size_t)KR * 4);
         }
         const int cub = pred == LZ_PRED_CUBIC;
-        if (es == 4) interp_encode_f32(&g, src, &qp, cub, order, (int)tight, T, ts, codes, oidx, odel, vpos, Rv);
-        else interp_encode_f64(&g, src, &qp, cub, order, (int)tight, T, ts, codes, oidx, odel, vpos, Rv);
+        uint32_t *hx = (uint32_t *)(w0 + o_rh);
+        if (es == 4) interp_encode_f32(&g, src, &qp, cub, order, (int)tight, T, ts, codes, oidx, odel, vpos, Rv, hx);
+        else interp_encode_f64(&g, src, &qp, cub, order, (int)tight, T, ts, codes, oidx, odel, vpos, Rv, hx);
     }
     uint64_t n_out, n_vnew, obytes;
     join_ranges(ts, T, codes, oidx, odel, R, &n_out, &n_vnew, &obytes);

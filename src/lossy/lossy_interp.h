@@ -231,7 +231,7 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
  * V_repeat (the result does not depend on Tp). */
 static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, int cubic, unsigned ord, int tight, int Tp,
                                  lz_tstate *ts, uint16_t *codes, uint32_t *oidx, int64_t *odel, uint32_t *vpos,
-                                 double *R) {
+                                 double *R, uint32_t *hx) {
     const int64_t r = qp->radius;
     const uint64_t span = 2 * (uint64_t)r - 1;
     const uint16_t vnew = (uint16_t)LZ_VNEW(r), vrep = (uint16_t)LZ_VREP(r);
@@ -269,8 +269,28 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
         lz_tstate *tsr = &ts[t];
         uint32_t *hist = tsr->hist;
         uint64_t no = tsr->c0, nvp = tsr->c0;
-        for (uint64_t ci = tsr->c0; ci < tsr->c1; ci++) {
-            uint16_t c = codes[ci];
+        const int fast = hx && Tp == 1;
+        const uint32_t Kh = (uint32_t)vrep + 1, lim = (uint32_t)vnew - 1u; /* in-range codes: 1 .. vnew - 1 */
+        if (fast) memset(hx, 0, (size_t)Kh * 12);
+        uint64_t ci = tsr->c0;
+        while (ci < tsr->c1) {
+            /* four codes at a time where none is an outlier or verbatim
+             * (the usual case): four interleaved histograms, so runs of
+             * one code do not chain their increments through memory */
+            if (fast && ci + 4 <= tsr->c1) {
+                const uint32_t a0 = codes[ci], a1 = codes[ci + 1], a2 = codes[ci + 2], a3 = codes[ci + 3];
+                if ((a0 - 1u < lim) & (a1 - 1u < lim) & (a2 - 1u < lim) & (a3 - 1u < lim)) {
+                    hist[a0]++;
+                    hx[a1]++;
+                    hx[Kh + a2]++;
+                    hx[2 * (size_t)Kh + a3]++;
+                    ci += 4;
+                    continue;
+                }
+            }
+            const uint64_t ce = fast && ci + 4 < tsr->c1 ? ci + 4 : tsr->c1;
+            for (; ci < ce; ci++) {
+                uint16_t c = codes[ci];
             if (c == LZ_CODE_OUTLIER) {
                 oidx[no] = (uint32_t)ci;
                 odel[no++] = odel[ci];
@@ -292,7 +312,10 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
                 codes[ci] = c;
             }
             hist[c]++;
+            }
         }
+        if (fast)
+            for (uint32_t k = 0; k < Kh; k++) hist[k] += hx[k] + hx[Kh + k] + hx[2 * (size_t)Kh + k];
         tsr->n_out = no - tsr->c0;
         tsr->n_vnew = nvp - tsr->c0;
     }
