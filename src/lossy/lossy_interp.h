@@ -58,23 +58,31 @@
                         BODY(i_, lz_ipred(R, i_, a_ == 0 ? x_ : tc_, s_, sa_, ea_, cubic), c0_ + k_, lv_); \
                     }                                                                                      \
                     const uint64_t o_ = s_ * sa_;                                                          \
-                    if (cubic) {                                                                           \
-                        for (uint64_t k_ = klo_; k_ < khi_; k_++) {                                        \
-                            const uint64_t i_ = row_ + b_[0] + k_ * d_[0];                                 \
-                            BODY(i_, lz_icub(R, i_, o_), c0_ + k_, lv_);                                   \
-                        }                                                                                  \
-                    } else {                                                                               \
-                        for (uint64_t k_ = klo_; k_ < khi_; k_++) {                                        \
-                            const uint64_t i_ = row_ + b_[0] + k_ * d_[0];                                 \
-                            BODY(i_, lz_ilin(R, i_, o_), c0_ + k_, lv_);                                   \
-                        }                                                                                  \
-                    }                                                                                      \
+                    LZ_SWEEP_INTERIOR(cubic, R, row_ + b_[0], d_[0], o_, klo_, khi_, c0_, lv_, BODY);      \
                     for (uint64_t k_ = khi_; k_ < nx_; k_++) {                                             \
                         const uint64_t x_ = b_[0] + k_ * d_[0], i_ = row_ + x_;                            \
                         BODY(i_, lz_ipred(R, i_, a_ == 0 ? x_ : tc_, s_, sa_, ea_, cubic), c0_ + k_, lv_); \
                     }                                                                                      \
                 }                                                                                          \
                 base_ += rows_ * nx_;                                                                      \
+            }                                                                                              \
+        }                                                                                                  \
+    } while (0)
+
+/* The interior elements k in [klo, khi) of a sweep's row (first element x0,
+ * step d, neighbours at +-o, +-3o): every neighbour exists, no tests. A
+ * user of LZ_SWEEPS may define its own (the encoder's). */
+#define LZ_SWEEP_INTERIOR_LOOP(cubic, R, x0, d, o, klo, khi, c0, lv, BODY)                                  \
+    do {                                                                                                   \
+        if (cubic) {                                                                                       \
+            for (uint64_t k_ = (klo); k_ < (khi); k_++) {                                                  \
+                const uint64_t i_ = (x0) + k_ * (d);                                                       \
+                BODY(i_, lz_icub(R, i_, o), (c0) + k_, lv);                                                \
+            }                                                                                              \
+        } else {                                                                                           \
+            for (uint64_t k_ = (klo); k_ < (khi); k_++) {                                                  \
+                const uint64_t i_ = (x0) + k_ * (d);                                                       \
+                BODY(i_, lz_ilin(R, i_, o), (c0) + k_, lv);                                                \
             }                                                                                              \
         }                                                                                                  \
     } while (0)
@@ -219,6 +227,45 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
     memcpy(costs, kk, sizeof kk);
 }
 
+/* The encoder's interior elements of a row (LZ_SWEEP_INTERIOR): cnt
+ * elements from x0, step d, every neighbour at +-o (and +-3o, cubic)
+ * present; codes, verbatim positions and outlier errors at the row's
+ * traversal positions (cd, vp, od point at its first interior one), as
+ * LZ_QUANT in interp_encode. Its own function: the loop keeps its values in
+ * registers. */
+static inline void LZ_FN(enc_interior)(const LZ_T *restrict src, double *restrict R, uint64_t x0, uint64_t d,
+                                       uint64_t o, uint64_t cnt, int cubic, double h, double rc, double eb,
+                                       int64_t r, uint16_t vnew, uint16_t *restrict cd, uint32_t *restrict vp,
+                                       int64_t *restrict od) {
+    const int f32 = sizeof(LZ_T) == 4;
+    const uint64_t span = 2 * (uint64_t)r - 1;
+#define LZ_ENC_ONE(PRED)                                                                                   \
+    do {                                                                                                   \
+        const uint64_t i = x0 + k * d;                                                                     \
+        const double P = PRED;                                                                             \
+        int64_t q;                                                                                         \
+        double xr;                                                                                         \
+        if (lz_rquant((double)src[i], P, rc, h, eb, f32, &q, &xr)) {                                       \
+            R[i] = P;                                                                                      \
+            cd[k] = vnew; /* placeholder: V_new or V_repeat in interp_encode's pass */                     \
+            vp[k] = (uint32_t)i;                                                                           \
+        } else {                                                                                           \
+            R[i] = xr;                                                                                     \
+            if ((uint64_t)q + (uint64_t)(r - 1) < span) {                                                  \
+                cd[k] = (uint16_t)(q + r);                                                                 \
+            } else {                                                                                       \
+                cd[k] = LZ_CODE_OUTLIER;                                                                   \
+                od[k] = q;                                                                                 \
+            }                                                                                              \
+        }                                                                                                  \
+    } while (0)
+    if (cubic)
+        for (uint64_t k = 0; k < cnt; k++) LZ_ENC_ONE(lz_icub(R, i, o));
+    else
+        for (uint64_t k = 0; k < cnt; k++) LZ_ENC_ONE(lz_ilin(R, i, o));
+#undef LZ_ENC_ONE
+}
+
 /* Interpolation encoder over the whole chunk (FORMAT.md 7.9): residual
  * quantization of each element against the interpolation of the values a
  * decoder reconstructs (R, scratch of n doubles); codes in traversal order
@@ -258,7 +305,12 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
         }                                                                                                  \
     } while (0)
     LZ_QUANT(0, 0.0, 0, L);
+#define LZ_SWEEP_INTERIOR(cubic_, R_, x0_, d_, o_, klo_, khi_, c0_, lv_, BODY_)                              \
+    LZ_FN(enc_interior)(src, R_, (x0_) + (klo_) * (d_), d_, o_, (khi_) > (klo_) ? (khi_) - (klo_) : 0, cubic_, \
+                        lh[lv_], lr[lv_], eb, r, vnew, codes + (c0_) + (klo_), vpos + (c0_) + (klo_),            \
+                        odel + (c0_) + (klo_))
     LZ_SWEEPS(g, cubic, ord, R, Tp, LZ_QUANT);
+#undef LZ_SWEEP_INTERIOR
 #undef LZ_QUANT
     /* per code range ts[t] (Tp ranges, as Lorenzo's thread ranges): its
      * lists at [c0, c0 + count) of oidx / odel / vpos (written at or below
@@ -366,7 +418,9 @@ static int LZ_FN(interp_decode)(const lz_geo *g, LZ_T *dst, const lz_qp *qp, int
         }                                                                                                  \
     } while (0)
     LZ_TAKE(0, 0.0, 0, L);
+#define LZ_SWEEP_INTERIOR LZ_SWEEP_INTERIOR_LOOP
     LZ_SWEEPS(g, cubic, ord, R, Tp, LZ_TAKE);
+#undef LZ_SWEEP_INTERIOR
 #undef LZ_TAKE
     return 0;
 }
