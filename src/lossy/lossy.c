@@ -816,6 +816,39 @@ static void join_ranges(lz_tstate *ts, int T, uint16_t *codes, const uint32_t *o
     *obytes_ = obytes;
 }
 
+/* The chunk's codes stay in the alphabet of the largest radius R (7.10
+ * step 2 maps them to that of r): map takes a code there to the chunk's
+ * (NULL: the same code, r = R); the codes used are 0, lo .. hi and the two
+ * verbatim codes of R. The writers read the codes through map: the
+ * histograms through it, the codebooks through bk, a copy of a codebook of
+ * the chunk's alphabet with its entries at the codes of R (its lengths,
+ * which the codebook bytes are written from, those of the chunk). */
+typedef struct lz_cmap {
+    const uint16_t *map;
+    uint32_t lo, hi, R;
+    scz_huff_enc *bk;
+} lz_cmap;
+
+static const scz_huff_enc *cmap_book(const lz_cmap *cm, const scz_huff_enc *b) {
+    if (!cm->map) return b;
+    scz_huff_enc *k = cm->bk;
+    k->K = b->K;
+    k->used = b->used;
+    memcpy(k->len, b->len, b->K);
+    k->entry[0] = b->entry[cm->map[0]];
+    k->entry[LZ_VNEW(cm->R)] = b->entry[cm->map[LZ_VNEW(cm->R)]];
+    k->entry[LZ_VREP(cm->R)] = b->entry[cm->map[LZ_VREP(cm->R)]];
+    for (uint32_t c = cm->lo; c <= cm->hi; c++) k->entry[c] = b->entry[cm->map[c]];
+    return k;
+}
+
+/* Bits of the codes [a, b) under the codebook bk (codes of R). */
+static uint64_t cmap_bits(const scz_huff_enc *bk, const uint16_t *codes, uint64_t a, uint64_t b) {
+    uint64_t bits = 0;
+    for (uint64_t i = a; i < b; i++) bits += bk->entry[codes[i]] & 31;
+    return bits;
+}
+
 /* The run-length candidate of a chunk (7.5): whether it is evaluated (the
  * workflow knob, or the auto rule's test against the codes' Huffman plan
  * hc) and, if so, its runs, their two codebooks and stream plans. */
@@ -890,8 +923,8 @@ static uint64_t run_starts(const uint16_t *s, uint64_t n, uint32_t *bnd) {
  * run starts, without writing the runs; their codebooks and stream plans,
  * the same as from the written runs. rle_fill writes the runs if the
  * candidate stays. */
-static void rle_plan1(const uint16_t *codes, uint64_t n, uint32_t K, uint32_t *bnd, uint32_t *hl, uint64_t *tot,
-                      void *work, lz_rle *R) {
+static void rle_plan1(const uint16_t *codes, const uint16_t *map, uint64_t n, uint32_t K, uint32_t *bnd,
+                      uint32_t *hl, uint64_t *tot, void *work, lz_rle *R) {
     const uint64_t m = run_starts(codes, n, bnd);
     uint64_t *hv = tot;
     memset(hv, 0, (size_t)K * sizeof *hv);
@@ -903,7 +936,7 @@ static void rle_plan1(const uint16_t *codes, uint64_t n, uint32_t K, uint32_t *b
     uint64_t nr = 0;
     for (uint64_t j = 0; j < m; j++) {
         const uint64_t st = bnd[j], len = (j + 1 < m ? bnd[j + 1] : n) - st;
-        const uint16_t v = codes[st];
+        const uint16_t v = map ? map[codes[st]] : codes[st];
         if (len <= LZ_MAX_RUN) {
             hv[v]++;
             hl[len - 1]++;
@@ -931,13 +964,13 @@ static void rle_plan1(const uint16_t *codes, uint64_t n, uint32_t K, uint32_t *b
 }
 
 /* Writes the runs that rle_plan1 planned (scz__rle_encode's runs). */
-static void rle_fill(lz_rle *R, const uint16_t *codes, uint64_t n) {
+static void rle_fill(lz_rle *R, const uint16_t *codes, const uint16_t *map, uint64_t n) {
     const uint64_t m = R->nb;
     const uint32_t *bnd = R->bnd;
     uint64_t o = 0;
     for (uint64_t j = 0; j < m; j++) {
         const uint64_t st = bnd[j], len = (j + 1 < m ? bnd[j + 1] : n) - st;
-        const uint16_t v = codes[st];
+        const uint16_t v = map ? map[codes[st]] : codes[st];
         if (len <= LZ_MAX_RUN) {
             R->vals[o] = v;
             R->lens[o] = (uint16_t)(len - 1);
@@ -955,8 +988,9 @@ static void rle_fill(lz_rle *R, const uint16_t *codes, uint64_t n) {
     R->pending = 0;
 }
 
-static void rle_plan(scz_ctx *ctx, const scz_header *h, const uint16_t *codes, uint64_t n, int T, uint32_t K,
-                     const scz_hs_info *hc, uint32_t *bnd, uint32_t *rh, uint64_t *tot, void *work, lz_rle *R) {
+static void rle_plan(scz_ctx *ctx, const scz_header *h, const uint16_t *codes, const uint16_t *map, uint64_t n, int T,
+                     uint32_t K, const scz_hs_info *hc, uint32_t *bnd, uint32_t *rh, uint64_t *tot, void *work,
+                     lz_rle *R) {
     R->nruns = 0;
     R->Tr = T;
     R->pending = 0;
@@ -971,10 +1005,14 @@ static void rle_plan(scz_ctx *ctx, const scz_header *h, const uint16_t *codes, u
     }
     if (!R->on) return;
     if (T == 1) {
-        rle_plan1(codes, n, K, bnd, rh, tot, work, R);
+        rle_plan1(codes, map, n, K, bnd, rh, tot, work, R);
         return;
     }
     R->nruns = scz__rle_encode(codes, n, LZ_MAX_RUN, T, bnd, R->vals, R->lens);
+    if (map) {
+#pragma omp parallel for schedule(static) num_threads(T) if (T > 1)
+        for (uint64_t i = 0; i < R->nruns; i++) R->vals[i] = map[R->vals[i]];
+    }
     int Tr = pick_threads(ctx, R->nruns, R->nruns * 8);
     if (Tr > T) Tr = T;
     R->Tr = Tr;
@@ -1052,28 +1090,40 @@ static void swp_hist(const uint16_t *codes, uint64_t a, uint64_t b, const uint32
  * sizes (the smaller g on ties); *hsz gets that sum. size0: the single
  * stream's size (g = 0), total: the histogram of all codes. With g > 0, *p
  * keeps the histograms for sweep_write (which frees them). */
-static unsigned sweep_plan(const uint16_t *codes, const uint64_t *sw, unsigned S, uint32_t K, const uint64_t *total,
-                           uint64_t size0, scz_huff_enc *book, void *work, uint64_t *hsz, lz_swp *p) {
+static unsigned sweep_plan(const uint16_t *codes, const lz_cmap *cm, const uint64_t *sw, unsigned S, uint32_t K,
+                           const uint64_t *total, uint64_t size0, scz_huff_enc *book, void *work, uint64_t *hsz,
+                           lz_swp *p) {
     const unsigned G = S < LZ1_GMAX ? S : LZ1_GMAX;
     *hsz = size0;
     memset(p, 0, sizeof *p);
     if (!G) return 0;
     uint32_t m = 0;
     for (uint32_t c = 0; c < K; c++) m += total[c] != 0;
-    /* idx[K], sym[m], t4[4m] (u32); rest[m], cur[m], H[G m] (u64) */
-    uint32_t *idx = malloc((size_t)K * 4 + (size_t)m * 20 + (size_t)m * 8 * (G + 2) + 16);
+    /* idx[K], sym[m], t4[4m] (u32); rest[m], cur[m], H[G m] (u64); the
+     * codes' places by their code of R: idxR[2 R + 2] (u32) */
+    const uint32_t KR = cm->map ? 2 * cm->R + 2 : 0;
+    uint32_t *idx = malloc((size_t)K * 4 + (size_t)m * 20 + (size_t)m * 8 * (G + 2) + 16 + (size_t)KR * 4);
     if (!idx) return 0; /* valid: one stream */
     uint32_t *sym = idx + K, *t4 = sym + m;
     uint64_t *rest = (uint64_t *)(void *)(((uintptr_t)(t4 + 4 * (size_t)m) + 7) & ~(uintptr_t)7), *cur = rest + m,
              *H = cur + m;
     for (uint32_t c = 0, j = 0; c < K; c++)
         if (total[c]) sym[j] = c, rest[j] = total[c], idx[c] = j++;
+    const uint32_t *idc = idx;
+    if (cm->map) {
+        uint32_t *idxR = (uint32_t *)(void *)(H + (size_t)G * m);
+        idxR[0] = idx[cm->map[0]];
+        idxR[LZ_VNEW(cm->R)] = idx[cm->map[LZ_VNEW(cm->R)]];
+        idxR[LZ_VREP(cm->R)] = idx[cm->map[LZ_VREP(cm->R)]];
+        for (uint32_t c = cm->lo; c <= cm->hi; c++) idxR[c] = idx[cm->map[c]];
+        idc = idxR;
+    }
     uint64_t swsum = 0, best = size0;
     unsigned gb = 0;
     for (unsigned gg = 1; gg <= G; gg++) {
         uint64_t *hs = H + (size_t)(gg - 1) * m;
         const uint64_t a = sw[S - gg], b = sw[S - gg + 1];
-        swp_hist(codes, a, b, idx, m, hs, t4);
+        swp_hist(codes, a, b, idc, m, hs, t4);
         for (uint32_t j = 0; j < m; j++) rest[j] -= hs[j];
         swsum += scz__hs_size_sparse(sym, hs, m, K, b - a, book, work);
         const uint64_t tot = swsum + scz__hs_size_sparse(sym, rest, m, K, a, book, work);
@@ -1094,8 +1144,8 @@ static unsigned sweep_plan(const uint16_t *codes, const uint64_t *sw, unsigned S
 /* Writes the g + 1 Huffman streams of the sweep streams at out: codes
  * [0, sw[S-g]), then each of the last g sweeps (codebooks from p's
  * histograms); frees p's memory. */
-static void sweep_write(const uint16_t *codes, const uint64_t *sw, unsigned S, unsigned gs, uint32_t K, lz_swp *p,
-                        int T, scz_huff_enc *book, void *work, uint8_t *out, uint8_t *gap) {
+static void sweep_write(const uint16_t *codes, const lz_cmap *cm, const uint64_t *sw, unsigned S, unsigned gs,
+                        uint32_t K, lz_swp *p, int T, scz_huff_enc *book, void *work, uint8_t *out, uint8_t *gap) {
     uint64_t a = 0;
     for (unsigned j = 0; j <= gs; j++) {
         const uint64_t b = sw[S - gs + j];
@@ -1106,7 +1156,12 @@ static void sweep_write(const uint16_t *codes, const uint64_t *sw, unsigned S, u
         uint64_t rs[LZ_MAXT + 1];
         int Tw = (uint64_t)T > (b - a) / 32768 + 1 ? (int)((b - a) / 32768 + 1) : T;
         for (int t = 0; t <= Tw; t++) rs[t] = (b - a) * (uint64_t)t / (uint64_t)Tw;
-        scz__hs_write(&hi, book, codes + a, 2, Tw, rs, NULL, out, gap);
+        const scz_huff_enc *bk = cmap_book(cm, book);
+        uint64_t rb[LZ_MAXT];
+        if (Tw == 1) rb[0] = hi.total_bits;
+        else
+            for (int t = 0; t < Tw; t++) rb[t] = cmap_bits(bk, codes + a, rs[t], rs[t + 1]);
+        scz__hs_write(&hi, bk, codes + a, 2, Tw, rs, rb, out, gap);
         out += hi.size;
         a = b;
     }
@@ -1222,7 +1277,8 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     size_t o_book2 = o_book + al64(sizeof(scz_huff_enc));
     size_t o_book3 = o_book2 + al64(sizeof(scz_huff_enc));
     size_t o_book4 = o_book3 + al64(sizeof(scz_huff_enc));
-    size_t o_work = o_book4 + al64(sizeof(scz_huff_enc));
+    size_t o_book5 = o_book4 + al64(sizeof(scz_huff_enc));
+    size_t o_work = o_book5 + al64(sizeof(scz_huff_enc));
     size_t o_gap = o_work + al64(scz__huff_work_size(SCZ_HUFF_MAX_K));
     size_t o_rh = o_gap + al64((size_t)(16 * n / SCZ_HUFF_UNIT_BITS) + 16);
     /* rh: T histograms of 65536 (the run-length streams), before them the
@@ -1290,10 +1346,8 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     map[LZ_VNEW(R)] = (uint16_t)LZ_VNEW(r);
     map[LZ_VREP(R)] = (uint16_t)LZ_VREP(r);
     for (uint32_t c = lo; c <= hi; c++) map[c] = (uint16_t)(c - R + r); /* |c - R| < r */
-    if (r != R) {
-#pragma omp parallel for schedule(static) num_threads(T) if (T > 1)
-        for (uint64_t i = 0; i < n; i++) codes[i] = map[codes[i]];
-    }
+    /* the codes stay those of R; the writers read them through cm */
+    lz_cmap cm = {r != R ? map : NULL, lo, hi, R, (scz_huff_enc *)(w0 + o_book5)};
     for (int t = 0; t < T; t++) {
         uint32_t *hs = hist + (size_t)t * KR, *hd = hist2 + (size_t)t * K;
         memset(hd, 0, (size_t)K * 4);
@@ -1321,7 +1375,7 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     scz_huff_enc *bookb = (scz_huff_enc *)(w0 + o_book4);
     if (pred != LZ_PRED_LORENZO && h->knobs[1] != 2) {
         S = lz_sweep_starts(&g, order, sw);
-        gs = sweep_plan(codes, sw, S, K, total, hc.size, bookb, w0 + o_work, &hsz, &swp);
+        gs = sweep_plan(codes, &cm, sw, S, K, total, hc.size, bookb, w0 + o_work, &hsz, &swp);
     }
 
     /* 4b. run-length candidate (the criterion of 7.5) */
@@ -1331,14 +1385,14 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     rl.lens = (uint16_t *)(w1 + s_lens);
     rl.bookv = (scz_huff_enc *)(w0 + o_book2);
     rl.bookl = (scz_huff_enc *)(w0 + o_book3);
-    rle_plan(ctx, h, codes, n, T, K, &hc, (uint32_t *)(w1 + s_bnd), (uint32_t *)(w0 + o_rh), total2, w0 + o_work,
-             &rl);
+    rle_plan(ctx, h, codes, cm.map, n, T, K, &hc, (uint32_t *)(w1 + s_bnd), (uint32_t *)(w0 + o_rh), total2,
+             w0 + o_work, &rl);
 
     /* level 1 (7.10 step 3): the run-length body only where its section is
      * at most 21/20 of the Huffman section (run-length never won above
      * 0.99 on the data fields: the back end favours the Huffman body) */
     if (rl.on && h->knobs[1] == 0 && (uint64_t)LZ1_RLE_NUM * rle_size(&rl) > (uint64_t)LZ1_RLE_DEN * hsz) rl.on = 0;
-    if (rl.on && rl.pending) rle_fill(&rl, codes, n);
+    if (rl.on && rl.pending) rle_fill(&rl, codes, cm.map, n);
 
     /* 5. bodies (workflow section, outliers, verbatim values), the back
      * end of each, the smallest final payload */
@@ -1355,8 +1409,8 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     uint8_t *bodyh = w3, *bodyr = w3 + al64(bh), *gtmp = w3 + al64(bh) + al64(br);
     const uint8_t *sb = src;
     if (h->knobs[1] != 2) {
-        if (gs) sweep_write(codes, sw, S, gs, K, &swp, T, bookb, w0 + o_work, bodyh, w0 + o_gap);
-        else scz__hs_write(&hc, book, codes, 2, T, rs, rb, bodyh, w0 + o_gap);
+        if (gs) sweep_write(codes, &cm, sw, S, gs, K, &swp, T, bookb, w0 + o_work, bodyh, w0 + o_gap);
+        else scz__hs_write(&hc, cmap_book(&cm, book), codes, 2, T, rs, rb, bodyh, w0 + o_gap);
         write_tail(bodyh + hsz, obytes, ts, T, oidx, odel, vpos, sb, es);
     }
     if (rl.on) {
@@ -1474,10 +1528,10 @@ static scz_status lz_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk
     rl.lens = (uint16_t *)(w1 + s_lens);
     rl.bookv = (scz_huff_enc *)(w0 + o_book2);
     rl.bookl = (scz_huff_enc *)(w0 + o_book3);
-    rle_plan(ctx, h, codes, n, T, K, &hc, (uint32_t *)(w1 + s_bnd), (uint32_t *)(w0 + o_rh), total2, w0 + o_work,
-             &rl);
+    rle_plan(ctx, h, codes, NULL, n, T, K, &hc, (uint32_t *)(w1 + s_bnd), (uint32_t *)(w0 + o_rh), total2,
+             w0 + o_work, &rl);
     if (rl.on && (h->knobs[1] == 2 || rle_size(&rl) < size_huff)) wf = LZ_WF_RLE;
-    if (wf == LZ_WF_RLE && rl.pending) rle_fill(&rl, codes, n);
+    if (wf == LZ_WF_RLE && rl.pending) rle_fill(&rl, codes, NULL, n);
     uint64_t csize = wf == LZ_WF_HUFFMAN ? size_huff : rle_size(&rl);
     uint64_t total_size = LZ_HDR + csize + obytes + n_vnew * es;
     if (total_size >= LZ_HDR + n * es) return stored(ctx, cg, src, dst, cap, out, info);
