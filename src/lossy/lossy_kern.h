@@ -27,6 +27,18 @@ static void LZ_FN(compress_range)(const lz_geo *g, const LZ_T *src, const lz_qp 
         lz_blk k;
         lz_block(g, b, &k);
         const uint64_t ex = k.ex, ey = k.ey, ez = k.ez, m = ex * ey * ez, exy = ex * ey;
+        if (b + 1 < ts->b1 && ey * ez > 1) {
+            /* the next block's rows (a row of a block apart from the next
+             * one: the loads below would wait for each) */
+            lz_blk kn;
+            lz_block(g, b + 1, &kn);
+            for (uint64_t z = 0; z < kn.ez; z++)
+                for (uint64_t y = 0; y < kn.ey; y++) {
+                    const LZ_T *row = src + kn.base + z * e01 + y * e0;
+                    __builtin_prefetch(row);
+                    __builtin_prefetch(row + kn.ex - 1);
+                }
+        }
         uint64_t nv = 0;
         for (uint64_t z = 0; z < ez; z++)
             for (uint64_t y = 0; y < ey; y++) {
@@ -69,27 +81,53 @@ static void LZ_FN(compress_range)(const lz_geo *g, const LZ_T *src, const lz_qp 
         }
         /* Block with verbatim values: their prequantized value is the
          * prediction itself (error 0), so the rest of the block is
-         * predicted from what the decoder will reconstruct. Sequential,
-         * modulo 2^64. */
+         * predicted from what the decoder will reconstruct. Modulo 2^64:
+         * first the verbatim elements' values, in order (each from
+         * earlier ones); then every error at once, the N-dimensional
+         * forward difference as above (the same sums modulo 2^64), 0 at
+         * the verbatim elements. */
         uint64_t *qq = (uint64_t *)q;
+        uint64_t *dd = (uint64_t *)d;
+        for (uint64_t i = 0; i < m; i++) {
+            if (!vf[i]) continue;
+            const uint64_t x = i % ex, y = i / ex % ey, z = i / exy;
+            uint64_t p = 0;
+            if (x) p += qq[i - 1];
+            if (y) p += qq[i - ex];
+            if (x && y) p -= qq[i - ex - 1];
+            if (z) {
+                p += qq[i - exy];
+                if (x) p -= qq[i - exy - 1];
+                if (y) p -= qq[i - exy - ex];
+                if (x && y) p += qq[i - exy - ex - 1];
+            }
+            qq[i] = p;
+        }
+        for (uint64_t row = 0; row < ey * ez; row++) {
+            const uint64_t *qr = qq + row * ex;
+            uint64_t *dr = dd + row * ex;
+            dr[0] = qr[0];
+            for (uint64_t x = 1; x < ex; x++) dr[x] = qr[x] - qr[x - 1];
+        }
         for (uint64_t z = 0; z < ez; z++)
-            for (uint64_t y = 0; y < ey; y++)
+            for (uint64_t y = ey - 1; y >= 1; y--) {
+                uint64_t *dr = dd + (z * ey + y) * ex;
+                const uint64_t *pr = dr - ex;
+                for (uint64_t x = 0; x < ex; x++) dr[x] -= pr[x];
+            }
+        for (uint64_t z = ez - 1; z >= 1; z--) {
+            uint64_t *dp = dd + z * exy;
+            const uint64_t *pp = dp - exy;
+            for (uint64_t i = 0; i < exy; i++) dp[i] -= pp[i];
+        }
+        for (uint64_t z = 0; z < ez; z++)
+            for (uint64_t y = 0; y < ey; y++) {
+                const uint64_t i0 = (z * ey + y) * ex, lin0 = k.base + z * e01 + y * e0;
                 for (uint64_t x = 0; x < ex; x++) {
-                    uint64_t i = (z * ey + y) * ex + x;
-                    uint64_t p = 0;
-                    if (x) p += qq[i - 1];
-                    if (y) p += qq[i - ex];
-                    if (x && y) p -= qq[i - ex - 1];
-                    if (z) {
-                        p += qq[i - exy];
-                        if (x) p -= qq[i - exy - 1];
-                        if (y) p -= qq[i - exy - ex];
-                        if (x && y) p += qq[i - exy - ex - 1];
-                    }
+                    const uint64_t i = i0 + x;
                     uint16_t c;
                     if (vf[i]) {
-                        qq[i] = p;
-                        uint64_t lin = k.base + z * e01 + y * e0 + x;
+                        const uint64_t lin = lin0 + x;
                         LZ_U bits;
                         memcpy(&bits, src + lin, sizeof bits);
                         if (ts->has_verb && (uint64_t)bits == ts->last_bits) {
@@ -105,11 +143,12 @@ static void LZ_FN(compress_range)(const lz_geo *g, const LZ_T *src, const lz_qp 
                         }
                         ts->last_bits = bits;
                     } else {
-                        c = lz_code((int64_t)(qq[i] - p), r, span, k.co + i, oidx, odel, &no);
+                        c = lz_code((int64_t)dd[i], r, span, k.co + i, oidx, odel, &no);
                     }
                     cb[i] = c;
                     hist[c]++;
                 }
+            }
     }
     ts->n_out = no - ts->c0;
     ts->n_vnew = nvp - ts->c0;
