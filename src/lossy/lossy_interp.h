@@ -11,6 +11,16 @@
 #define LZ_FN(name) LZ_CAT(name, LZ_SFX)
 
 #ifndef LZ_SWEEPS
+/* SSE2 lanes for the encoder's interior rows (x86-64 with GNU C: the seal
+ * below keeps each packed operation rounded on its own, as SCZ_FP_SEAL
+ * the scalar ones) */
+#if defined(__SSE2__) && defined(__x86_64__) && defined(__GNUC__)
+#include <emmintrin.h>
+#define LZ_SSE2 1
+#define LZ_VSEAL(v) __asm__("" : "+x"(v))
+#else
+#define LZ_SSE2 0
+#endif
 /* The sweeps of the interpolation order (FORMAT.md 7.9) after element 0:
  * levels s = 2^(L-1) .. 1, in each the axes in the chunk's axis order ord
  * (lz_perm); a sweep's rows go to Tp threads (its elements depend on
@@ -259,10 +269,90 @@ static inline void LZ_FN(enc_interior)(const LZ_T *restrict src, double *restric
             }                                                                                              \
         }                                                                                                  \
     } while (0)
+    uint64_t k = 0;
+#if LZ_SSE2
+    /* two elements at a time, one per lane: every operation of lz_rquant
+     * and of the interpolation, each rounded on its own (sealed), as the
+     * scalar code does it; where either element is verbatim, both go the
+     * scalar way (the same values) */
+    {
+        const __m128d vM = _mm_set1_pd(LZ_MAGIC), vrc = _mm_set1_pd(rc), vh = _mm_set1_pd(h);
+        const __m128d veb = _mm_set1_pd(eb), vlim = _mm_set1_pd(LZ_QLIM);
+        const __m128d vabs = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+        const __m128d v9 = _mm_set1_pd(9.0), v16 = _mm_set1_pd(0.0625), v2 = _mm_set1_pd(0.5);
+        const __m128i vMb = _mm_castpd_si128(vM);
+        for (; k + 2 <= cnt; k += 2) {
+            const uint64_t i = x0 + k * d, j = i + d;
+            __m128d P;
+            if (cubic) {
+                __m128d A = _mm_loadh_pd(_mm_load_sd(R + i - o), R + j - o);
+                __m128d B = _mm_loadh_pd(_mm_load_sd(R + i + o), R + j + o);
+                __m128d A3 = _mm_loadh_pd(_mm_load_sd(R + i - 3 * o), R + j - 3 * o);
+                __m128d B3 = _mm_loadh_pd(_mm_load_sd(R + i + 3 * o), R + j + 3 * o);
+                __m128d ab = _mm_add_pd(A, B), ab3 = _mm_add_pd(A3, B3);
+                LZ_VSEAL(ab);
+                LZ_VSEAL(ab3);
+                __m128d m9 = _mm_mul_pd(ab, v9);
+                LZ_VSEAL(m9);
+                __m128d df = _mm_sub_pd(m9, ab3);
+                LZ_VSEAL(df);
+                P = _mm_mul_pd(df, v16);
+            } else {
+                __m128d A = _mm_loadh_pd(_mm_load_sd(R + i - o), R + j - o);
+                __m128d B = _mm_loadh_pd(_mm_load_sd(R + i + o), R + j + o);
+                __m128d ab = _mm_add_pd(A, B);
+                LZ_VSEAL(ab);
+                P = _mm_mul_pd(ab, v2);
+            }
+            LZ_VSEAL(P);
+            const __m128d X = _mm_set_pd((double)src[j], (double)src[i]);
+            __m128d dx = _mm_sub_pd(X, P);
+            LZ_VSEAL(dx);
+            __m128d t = _mm_mul_pd(dx, vrc);
+            LZ_VSEAL(t);
+            __m128d tr = _mm_add_pd(t, vM);
+            LZ_VSEAL(tr);
+            __m128d qd = _mm_sub_pd(tr, vM);
+            LZ_VSEAL(qd);
+            __m128d y = _mm_mul_pd(qd, vh);
+            LZ_VSEAL(y);
+            __m128d xr = _mm_add_pd(P, y);
+            LZ_VSEAL(xr);
+            if (f32) xr = _mm_cvtps_pd(_mm_cvtpd_ps(xr));
+            __m128d er = _mm_sub_pd(X, xr);
+            LZ_VSEAL(er);
+            const __m128d ok = _mm_and_pd(_mm_cmplt_pd(_mm_and_pd(t, vabs), vlim),
+                                          _mm_cmple_pd(_mm_and_pd(er, vabs), veb));
+            if (_mm_movemask_pd(ok) != 3) {
+                LZ_ENC_ONE(cubic ? lz_icub(R, i, o) : lz_ilin(R, i, o));
+                k++;
+                LZ_ENC_ONE(cubic ? lz_icub(R, i, o) : lz_ilin(R, i, o));
+                k--;
+                continue;
+            }
+            _mm_storel_pd(R + i, xr);
+            _mm_storeh_pd(R + j, xr);
+            const __m128i qv = _mm_sub_epi64(_mm_castpd_si128(tr), vMb);
+            const int64_t q0 = _mm_cvtsi128_si64(qv), q1 = _mm_cvtsi128_si64(_mm_unpackhi_epi64(qv, qv));
+            if ((uint64_t)q0 + (uint64_t)(r - 1) < span) {
+                cd[k] = (uint16_t)(q0 + r);
+            } else {
+                cd[k] = LZ_CODE_OUTLIER;
+                od[k] = q0;
+            }
+            if ((uint64_t)q1 + (uint64_t)(r - 1) < span) {
+                cd[k + 1] = (uint16_t)(q1 + r);
+            } else {
+                cd[k + 1] = LZ_CODE_OUTLIER;
+                od[k + 1] = q1;
+            }
+        }
+    }
+#endif
     if (cubic)
-        for (uint64_t k = 0; k < cnt; k++) LZ_ENC_ONE(lz_icub(R, i, o));
+        for (; k < cnt; k++) LZ_ENC_ONE(lz_icub(R, i, o));
     else
-        for (uint64_t k = 0; k < cnt; k++) LZ_ENC_ONE(lz_ilin(R, i, o));
+        for (; k < cnt; k++) LZ_ENC_ONE(lz_ilin(R, i, o));
 #undef LZ_ENC_ONE
 }
 
