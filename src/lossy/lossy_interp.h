@@ -429,6 +429,22 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
                     ci += 4;
                     continue;
                 }
+                /* four verbatim elements repeating the last verbatim value
+                 * (fill values): four V_repeat */
+                if ((a0 == vnew) & (a1 == vnew) & (a2 == vnew) & (a3 == vnew) && tsr->has_verb) {
+                    LZ_U b0, b1, b2, b3;
+                    memcpy(&b0, src + vpos[ci], sizeof b0);
+                    memcpy(&b1, src + vpos[ci + 1], sizeof b1);
+                    memcpy(&b2, src + vpos[ci + 2], sizeof b2);
+                    memcpy(&b3, src + vpos[ci + 3], sizeof b3);
+                    const uint64_t lb = tsr->last_bits;
+                    if (((uint64_t)b0 == lb) & ((uint64_t)b1 == lb) & ((uint64_t)b2 == lb) & ((uint64_t)b3 == lb)) {
+                        codes[ci] = codes[ci + 1] = codes[ci + 2] = codes[ci + 3] = vrep;
+                        hist[vrep] += 4;
+                        ci += 4;
+                        continue;
+                    }
+                }
             }
             const uint64_t ce = fast && ci + 4 < tsr->c1 ? ci + 4 : tsr->c1;
             for (; ci < ce; ci++) {
