@@ -323,17 +323,36 @@ static inline void LZ_FN(enc_interior)(const LZ_T *restrict src, double *restric
             LZ_VSEAL(er);
             const __m128d ok = _mm_and_pd(_mm_cmplt_pd(_mm_and_pd(t, vabs), vlim),
                                           _mm_cmple_pd(_mm_and_pd(er, vabs), veb));
-            if (_mm_movemask_pd(ok) != 3) {
-                LZ_ENC_ONE(cubic ? lz_icub(R, i, o) : lz_ilin(R, i, o));
-                k++;
-                LZ_ENC_ONE(cubic ? lz_icub(R, i, o) : lz_ilin(R, i, o));
-                k--;
+            const int mk = _mm_movemask_pd(ok);
+            const __m128i qv = _mm_sub_epi64(_mm_castpd_si128(tr), vMb);
+            const int64_t q0 = _mm_cvtsi128_si64(qv), q1 = _mm_cvtsi128_si64(_mm_unpackhi_epi64(qv, qv));
+            if (mk != 3) {
+                /* a verbatim element (lz_rquant's test, lane by lane): R
+                 * takes its prediction, its code a placeholder */
+                double pl[2], xl[2];
+                const int64_t ql[2] = {q0, q1};
+                _mm_storeu_pd(pl, P);
+                _mm_storeu_pd(xl, xr);
+                for (int ln = 0; ln < 2; ln++) {
+                    const uint64_t ii = ln ? j : i, kk = k + (uint64_t)ln;
+                    if (!(mk >> ln & 1)) {
+                        R[ii] = pl[ln];
+                        cd[kk] = vnew;
+                        vp[kk] = (uint32_t)ii;
+                    } else {
+                        R[ii] = xl[ln];
+                        if ((uint64_t)ql[ln] + (uint64_t)(r - 1) < span) {
+                            cd[kk] = (uint16_t)(ql[ln] + r);
+                        } else {
+                            cd[kk] = LZ_CODE_OUTLIER;
+                            od[kk] = ql[ln];
+                        }
+                    }
+                }
                 continue;
             }
             _mm_storel_pd(R + i, xr);
             _mm_storeh_pd(R + j, xr);
-            const __m128i qv = _mm_sub_epi64(_mm_castpd_si128(tr), vMb);
-            const int64_t q0 = _mm_cvtsi128_si64(qv), q1 = _mm_cvtsi128_si64(_mm_unpackhi_epi64(qv, qv));
             if ((uint64_t)q0 + (uint64_t)(r - 1) < span) {
                 cd[k] = (uint16_t)(q0 + r);
             } else {
