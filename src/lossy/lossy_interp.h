@@ -130,6 +130,21 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
      * sample to sample (no division per sample); the sums are integers:
      * the same whatever the ranges */
     const int Te = T > 1 && ns > 8192 ? T : 1;
+#if LZ_SSE2
+    /* the Lorenzo corners: off[m] = the sum of st[k] over the bits k of m;
+     * bm[k] the block's coordinate mask */
+    uint64_t off[8], bm[3] = {0, 0, 0};
+    for (unsigned m = 0; m < 8; m++) {
+        off[m] = 0;
+        for (unsigned k = 0; k < n; k++)
+            if (m >> k & 1) off[m] += st[k];
+    }
+    for (unsigned k = 0; k < n; k++) bm[k] = ((uint64_t)1 << lb[k]) - 1;
+    const __m128d vM = _mm_set1_pd(LZ_MAGIC), vrc = _mm_set1_pd(qp->recip), vh = _mm_set1_pd(qp->ebx2);
+    const __m128d veb = _mm_set1_pd(qp->eb), vlim = _mm_set1_pd(LZ_QLIM);
+    const __m128d vabs = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+    const __m128i vMb = _mm_castpd_si128(vM);
+#endif
 #pragma omp parallel num_threads(Te) reduction(+ : kk[:LZ1_NCOST]) if (Te > 1)
     {
 #ifdef _OPENMP
@@ -164,10 +179,56 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
             }
         }
         uint64_t q, v;
-        if (LZ_FN(lz_pq)(src, i, qp, &q)) continue;
-        /* Lorenzo inside the element's block (zero outside it) */
         uint64_t p = 0;
         int bad = 0;
+        /* the prequantized values of the axis neighbours i - st[a], where
+         * the Lorenzo terms computed them (the interpolation reads them) */
+        uint64_t qn[3];
+        unsigned hn = 0;
+#if LZ_SSE2
+        unsigned inb = 1;
+        for (unsigned k = 0; k < n; k++) inb &= (c[k] & bm[k]) != 0;
+        if (inb) {
+            /* every Lorenzo term inside the block: the 2^n corners i -
+             * off[m] prequantized two at a time (m and m + 1 are x and
+             * x - 1: neighbours in memory), each operation of
+             * lz_prequant in its lane, sealed */
+            int64_t qc[8];
+            int bm2 = 0;
+            for (unsigned m = 0; m < (1u << n); m += 2) {
+                const LZ_T *px = src + i - off[m] - 1; /* lane 0: corner m + 1, lane 1: corner m */
+                const __m128d X = _mm_set_pd((double)px[1], (double)px[0]);
+                __m128d t = _mm_mul_pd(X, vrc);
+                LZ_VSEAL(t);
+                __m128d tr = _mm_add_pd(t, vM);
+                LZ_VSEAL(tr);
+                __m128d qd = _mm_sub_pd(tr, vM);
+                LZ_VSEAL(qd);
+                __m128d y = _mm_mul_pd(qd, vh);
+                LZ_VSEAL(y);
+                if (sizeof(LZ_T) == 4) y = _mm_cvtps_pd(_mm_cvtpd_ps(y));
+                __m128d er = _mm_sub_pd(X, y);
+                LZ_VSEAL(er);
+                const __m128d ok = _mm_and_pd(_mm_cmplt_pd(_mm_and_pd(t, vabs), vlim),
+                                              _mm_cmple_pd(_mm_and_pd(er, vabs), veb));
+                bm2 |= _mm_movemask_pd(ok) ^ 3;
+                const __m128i qv = _mm_sub_epi64(_mm_castpd_si128(tr), vMb);
+                qc[m + 1] = _mm_cvtsi128_si64(qv);
+                qc[m] = _mm_cvtsi128_si64(_mm_unpackhi_epi64(qv, qv));
+            }
+            if (bm2) continue; /* a verbatim element among them */
+            q = (uint64_t)qc[0];
+            for (unsigned m = 1; m < (1u << n); m++) {
+                if (__builtin_popcount(m) & 1) p += (uint64_t)qc[m];
+                else p -= (uint64_t)qc[m];
+            }
+            for (unsigned k = 0; k < n; k++) qn[k] = (uint64_t)qc[1u << k];
+            hn = (1u << n) - 1;
+        } else
+#endif
+        {
+        if (LZ_FN(lz_pq)(src, i, qp, &q)) continue;
+        /* Lorenzo inside the element's block (zero outside it) */
         for (unsigned m = 1; m < (1u << n) && !bad; m++) {
             uint64_t j = i;
             int in = 1;
@@ -182,6 +243,7 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
             else p -= v;
         }
         if (bad) continue;
+        }
         /* interpolation: the element's level s and the axes whose non-zero
          * coordinate has the fewest trailing zero bits (7.9) */
         unsigned tz = 64, set = 0;
@@ -200,7 +262,8 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
             const uint64_t ca = c[a], ea = e[a], o = s * st[a];
             uint64_t l1, r1 = 0, l3 = 0, r3 = 0;
             const int hr1 = ca + s < ea, hl3 = hr1 && ca >= 3 * s, hr3 = hr1 && ca + 3 * s < ea;
-            bad = LZ_FN(lz_pq)(src, i - o, qp, &l1);
+            if (s == 1 && (hn >> a & 1)) l1 = qn[a], bad = 0; /* i - st[a]: a Lorenzo term, not verbatim */
+            else bad = LZ_FN(lz_pq)(src, i - o, qp, &l1);
             if (hr1) bad |= LZ_FN(lz_pq)(src, i + o, qp, &r1);
             if (hl3) bad |= LZ_FN(lz_pq)(src, i - 3 * o, qp, &l3);
             if (hr3) bad |= LZ_FN(lz_pq)(src, i + 3 * o, qp, &r3);
