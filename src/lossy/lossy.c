@@ -924,7 +924,7 @@ static uint64_t run_starts(const uint16_t *s, uint64_t n, uint32_t *bnd) {
  * the same as from the written runs. rle_fill writes the runs if the
  * candidate stays. */
 static void rle_plan1(const uint16_t *codes, const uint16_t *map, uint64_t n, uint32_t K, uint32_t *bnd,
-                      uint32_t *hl, uint64_t *tot, void *work, lz_rle *R) {
+                      uint32_t *hl, uint64_t hcap, uint64_t *tot, void *work, lz_rle *R) {
     const uint64_t m = run_starts(codes, n, bnd);
     uint64_t *hv = tot;
     memset(hv, 0, (size_t)K * sizeof *hv);
@@ -933,8 +933,30 @@ static void rle_plan1(const uint16_t *codes, const uint16_t *map, uint64_t n, ui
     for (uint64_t j = 0; j + 1 < m; j++) lmax = bnd[j + 1] - bnd[j] > lmax ? bnd[j + 1] - bnd[j] : lmax;
     const uint32_t Kl = lmax > LZ_MAX_RUN ? LZ_MAX_RUN : lmax ? (uint32_t)lmax : 1;
     memset(hl, 0, (size_t)Kl * sizeof *hl);
-    uint64_t nr = 0;
-    for (uint64_t j = 0; j < m; j++) {
+    uint64_t nr = 0, j = 0;
+    if (lmax <= LZ_MAX_RUN && 4 * ((uint64_t)K + Kl) <= hcap) {
+        /* no run to cut: four interleaved counters of each (runs of equal
+         * codes or lengths do not chain their increments through memory),
+         * in the space after hl */
+        uint32_t *v0 = hl + Kl, *v1 = v0 + K, *v2 = v1 + K, *v3 = v2 + K;
+        uint32_t *l1 = v3 + K, *l2 = l1 + Kl, *l3 = l2 + Kl;
+        memset(v0, 0, ((size_t)4 * K + (size_t)3 * Kl) * 4);
+        for (; j + 4 < m; j += 4) {
+            const uint64_t s0 = bnd[j], s1 = bnd[j + 1], s2 = bnd[j + 2], s3 = bnd[j + 3], s4 = bnd[j + 4];
+            v0[map ? map[codes[s0]] : codes[s0]]++;
+            v1[map ? map[codes[s1]] : codes[s1]]++;
+            v2[map ? map[codes[s2]] : codes[s2]]++;
+            v3[map ? map[codes[s3]] : codes[s3]]++;
+            hl[s1 - s0 - 1]++;
+            l1[s2 - s1 - 1]++;
+            l2[s3 - s2 - 1]++;
+            l3[s4 - s3 - 1]++;
+        }
+        nr = j;
+        for (uint32_t c = 0; c < K; c++) hv[c] = (uint64_t)v0[c] + v1[c] + v2[c] + v3[c];
+        for (uint32_t c = 0; c < Kl; c++) hl[c] += l1[c] + l2[c] + l3[c];
+    }
+    for (; j < m; j++) {
         const uint64_t st = bnd[j], len = (j + 1 < m ? bnd[j + 1] : n) - st;
         const uint16_t v = map ? map[codes[st]] : codes[st];
         if (len <= LZ_MAX_RUN) {
@@ -989,8 +1011,8 @@ static void rle_fill(lz_rle *R, const uint16_t *codes, const uint16_t *map, uint
 }
 
 static void rle_plan(scz_ctx *ctx, const scz_header *h, const uint16_t *codes, const uint16_t *map, uint64_t n, int T,
-                     uint32_t K, const scz_hs_info *hc, uint32_t *bnd, uint32_t *rh, uint64_t *tot, void *work,
-                     lz_rle *R) {
+                     uint32_t K, const scz_hs_info *hc, uint32_t *bnd, uint32_t *rh, uint64_t rh_cap, uint64_t *tot,
+                     void *work, lz_rle *R) {
     R->nruns = 0;
     R->Tr = T;
     R->pending = 0;
@@ -1005,7 +1027,7 @@ static void rle_plan(scz_ctx *ctx, const scz_header *h, const uint16_t *codes, c
     }
     if (!R->on) return;
     if (T == 1) {
-        rle_plan1(codes, map, n, K, bnd, rh, tot, work, R);
+        rle_plan1(codes, map, n, K, bnd, rh, rh_cap, tot, work, R);
         return;
     }
     R->nruns = scz__rle_encode(codes, n, LZ_MAX_RUN, T, bnd, R->vals, R->lens);
@@ -1385,8 +1407,8 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     rl.lens = (uint16_t *)(w1 + s_lens);
     rl.bookv = (scz_huff_enc *)(w0 + o_book2);
     rl.bookl = (scz_huff_enc *)(w0 + o_book3);
-    rle_plan(ctx, h, codes, cm.map, n, T, K, &hc, (uint32_t *)(w1 + s_bnd), (uint32_t *)(w0 + o_rh), total2,
-             w0 + o_work, &rl);
+    rle_plan(ctx, h, codes, cm.map, n, T, K, &hc, (uint32_t *)(w1 + s_bnd), (uint32_t *)(w0 + o_rh),
+             (uint64_t)(T > 3 ? T : 3) * 65536, total2, w0 + o_work, &rl);
 
     /* level 1 (7.10 step 3): the run-length body only where its section is
      * at most 21/20 of the Huffman section (run-length never won above
@@ -1528,8 +1550,8 @@ static scz_status lz_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk
     rl.lens = (uint16_t *)(w1 + s_lens);
     rl.bookv = (scz_huff_enc *)(w0 + o_book2);
     rl.bookl = (scz_huff_enc *)(w0 + o_book3);
-    rle_plan(ctx, h, codes, NULL, n, T, K, &hc, (uint32_t *)(w1 + s_bnd), (uint32_t *)(w0 + o_rh), total2,
-             w0 + o_work, &rl);
+    rle_plan(ctx, h, codes, NULL, n, T, K, &hc, (uint32_t *)(w1 + s_bnd), (uint32_t *)(w0 + o_rh),
+             (uint64_t)T * 65536, total2, w0 + o_work, &rl);
     if (rl.on && (h->knobs[1] == 2 || rle_size(&rl) < size_huff)) wf = LZ_WF_RLE;
     if (wf == LZ_WF_RLE && rl.pending) rle_fill(&rl, codes, NULL, n);
     uint64_t csize = wf == LZ_WF_HUFFMAN ? size_huff : rle_size(&rl);
