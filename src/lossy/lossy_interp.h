@@ -18,6 +18,65 @@
 #include <emmintrin.h>
 #define LZ_SSE2 1
 #define LZ_VSEAL(v) __asm__("" : "+x"(v))
+typedef struct lz_vq {
+    __m128d M, rc, h, eb, lim, abs;
+    __m128i Mb;
+} lz_vq;
+static inline void lz_vq_init(lz_vq *v, double rc, double h, double eb) {
+    v->M = _mm_set1_pd(LZ_MAGIC);
+    v->rc = _mm_set1_pd(rc);
+    v->h = _mm_set1_pd(h);
+    v->eb = _mm_set1_pd(eb);
+    v->lim = _mm_set1_pd(LZ_QLIM);
+    v->abs = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+    v->Mb = _mm_castpd_si128(v->M);
+}
+/* lz_prequant of two values (7.3), lane by lane, each operation rounded on
+ * its own: the reconstructions x' (returned), the grid indices (*q) and
+ * the mask of the lanes that are not verbatim (*ok, bits 0 and 1). */
+static inline __m128d lz_pq2(__m128d X, const lz_vq *v, int f32, __m128i *q, int *ok) {
+    __m128d t = _mm_mul_pd(X, v->rc);
+    LZ_VSEAL(t);
+    __m128d tr = _mm_add_pd(t, v->M);
+    LZ_VSEAL(tr);
+    __m128d qd = _mm_sub_pd(tr, v->M);
+    LZ_VSEAL(qd);
+    __m128d y = _mm_mul_pd(qd, v->h);
+    LZ_VSEAL(y);
+    if (f32) y = _mm_cvtps_pd(_mm_cvtpd_ps(y));
+    __m128d er = _mm_sub_pd(X, y);
+    LZ_VSEAL(er);
+    *ok = _mm_movemask_pd(_mm_and_pd(_mm_cmplt_pd(_mm_and_pd(t, v->abs), v->lim),
+                                     _mm_cmple_pd(_mm_and_pd(er, v->abs), v->eb)));
+    *q = _mm_sub_epi64(_mm_castpd_si128(tr), v->Mb);
+    return y;
+}
+/* lz_rquant of x against two predictions P (lanes): the grid indices (*q)
+ * and the mask of the lanes that are not verbatim (*ok). */
+static inline void lz_rq2(__m128d X, __m128d P, const lz_vq *v, int f32, __m128i *q, int *ok) {
+    __m128d dx = _mm_sub_pd(X, P);
+    LZ_VSEAL(dx);
+    __m128d t = _mm_mul_pd(dx, v->rc);
+    LZ_VSEAL(t);
+    __m128d tr = _mm_add_pd(t, v->M);
+    LZ_VSEAL(tr);
+    __m128d qd = _mm_sub_pd(tr, v->M);
+    LZ_VSEAL(qd);
+    __m128d y = _mm_mul_pd(qd, v->h);
+    LZ_VSEAL(y);
+    __m128d xr = _mm_add_pd(P, y);
+    LZ_VSEAL(xr);
+    if (f32) xr = _mm_cvtps_pd(_mm_cvtpd_ps(xr));
+    __m128d er = _mm_sub_pd(X, xr);
+    LZ_VSEAL(er);
+    *ok = _mm_movemask_pd(_mm_and_pd(_mm_cmplt_pd(_mm_and_pd(t, v->abs), v->lim),
+                                     _mm_cmple_pd(_mm_and_pd(er, v->abs), v->eb)));
+    *q = _mm_sub_epi64(_mm_castpd_si128(tr), v->Mb);
+}
+static inline int64_t lz_lane0(__m128i q) { return _mm_cvtsi128_si64(q); }
+static inline int64_t lz_lane1(__m128i q) { return _mm_cvtsi128_si64(_mm_unpackhi_epi64(q, q)); }
+static inline double lz_dlane0(__m128d x) { return _mm_cvtsd_f64(x); }
+static inline double lz_dlane1(__m128d x) { return _mm_cvtsd_f64(_mm_unpackhi_pd(x, x)); }
 #else
 #define LZ_SSE2 0
 #endif
@@ -140,10 +199,8 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
             if (m >> k & 1) off[m] += st[k];
     }
     for (unsigned k = 0; k < n; k++) bm[k] = ((uint64_t)1 << lb[k]) - 1;
-    const __m128d vM = _mm_set1_pd(LZ_MAGIC), vrc = _mm_set1_pd(qp->recip), vh = _mm_set1_pd(qp->ebx2);
-    const __m128d veb = _mm_set1_pd(qp->eb), vlim = _mm_set1_pd(LZ_QLIM);
-    const __m128d vabs = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
-    const __m128i vMb = _mm_castpd_si128(vM);
+    lz_vq vq;
+    lz_vq_init(&vq, qp->recip, qp->ebx2, qp->eb);
 #endif
 #pragma omp parallel num_threads(Te) reduction(+ : kk[:LZ1_NCOST]) if (Te > 1)
     {
@@ -197,24 +254,12 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
             int bm2 = 0;
             for (unsigned m = 0; m < (1u << n); m += 2) {
                 const LZ_T *px = src + i - off[m] - 1; /* lane 0: corner m + 1, lane 1: corner m */
-                const __m128d X = _mm_set_pd((double)px[1], (double)px[0]);
-                __m128d t = _mm_mul_pd(X, vrc);
-                LZ_VSEAL(t);
-                __m128d tr = _mm_add_pd(t, vM);
-                LZ_VSEAL(tr);
-                __m128d qd = _mm_sub_pd(tr, vM);
-                LZ_VSEAL(qd);
-                __m128d y = _mm_mul_pd(qd, vh);
-                LZ_VSEAL(y);
-                if (sizeof(LZ_T) == 4) y = _mm_cvtps_pd(_mm_cvtpd_ps(y));
-                __m128d er = _mm_sub_pd(X, y);
-                LZ_VSEAL(er);
-                const __m128d ok = _mm_and_pd(_mm_cmplt_pd(_mm_and_pd(t, vabs), vlim),
-                                              _mm_cmple_pd(_mm_and_pd(er, vabs), veb));
-                bm2 |= _mm_movemask_pd(ok) ^ 3;
-                const __m128i qv = _mm_sub_epi64(_mm_castpd_si128(tr), vMb);
-                qc[m + 1] = _mm_cvtsi128_si64(qv);
-                qc[m] = _mm_cvtsi128_si64(_mm_unpackhi_epi64(qv, qv));
+                __m128i qv;
+                int ok;
+                (void)lz_pq2(_mm_set_pd((double)px[1], (double)px[0]), &vq, sizeof(LZ_T) == 4, &qv, &ok);
+                bm2 |= ok ^ 3;
+                qc[m + 1] = lz_lane0(qv);
+                qc[m] = lz_lane1(qv);
             }
             if (bm2) continue; /* a verbatim element among them */
             q = (uint64_t)qc[0];
@@ -262,6 +307,32 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
             const uint64_t ca = c[a], ea = e[a], o = s * st[a];
             uint64_t l1, r1 = 0, l3 = 0, r3 = 0;
             const int hr1 = ca + s < ea, hl3 = hr1 && ca >= 3 * s, hr3 = hr1 && ca + 3 * s < ea;
+#if LZ_SSE2
+            if (hl3 && hr3) {
+                /* all four neighbours: prequantized two at a time (their
+                 * reconstructions are LZ_EST_R's), the linear and the
+                 * cubic residual quantization in the two lanes */
+                __m128i q1, q3, qq;
+                int ok1, ok3, okr;
+                const __m128d y1 = lz_pq2(_mm_set_pd((double)src[i + o], (double)src[i - o]), &vq, f32, &q1, &ok1);
+                const __m128d y3 =
+                    lz_pq2(_mm_set_pd((double)src[i + 3 * o], (double)src[i - 3 * o]), &vq, f32, &q3, &ok3);
+                if ((ok1 & ok3) != 3) {
+                    bad = 1;
+                    break;
+                }
+                const double A = lz_dlane0(y1), B = lz_dlane1(y1), A3 = lz_dlane0(y3), B3 = lz_dlane1(y3);
+                const double xs = (double)src[i];
+                lz_rq2(_mm_set1_pd(xs), _mm_set_pd(lz_cub(A, B, A3, B3), lz_lin(A, B)), &vq, f32, &qq, &okr);
+                if (okr != 3) {
+                    bad = 1;
+                    break;
+                }
+                qi[a][0] = lz_lane0(qq);
+                qi[a][1] = lz_lane1(qq);
+                continue;
+            }
+#endif
             if (s == 1 && (hn >> a & 1)) l1 = qn[a], bad = 0; /* i - st[a]: a Lorenzo term, not verbatim */
             else bad = LZ_FN(lz_pq)(src, i - o, qp, &l1);
             if (hr1) bad |= LZ_FN(lz_pq)(src, i + o, qp, &r1);
