@@ -407,8 +407,7 @@ static inline void LZ_FN(enc_interior)(const LZ_T *restrict src, double *restric
 #if LZ_SSE2
     /* two elements at a time, one per lane: every operation of lz_rquant
      * and of the interpolation, each rounded on its own (sealed), as the
-     * scalar code does it; where either element is verbatim, both go the
-     * scalar way (the same values) */
+     * scalar code does it (the same values) */
     {
         const __m128d vM = _mm_set1_pd(LZ_MAGIC), vrc = _mm_set1_pd(rc), vh = _mm_set1_pd(h);
         const __m128d veb = _mm_set1_pd(eb), vlim = _mm_set1_pd(LZ_QLIM);
@@ -602,27 +601,27 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
             const uint64_t ce = fast && ci + 4 < tsr->c1 ? ci + 4 : tsr->c1;
             for (; ci < ce; ci++) {
                 uint16_t c = codes[ci];
-            if (c == LZ_CODE_OUTLIER) {
-                oidx[no] = (uint32_t)ci;
-                odel[no++] = odel[ci];
-            } else if (c == vnew) {
-                const uint32_t ii = vpos[ci];
-                LZ_U bits;
-                memcpy(&bits, src + ii, sizeof bits);
-                if (tsr->has_verb && (uint64_t)bits == tsr->last_bits) {
-                    c = vrep;
-                } else {
-                    vpos[nvp++] = ii;
+                if (c == LZ_CODE_OUTLIER) {
+                    oidx[no] = (uint32_t)ci;
+                    odel[no++] = odel[ci];
+                } else if (c == vnew) {
+                    const uint32_t ii = vpos[ci];
+                    LZ_U bits;
+                    memcpy(&bits, src + ii, sizeof bits);
+                    if (tsr->has_verb && (uint64_t)bits == tsr->last_bits) {
+                        c = vrep;
+                    } else {
+                        vpos[nvp++] = ii;
+                    }
+                    if (!tsr->has_verb) {
+                        tsr->has_verb = 1;
+                        tsr->first_verb_code = ci;
+                        tsr->first_bits = bits;
+                    }
+                    tsr->last_bits = bits;
+                    codes[ci] = c;
                 }
-                if (!tsr->has_verb) {
-                    tsr->has_verb = 1;
-                    tsr->first_verb_code = ci;
-                    tsr->first_bits = bits;
-                }
-                tsr->last_bits = bits;
-                codes[ci] = c;
-            }
-            hist[c]++;
+                hist[c]++;
             }
         }
         if (fast)
