@@ -895,6 +895,21 @@ static uint64_t run_starts(const uint16_t *s, uint64_t n, uint32_t *bnd) {
     if (n == 0) return 0;
     uint64_t k = 0, i = 1;
     bnd[k++] = 0;
+#if LZ_SSE2
+    /* eight at a time: a mask of the codes that differ from the one before */
+    while (i + 8 <= n) {
+        const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        const __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(s + i - 1));
+        const unsigned ne = ~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(x, y)) & 0xffffu;
+        if (ne) {
+            for (unsigned t = 0; t < 8; t++) {
+                bnd[k] = (uint32_t)(i + t);
+                k += ne >> (2 * t) & 1;
+            }
+        }
+        i += 8;
+    }
+#endif
     while (i + 4 <= n) {
         uint64_t x, y;
         memcpy(&x, s + i, 8);
