@@ -1366,12 +1366,18 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
 
     /* 2. the chunk's radius: 1 + the largest |error| coded inside R; codes
      * and histograms mapped to its alphabet */
-    scz__hist_reduce(hist, T, KR, total3, NULL, NULL);
     /* the in-range codes used lie in [lo, hi] (none: lo > hi); the radius
-     * from the farther end; only those codes and 0, V_new, V_repeat occur */
+     * from the farther end; only those codes and 0, V_new, V_repeat occur
+     * (one thread: its histogram is the total) */
     uint32_t lo = 1, hi = 2 * R - 1;
-    while (lo <= hi && !total3[lo]) lo++;
-    while (hi >= lo && !total3[hi]) hi--;
+    if (T == 1) {
+        while (lo <= hi && !hist[lo]) lo++;
+        while (hi >= lo && !hist[hi]) hi--;
+    } else {
+        scz__hist_reduce(hist, T, KR, total3, NULL, NULL);
+        while (lo <= hi && !total3[lo]) lo++;
+        while (hi >= lo && !total3[hi]) hi--;
+    }
     uint32_t r = 1;
     if (lo <= hi) {
         const uint32_t mlo = lo > R ? lo - R : R - lo, mhi = hi > R ? hi - R : R - hi;
