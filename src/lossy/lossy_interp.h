@@ -312,9 +312,36 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
 static inline void LZ_FN(enc_interior)(const LZ_T *restrict src, double *restrict R, uint64_t x0, uint64_t d,
                                        uint64_t o, uint64_t cnt, int cubic, double h, double rc, double eb,
                                        int64_t r, uint16_t vnew, uint16_t *restrict cd, uint32_t *restrict vp,
-                                       int64_t *restrict od) {
+                                       int64_t *restrict od, uint64_t cabs, lz_tstate *tv, uint32_t *vlist) {
     const int f32 = sizeof(LZ_T) == 4;
     const uint64_t span = 2 * (uint64_t)r - 1;
+    /* a verbatim element at index ii, row position kk: with tv (one
+     * thread, the traversal in code order), V_new or V_repeat decided here
+     * (tv: the range's verbatim state, its V_new list at vlist[tv->n_vnew]
+     * on); else a placeholder code and its index, for interp_encode's
+     * pass */
+#define LZ_VERBATIM(ii, kk)                                                                                \
+    do {                                                                                                   \
+        if (tv) {                                                                                          \
+            LZ_U b_;                                                                                       \
+            memcpy(&b_, src + (ii), sizeof b_);                                                            \
+            if (tv->has_verb && (uint64_t)b_ == tv->last_bits) {                                           \
+                cd[kk] = (uint16_t)(vnew + 1);                                                             \
+            } else {                                                                                       \
+                cd[kk] = vnew;                                                                             \
+                vlist[tv->n_vnew++] = (uint32_t)(ii);                                                      \
+            }                                                                                              \
+            if (!tv->has_verb) {                                                                           \
+                tv->has_verb = 1;                                                                          \
+                tv->first_verb_code = cabs + (kk);                                                         \
+                tv->first_bits = b_;                                                                       \
+            }                                                                                              \
+            tv->last_bits = b_;                                                                            \
+        } else {                                                                                           \
+            cd[kk] = vnew; /* placeholder: V_new or V_repeat in interp_encode's pass */                    \
+            vp[kk] = (uint32_t)(ii);                                                                       \
+        }                                                                                                  \
+    } while (0)
 #define LZ_ENC_ONE(PRED)                                                                                   \
     do {                                                                                                   \
         const uint64_t i = x0 + k * d;                                                                     \
@@ -323,8 +350,7 @@ static inline void LZ_FN(enc_interior)(const LZ_T *restrict src, double *restric
         double xr;                                                                                         \
         if (lz_rquant((double)src[i], P, rc, h, eb, f32, &q, &xr)) {                                       \
             R[i] = P;                                                                                      \
-            cd[k] = vnew; /* placeholder: V_new or V_repeat in interp_encode's pass */                     \
-            vp[k] = (uint32_t)i;                                                                           \
+            LZ_VERBATIM(i, k);                                                                             \
         } else {                                                                                           \
             R[i] = xr;                                                                                     \
             if ((uint64_t)q + (uint64_t)(r - 1) < span) {                                                  \
@@ -402,8 +428,7 @@ static inline void LZ_FN(enc_interior)(const LZ_T *restrict src, double *restric
                     const uint64_t ii = ln ? j : i, kk = k + (uint64_t)ln;
                     if (!(mk >> ln & 1)) {
                         R[ii] = pl[ln];
-                        cd[kk] = vnew;
-                        vp[kk] = (uint32_t)ii;
+                        LZ_VERBATIM(ii, kk);
                     } else {
                         R[ii] = xl[ln];
                         if ((uint64_t)ql[ln] + (uint64_t)(r - 1) < span) {
@@ -438,6 +463,7 @@ static inline void LZ_FN(enc_interior)(const LZ_T *restrict src, double *restric
     else
         for (; k < cnt; k++) LZ_ENC_ONE(lz_ilin(R, i, o));
 #undef LZ_ENC_ONE
+#undef LZ_VERBATIM
 }
 
 /* Interpolation encoder over the whole chunk (FORMAT.md 7.9): residual
@@ -466,8 +492,25 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
         double xr_;                                                                                        \
         if (lz_rquant((double)src[ii], (P), lr[lv], lh[lv], eb, f32, &q_, &xr_)) {                           \
             R[ii] = (P);                                                                                   \
-            codes[ci] = vnew; /* placeholder: V_new or V_repeat below */                                   \
-            vpos[ci] = (uint32_t)(ii);                                                                     \
+            if (tv) { /* one thread: decided here, as LZ_VERBATIM in enc_interior */                       \
+                LZ_U b_;                                                                                   \
+                memcpy(&b_, src + (ii), sizeof b_);                                                        \
+                if (tv->has_verb && (uint64_t)b_ == tv->last_bits) {                                       \
+                    codes[ci] = vrep;                                                                      \
+                } else {                                                                                   \
+                    codes[ci] = vnew;                                                                      \
+                    vpos[tv->n_vnew++] = (uint32_t)(ii);                                                   \
+                }                                                                                          \
+                if (!tv->has_verb) {                                                                       \
+                    tv->has_verb = 1;                                                                      \
+                    tv->first_verb_code = (ci);                                                            \
+                    tv->first_bits = b_;                                                                   \
+                }                                                                                          \
+                tv->last_bits = b_;                                                                        \
+            } else {                                                                                       \
+                codes[ci] = vnew; /* placeholder: V_new or V_repeat below */                               \
+                vpos[ci] = (uint32_t)(ii);                                                                 \
+            }                                                                                              \
         } else {                                                                                           \
             R[ii] = xr_;                                                                                   \
             if ((uint64_t)q_ + (uint64_t)(r - 1) < span) {                                                 \
@@ -478,11 +521,16 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
             }                                                                                              \
         }                                                                                                  \
     } while (0)
+    /* one thread: the sweeps visit the traversal positions in order, so
+     * V_new / V_repeat are decided as they go (tv); the pass below only
+     * lists the outliers and counts */
+    lz_tstate *tv = Tp == 1 ? &ts[0] : NULL;
+    if (tv) tv->n_vnew = tv->c0; /* the next V_new's place in vpos, until the pass below */
     LZ_QUANT(0, 0.0, 0, L);
 #define LZ_SWEEP_INTERIOR(cubic_, R_, x0_, d_, o_, klo_, khi_, c0_, lv_, BODY_)                              \
     LZ_FN(enc_interior)(src, R_, (x0_) + (klo_) * (d_), d_, o_, (khi_) > (klo_) ? (khi_) - (klo_) : 0, cubic_, \
                         lh[lv_], lr[lv_], eb, r, vnew, codes + (c0_) + (klo_), vpos + (c0_) + (klo_),            \
-                        odel + (c0_) + (klo_))
+                        odel + (c0_) + (klo_), (c0_) + (klo_), tv, vpos)
     LZ_SWEEPS(g, cubic, ord, R, Tp, LZ_QUANT);
 #undef LZ_SWEEP_INTERIOR
 #undef LZ_QUANT
@@ -494,9 +542,12 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
     for (int t = 0; t < Tp; t++) {
         lz_tstate *tsr = &ts[t];
         uint32_t *hist = tsr->hist;
-        uint64_t no = tsr->c0, nvp = tsr->c0;
+        /* tv: the verbatim codes are final and their list written (nvp
+         * continues it); counted as any other code */
+        uint64_t no = tsr->c0, nvp = tv ? tsr->n_vnew : tsr->c0;
         const int fast = hx && Tp == 1;
-        const uint32_t Kh = (uint32_t)vrep + 1, lim = (uint32_t)vnew - 1u; /* in-range codes: 1 .. vnew - 1 */
+        /* codes taken four at a time: 1 .. vnew - 1, with tv 1 .. vrep */
+        const uint32_t Kh = (uint32_t)vrep + 1, lim = tv ? (uint32_t)vrep : (uint32_t)vnew - 1u;
         if (fast) memset(hx, 0, (size_t)Kh * 12);
         uint64_t ci = tsr->c0;
         while (ci < tsr->c1) {
@@ -515,7 +566,7 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
                 }
                 /* four verbatim elements repeating the last verbatim value
                  * (fill values): four V_repeat */
-                if ((a0 == vnew) & (a1 == vnew) & (a2 == vnew) & (a3 == vnew) && tsr->has_verb) {
+                if (!tv && (a0 == vnew) & (a1 == vnew) & (a2 == vnew) & (a3 == vnew) && tsr->has_verb) {
                     LZ_U b0, b1, b2, b3;
                     memcpy(&b0, src + vpos[ci], sizeof b0);
                     memcpy(&b1, src + vpos[ci + 1], sizeof b1);
@@ -536,7 +587,7 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
                 if (c == LZ_CODE_OUTLIER) {
                     oidx[no] = (uint32_t)ci;
                     odel[no++] = odel[ci];
-                } else if (c == vnew) {
+                } else if (c == vnew && !tv) {
                     const uint32_t ii = vpos[ci];
                     LZ_U bits;
                     memcpy(&bits, src + ii, sizeof bits);
