@@ -121,6 +121,17 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
      * sample to sample (no division per sample); the sums are integers:
      * the same whatever the ranges */
     const int Te = T > 1 && ns > 8192 ? T : 1;
+    /* last_ax[set][o]: the axis of the set that comes last in order o (the
+     * sweep that codes an element whose finest axes are the set) */
+    uint8_t last_ax[8][LZ1_MAX_ORDERS];
+    for (unsigned st_ = 1; st_ < 8; st_++)
+        for (unsigned od = 0; od < no; od++) {
+            const uint8_t *pos = lz_pos[n][od];
+            unsigned a = 3;
+            for (unsigned k = 0; k < n; k++)
+                if ((st_ >> k & 1) && (a == 3 || pos[k] > pos[a])) a = k;
+            last_ax[st_][od] = (uint8_t)(a == 3 ? 0 : a);
+        }
 #if LZ_SSE2
     /* the Lorenzo corners: off[m] = the sum of st[k] over the bits k of m;
      * bm[k] the block's coordinate mask */
@@ -290,10 +301,7 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
         for (unsigned a = 0; a < n; a++)
             if (set >> a & 1) cl[a] = lz_cost((uint64_t)qi[a][0]), cc[a] = lz_cost((uint64_t)qi[a][1]);
         for (unsigned od = 0; od < no; od++) {
-            const uint8_t *pos = lz_pos[n][od];
-            unsigned a = 3;
-            for (unsigned k = 0; k < n; k++)
-                if ((set >> k & 1) && (a == 3 || pos[k] > pos[a])) a = k;
+            const unsigned a = last_ax[set][od];
             kk[1 + 2 * od] += cl[a];
             kk[2 + 2 * od] += cc[a];
         }
