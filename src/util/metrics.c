@@ -45,6 +45,77 @@ static inline float f32_unkey(int32_t k) {
 static uint64_t range_f32(const float *restrict p, uint64_t n, int32_t *klo, int32_t *khi) {
     int32_t lo = INT32_MAX, hi = INT32_MIN;
     uint64_t c = 0, i = 0;
+#if defined(__SSE2__)
+    /* four lanes of SSE2 minimum / maximum of the finite values (minps is
+     * a < b ? a : b); the extremes' keys after, a zero's sign from a scan
+     * (the keys order -0.0 below +0.0, minps does not) */
+    if (n >= 8) {
+        const __m128 inf = _mm_set1_ps(INFINITY), ninf = _mm_set1_ps(-INFINITY);
+        const __m128 absm = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+        __m128 vlo = inf, vhi = ninf;
+        const uint64_t n4 = n & ~(uint64_t)3;
+        while (i < n4) {
+            const uint64_t e = n4 - i > (1u << 20) ? i + (1u << 20) : n4;
+            __m128i vc = _mm_setzero_si128();
+            for (; i < e; i += 4) {
+                const __m128 v = _mm_loadu_ps(p + i);
+                const __m128 fin = _mm_cmplt_ps(_mm_and_ps(v, absm), inf);
+                const __m128 vf = _mm_and_ps(fin, v);
+                vlo = _mm_min_ps(_mm_or_ps(vf, _mm_andnot_ps(fin, inf)), vlo);
+                vhi = _mm_max_ps(_mm_or_ps(vf, _mm_andnot_ps(fin, ninf)), vhi);
+                vc = _mm_sub_epi32(vc, _mm_castps_si128(fin));
+            }
+            uint32_t c4[4];
+            _mm_storeu_si128((__m128i *)(void *)c4, vc);
+            c += (uint64_t)c4[0] + c4[1] + c4[2] + c4[3];
+        }
+        float l4[4], h4[4];
+        _mm_storeu_ps(l4, vlo);
+        _mm_storeu_ps(h4, vhi);
+        float fl = l4[0], fh = h4[0];
+        for (int q = 1; q < 4; q++) {
+            fl = l4[q] < fl ? l4[q] : fl;
+            fh = h4[q] > fh ? h4[q] : fh;
+        }
+        for (; i < n; i++) {
+            const float v = p[i];
+            if (!isfinite(v)) continue;
+            c++;
+            fl = v < fl ? v : fl;
+            fh = v > fh ? v : fh;
+        }
+        if (c) {
+            uint32_t b;
+            if (fl == 0.0f) { /* -0.0 if there is one */
+                fl = 0.0f;
+                for (uint64_t j = 0; j < n; j++) {
+                    memcpy(&b, p + j, sizeof b);
+                    if (b == 0x80000000u) {
+                        fl = -0.0f;
+                        break;
+                    }
+                }
+            }
+            if (fh == 0.0f) { /* +0.0 if there is one */
+                fh = -0.0f;
+                for (uint64_t j = 0; j < n; j++) {
+                    memcpy(&b, p + j, sizeof b);
+                    if (b == 0) {
+                        fh = 0.0f;
+                        break;
+                    }
+                }
+            }
+            memcpy(&b, &fl, sizeof b);
+            lo = f32_key(b);
+            memcpy(&b, &fh, sizeof b);
+            hi = f32_key(b);
+        }
+        *klo = lo;
+        *khi = hi;
+        return c;
+    }
+#endif
     while (i < n) {
         /* blocks of at most 2^20 elements: the count fits 32 bits */
         const uint64_t e = n - i > (1u << 20) ? i + (1u << 20) : n;
