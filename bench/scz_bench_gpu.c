@@ -35,6 +35,12 @@
 #include <string.h>
 #include <time.h>
 
+/* The library's phase timing (src/cuda/backend.h, src/cuda/prof.h): the
+ * Huffman decoding phase of a lossy decompression, measured alone. */
+void scz__cuda_prof_set(int on);
+void scz__cuda_prof_reset(void);
+double scz__cuda_prof_phase(const char *what, const char *phase);
+
 #define CK(call)                                                                                               \
     do {                                                                                                       \
         cudaError_t e_ = (call);                                                                               \
@@ -335,6 +341,7 @@ static void bench_device(scz_ctx *gpu, const input *in, const void *h_src, doubl
 
 static double g_lossy[8];
 static int g_nlossy = 0;
+static uint32_t g_level = 0; /* --level: knobs[2] of the lossy rows (level 1: compressed on the CPU) */
 
 /* Largest |x - x'| over the finite values (binary64); *special_ok: every
  * NaN / infinity came back bit for bit. */
@@ -365,6 +372,7 @@ static void bench_lossy(scz_ctx *gpu, scz_ctx *cpu, const input *in, const void 
     p.chunk_bytes = g_chunk;
     p.eb_mode = SCZ_EB_REL;
     p.eb = rel;
+    p.knobs[2] = g_level;
     const size_t bound = scz_compress_bound(&in->shape, &p);
     void *d_src, *d_z, *d_out;
     CK(cudaMalloc(&d_src, raw));
@@ -379,10 +387,25 @@ static void bench_lossy(scz_ctx *gpu, scz_ctx *cpu, const input *in, const void 
     CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     const int n = g_reps > 200 ? 200 : g_reps;
     double tc[200], td[200];
-    scz_status r = scz_cuda_reserve(gpu, scz_cuda_scratch_size(&in->shape, &p));
-    if (!r) r = time_compress(gpu, &p, &in->shape, d_src, d_z, bound, size_out, s, n, tc);
+    scz_status r;
+    if (g_level) {
+        /* no GPU compression at level 1: the CPU's stream (its time is not a GPU figure: "-") */
+        uint8_t *hz = malloc(bound);
+        size_t zn = 0;
+        r = scz_compress(cpu, &p, &in->shape, h_src, hz, bound, &zn);
+        if (!r) {
+            CK(cudaMemcpy(d_z, hz, zn, cudaMemcpyHostToDevice));
+            *size_out = zn;
+            for (int k = 0; k < n; k++) tc[k] = 0;
+        }
+        free(hz);
+    } else {
+        r = scz_cuda_reserve(gpu, scz_cuda_scratch_size(&in->shape, &p));
+        if (!r) r = time_compress(gpu, &p, &in->shape, d_src, d_z, bound, size_out, s, n, tc);
+    }
     char cfg[64];
-    snprintf(cfg, sizeof cfg, "REL %g", rel);
+    if (g_level) snprintf(cfg, sizeof cfg, "REL %g L%u", rel, g_level);
+    else snprintf(cfg, sizeof cfg, "REL %g", rel);
     if (r) {
         printf("%-34s %-10s FAIL compress: %s (%s)\n", in->name, cfg, scz_status_string(r), scz_ctx_last_error(gpu));
         g_fail = 1;
@@ -392,9 +415,25 @@ static void bench_lossy(scz_ctx *gpu, scz_ctx *cpu, const input *in, const void 
         uint8_t *hz = malloc(zn);
         void *h = malloc(raw);
         CK(cudaMemcpy(hz, d_z, zn, cudaMemcpyDeviceToHost));
+        double hms = -1; /* median time of the Huffman decoding phase (k_huff), ms */
         if (gpu_dec) {
             r = time_decompress(gpu, d_z, zn, d_out, raw, status, s, n, td);
             if (!r) CK(cudaMemcpy(h, d_out, raw, cudaMemcpyDeviceToHost));
+            if (!r) { /* n more decompressions with the phases' events recorded (not timed above) */
+                double hp[200];
+                int nh = 0;
+                scz__cuda_prof_set(1);
+                for (int i = 0; i < n; i++) {
+                    scz__cuda_prof_reset();
+                    if (scz_cuda_decompress(gpu, d_z, zn, d_out, raw, NULL, status, s) ||
+                        cudaStreamSynchronize(s) != cudaSuccess || *status)
+                        break;
+                    const double ms = scz__cuda_prof_phase("lossy decode", "huff");
+                    if (ms > 0) hp[nh++] = ms;
+                }
+                scz__cuda_prof_set(0);
+                if (nh == n) hms = bench_median(hp, nh);
+            }
         } else {
             r = scz_decompress(cpu, hz, zn, h, raw, NULL);
         }
@@ -405,7 +444,7 @@ static void bench_lossy(scz_ctx *gpu, scz_ctx *cpu, const input *in, const void 
         const int ok = !r && scz_inspect(hz, zn, &info) == SCZ_OK && sok && me <= info.eb_abs;
         if (!ok) g_fail = 1;
         const double mc = bench_median(tc, n), md = gpu_dec && !r ? bench_median(td, n) : 0;
-        char dec[32], decp[16];
+        char dec[32], decp[16], huf[32];
         if (gpu_dec && !r) {
             snprintf(dec, sizeof dec, "%9.1f", md);
             snprintf(decp, sizeof decp, "%5.1f%%", 100 * md / copy);
@@ -413,8 +452,19 @@ static void bench_lossy(scz_ctx *gpu, scz_ctx *cpu, const input *in, const void 
             snprintf(dec, sizeof dec, "%9s", "-");
             snprintf(decp, sizeof decp, "%6s", "-");
         }
-        printf("%-34s %-10s %7.3f %9.1f %5.1f%% %s %s  %s (max err %.3g, bound %.3g)\n", in->name, cfg,
-               (double)raw / zn, mc, 100 * mc / copy, dec, decp, ok ? "within bound" : "FAIL", me, info.eb_abs);
+        /* GB/s of decoded codes: 2 bytes (u16) per element */
+        if (hms > 0) snprintf(huf, sizeof huf, "%9.1f", 2.0 * (double)(raw / scz_dtype_size(in->shape.dtype)) / (hms * 1e6));
+        else snprintf(huf, sizeof huf, "%9s", "-");
+        char comp[32], compp[16]; /* level 1 compresses on the CPU: no GPU figure */
+        if (g_level) {
+            snprintf(comp, sizeof comp, "%9s", "-");
+            snprintf(compp, sizeof compp, "%6s", "-");
+        } else {
+            snprintf(comp, sizeof comp, "%9.1f", mc);
+            snprintf(compp, sizeof compp, "%5.1f%%", 100 * mc / copy);
+        }
+        printf("%-34s %-10s %7.3f %s %s %s %s %s  %s (max err %.3g, bound %.3g)\n", in->name, cfg, (double)raw / zn,
+               comp, compp, dec, decp, huf, ok ? "within bound" : "FAIL", me, info.eb_abs);
         if (g_csv)
             fprintf(g_csv, "lossy-rel%g:%s,%s,,%zu,%zu,%.4f,%.2f,%.2f,%.2f,%s\n", rel, in->name,
                     scz_dtype_name(in->shape.dtype), raw, zn, (double)raw / zn, mc, md, copy,
@@ -711,7 +761,7 @@ static void usage(void) {
     fprintf(stderr,
             "usage: scz_bench_gpu [--data DIR] [--file PATH]... [--only S1,S2] [--reps N] [--warmup N]\n"
             "                     [--chunk BYTES] [--host] [--big GIB [--big-lossy REL]] [--csv FILE] [--no-nvcomp]\n"
-            "                     [--huffman MI | --huffman-only MI] [--lossy REL[,REL...]] [--gfc] [--lzss]\n"
+            "                     [--huffman MI | --huffman-only MI] [--lossy REL[,REL...]] [--level N] [--gfc] [--lzss]\n"
             "                     [--lzss-int REL]\n");
     exit(2);
 }
@@ -793,6 +843,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--big") && v) g_big_gib = atof(argv[++i]);
         else if (!strcmp(a, "--big-lossy") && v) g_big_rel = atof(argv[++i]);
         else if (!strcmp(a, "--gfc")) g_gfc = 1;
+        else if (!strcmp(a, "--level") && v) g_level = (uint32_t)atoi(argv[++i]);
         else if (!strcmp(a, "--lzss")) g_lzss = 1;
         else if (!strcmp(a, "--lzss-int") && v) {
             g_lzss = 1;
@@ -884,10 +935,11 @@ int main(int argc, char **argv) {
     if (g_lzss && scz_cuda_codec_supported(SCZ_CODEC_LZSS)) codec_table(gpu, cpu, ins, nin, only, copy, SCZ_CODEC_LZSS);
     if (g_nlossy) {
         printf("\nlossy device to device, median of %d after %d warm-up; GB/s = raw bytes / time / 1e9; %% = of the "
-               "copy bandwidth; checked against the bound in binary64\n",
-               g_reps, g_warmup);
-        printf("%-34s %-10s %7s %9s %6s %9s %6s  %s\n", "file", "bound", "ratio", "comp GB/s", "%copy", "dec GB/s",
-               "%copy", "check");
+               "copy bandwidth; huff GB/s = the Huffman decoding phase alone (k_huff, timed by events in %d more "
+               "decompressions): u16 codes decoded (2 bytes per value) / its time; checked against the bound in binary64\n",
+               g_reps, g_warmup, g_reps);
+        printf("%-34s %-10s %7s %9s %6s %9s %6s %9s  %s\n", "file", "bound", "ratio", "comp GB/s", "%copy", "dec GB/s",
+               "%copy", "huff GB/s", "check");
         for (int i = 0; i < nin; i++) {
             if (ins[i].shape.dtype != SCZ_DTYPE_F32 && ins[i].shape.dtype != SCZ_DTYPE_F64) continue;
             if (only && !strstr(only, ins[i].name) && !strstr(ins[i].name, only)) continue;

@@ -282,9 +282,10 @@ static void test_real_data(void) {
     free(files);
 }
 
-/* Level 1 (FORMAT.md 7.9) has no GPU kernels yet: a CUDA context's host API
- * runs it on the CPU (same bytes as the CPU context, and it decodes them),
- * and the device-pointer API refuses it with SCZ_ERR_UNSUPPORTED. */
+/* Level 1 (FORMAT.md 7.9) has GPU decompression only: a CUDA context's host
+ * API compresses on the CPU (same bytes as the CPU context) and decodes on
+ * the GPU (test_cuda_lossy_dec compares those decodes in depth), and the
+ * device-pointer compression refuses it with SCZ_ERR_UNSUPPORTED. */
 static void test_level1(void) {
     const gen_shape_def shp = {"3d_33x31x29", 3, {33, 31, 29, 1}};
     for (int di = 0; di < 2; di++) {

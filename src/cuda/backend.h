@@ -43,6 +43,14 @@ int scz__cuda_can(scz_codec c, int dir);
  * FORMAT.md 7.9, runs on the CPU on a CUDA context). */
 int scz__cuda_can_hdr(const scz_header *h, int dir);
 
+/* Phase times for benchmarks (src/cuda/prof.h; not thread-safe): with
+ * recording on, the codecs' profiled phases are summed per (codec step,
+ * phase) name, e.g. ("lossy decode", "huff"); scz__cuda_prof_phase gives
+ * the sum in ms since the last reset (-1 if none). */
+void scz__cuda_prof_set(int on);
+void scz__cuda_prof_reset(void);
+double scz__cuda_prof_phase(const char *what, const char *phase);
+
 /* White-box knob for tests: raw bytes per streamed batch (0 = default). */
 void scz__cuda_set_batch_bytes(scz_ctx *ctx, uint64_t bytes);
 #endif

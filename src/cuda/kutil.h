@@ -80,6 +80,13 @@ __device__ __forceinline__ void cp_async4(void *sdst, const void *gsrc) {
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(sa), "l"(gsrc) : "memory");
 }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+/* Groups of copies: commit closes this thread's group of copies issued
+ * since the last commit; cp_async_wait_group<N>() waits until at most N of
+ * its groups are still in flight (the older ones have landed). */
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int N> __device__ __forceinline__ void cp_async_wait_group() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
 
 /* Decoupled look-back over the work units of a one-pass encoder, in
  * ticket order (a unit waits only for units of lower tickets, which have

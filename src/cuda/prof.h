@@ -14,21 +14,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* runtime.cu: 0 off, 1 print (SCZ_GPU_PROFILE=1), 2 record */
+extern "C" int scz__cuda_prof_mode(void);
+extern "C" void scz__cuda_prof_add(const char *what, const char *phase, double ms);
+
 struct ScProf {
     enum { MAXM = 64 };
     cudaEvent_t ev[MAXM + 1];
     const char *name[MAXM];
     int n = 0;
     bool on = false;
+    int mode = 0;
     cudaStream_t s;
     const char *what;
     ScProf(const char *w, cudaStream_t st) : s(st), what(w) {
-        static int env = -1;
-        if (env < 0) {
-            const char *e = getenv("SCZ_GPU_PROFILE");
-            env = e && *e == '1';
-        }
-        on = env == 1;
+        mode = scz__cuda_prof_mode();
+        on = mode != 0;
         if (on && cudaEventCreate(&ev[0]) == cudaSuccess) cudaEventRecord(ev[0], s);
         else on = false;
     }
@@ -57,9 +58,13 @@ struct ScProf {
             }
             sum[k] += ms;
         }
-        fprintf(stderr, "[profile %s: %.3f ms]", what, tot);
-        for (int k = 0; k < ns; k++) fprintf(stderr, " %s %.3f", seen[k], sum[k]);
-        fprintf(stderr, "\n");
+        if (mode == 1) {
+            fprintf(stderr, "[profile %s: %.3f ms]", what, tot);
+            for (int k = 0; k < ns; k++) fprintf(stderr, " %s %.3f", seen[k], sum[k]);
+            fprintf(stderr, "\n");
+        } else {
+            for (int k = 0; k < ns; k++) scz__cuda_prof_add(what, seen[k], sum[k]);
+        }
         for (int i = 0; i <= n; i++) cudaEventDestroy(ev[i]);
     }
 };

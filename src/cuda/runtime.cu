@@ -19,6 +19,7 @@ extern "C" {
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 namespace {
 
@@ -604,6 +605,41 @@ extern "C" void scz__cuda_ctx_free(scz_ctx *ctx) {
     ctx->cuda = nullptr;
 }
 
+/* Phase timing (prof.h): printed with SCZ_GPU_PROFILE=1, or recorded for a
+ * benchmark (scz__cuda_prof_set). */
+namespace {
+int g_prof_rec = 0;
+struct ProfSum {
+    const char *what, *phase; /* the string literals of ScProf and its marks */
+    double ms;
+};
+ProfSum g_prof[64];
+int g_nprof = 0;
+} // namespace
+extern "C" int scz__cuda_prof_mode(void) {
+    static int env = -1;
+    if (env < 0) {
+        const char *e = getenv("SCZ_GPU_PROFILE");
+        env = e && *e == '1';
+    }
+    return env ? 1 : g_prof_rec ? 2 : 0;
+}
+extern "C" void scz__cuda_prof_add(const char *what, const char *phase, double ms) {
+    for (int i = 0; i < g_nprof; i++)
+        if (!strcmp(g_prof[i].what, what) && !strcmp(g_prof[i].phase, phase)) {
+            g_prof[i].ms += ms;
+            return;
+        }
+    if (g_nprof < 64) g_prof[g_nprof++] = ProfSum{what, phase, ms};
+}
+extern "C" void scz__cuda_prof_set(int on) { g_prof_rec = on != 0; }
+extern "C" void scz__cuda_prof_reset(void) { g_nprof = 0; }
+extern "C" double scz__cuda_prof_phase(const char *what, const char *phase) {
+    for (int i = 0; i < g_nprof; i++)
+        if (!strcmp(g_prof[i].what, what) && !strcmp(g_prof[i].phase, phase)) return g_prof[i].ms;
+    return -1;
+}
+
 extern "C" void scz__cuda_set_batch_bytes(scz_ctx *ctx, uint64_t bytes) {
     if (ctx && ctx->cuda) cctx(ctx)->batch_bytes = bytes;
 }
@@ -616,7 +652,8 @@ extern "C" int scz__cuda_can(scz_codec c, int dir) {
     return dir == SCZ_CUDA_ENCODE ? g->encode != nullptr : g->decode != nullptr;
 }
 extern "C" int scz__cuda_can_hdr(const scz_header *h, int dir) {
-    if (h->codec == SCZ_CODEC_LOSSY && h->knobs[2] != 0) return 0; /* level 1: CPU only (FORMAT.md 7.9) */
+    /* lossy level 1 (FORMAT.md 7.9): GPU decoding, compression on the CPU */
+    if (h->codec == SCZ_CODEC_LOSSY && h->knobs[2] != 0 && dir != SCZ_CUDA_DECODE) return 0;
     return scz__cuda_can(h->codec, dir);
 }
 extern "C" int scz_cuda_codec_supported(scz_codec c) {
@@ -738,7 +775,8 @@ scz_status plan_device(scz_ctx *ctx, const scz_params *params, const scz_shape *
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec '%s' has no GPU compression kernels in this build",
                          scz_codec_name(h->codec));
     if (!scz__cuda_can_hdr(h, SCZ_CUDA_ENCODE))
-        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "lossy level %u has no GPU kernels yet (the host API runs it on the CPU)",
+        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED,
+                         "lossy level %u has no GPU compression kernels (the host API compresses it on the CPU)",
                          h->knobs[2]);
     if ((*ops)->prepare_range && (h->eb_mode == SCZ_EB_REL || h->eb_mode == SCZ_EB_PSNR)) {
         double range[2] = {0, 0};
@@ -892,7 +930,8 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec '%s' has no GPU decompression kernels in this build",
                          scz_codec_name(h.codec));
     if (!scz__cuda_can_hdr(&h, SCZ_CUDA_DECODE))
-        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "lossy level %u has no GPU kernels yet (the host API runs it on the CPU)",
+        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED,
+                         "lossy level %u has no GPU decompression kernels (the host API decodes it on the CPU)",
                          h.knobs[2]);
     if (dst_cap < h.raw_bytes || (!d_dst && h.raw_bytes))
         return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination holds %zu bytes, the array needs %llu", dst_cap,

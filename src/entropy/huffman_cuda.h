@@ -95,6 +95,29 @@ struct Stream {
     uint32_t first[LMAX + 2], lcount[LMAX + 2], loff[LMAX + 2]; /* canonical first code, codes, long-list index per length */
 };
 
+/* The size of the stream at src[0..avail) that must hold exactly `count`
+ * symbols of an alphabet of K, from its header alone (hs_parse's first
+ * checks; hs_parse of src[0..*bytes) later checks the rest): HS_OK, *bytes
+ * and *n_segs, or HS_ERR_STREAM. For a caller that locates several streams
+ * with one thread and parses them in parallel. */
+inline __device__ int hs_size(const uint8_t *src, uint64_t avail, uint32_t K, uint64_t count, uint64_t *bytes,
+                              uint32_t *n_segs) {
+    if (avail < SCZ_HUFF_HDR_BYTES) return HS_ERR_STREAM;
+    const uint32_t k = ldb32(src), cnt = ldb32(src + 4), cbn = ldb32(src + 16);
+    const uint64_t bits = ldb64(src + 8);
+    if (k != K || cnt != count) return HS_ERR_STREAM;
+    *bytes = SCZ_HUFF_HDR_BYTES;
+    *n_segs = 0;
+    if (count == 0) return bits || cbn ? HS_ERR_STREAM : HS_OK;
+    if (bits < count || bits > count * LMAX) return HS_ERR_STREAM;
+    const uint64_t n_units = (bits + U - 1) / U, ns = (n_units + G - 1) / G, n_words = (bits + 31) / 32;
+    const uint64_t need = (uint64_t)SCZ_HUFF_HDR_BYTES + cbn + (n_units + 1) / 2 + 4 * ns + 4 * n_words;
+    if (need > avail) return HS_ERR_STREAM;
+    *bytes = need;
+    *n_segs = (uint32_t)ns;
+    return HS_OK;
+}
+
 /* Parses the stream at src[0..avail) (end = src + avail) that must hold
  * exactly `count` symbols of an alphabet of exactly K (<= 65536), with at
  * most long_cap symbols of codes longer than TB (the size of the caller's

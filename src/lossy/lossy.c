@@ -13,6 +13,7 @@
 
 #include "lossy.h"
 #include "lossy_quant.h"
+#include "lossy_interp_hd.h"
 
 #include "../entropy/huffman.h"
 #include "../entropy/rle.h"
@@ -148,56 +149,6 @@ static inline uint64_t lz_cost(uint64_t d) {
     return b ? 2 * (uint64_t)b + LZ1_COST_NZ : 0;
 }
 
-/* The cubic (four neighbours) and linear (two) interpolations of 7.9 from
- * the neighbours A, B at -s, +s and A3, B3 at -3s, +3s: binary64, each
- * operation rounded on its own (sealed: no fused multiply-add). */
-static inline double lz_cub(double A, double B, double A3, double B3) {
-    double ab = A + B, ab3 = A3 + B3;
-    SCZ_FP_SEAL(ab);
-    SCZ_FP_SEAL(ab3);
-    double m = ab * 9.0;
-    SCZ_FP_SEAL(m);
-    double d = m - ab3;
-    SCZ_FP_SEAL(d);
-    return d * 0.0625;
-}
-static inline double lz_lin(double A, double B) {
-    double ab = A + B;
-    SCZ_FP_SEAL(ab);
-    return ab * 0.5;
-}
-
-/* Interpolation from the neighbours that exist along an axis (7.9). hb,
- * ha3, hb3: which of B, A3, B3 exist. */
-static inline double lz_finterp(int cubic, double A, int hb, double B, int ha3, double A3, int hb3, double B3) {
-    if (!hb) return A;
-    if (cubic) {
-        if (ha3 && hb3) return lz_cub(A, B, A3, B3);
-        if (hb3 || ha3) {
-            /* 3A + 6B - B3 (right neighbour at 3s) or 6A + 3B - A3, over 8 */
-            double u = hb3 ? A * 3.0 : A * 6.0, v = hb3 ? B * 6.0 : B * 3.0;
-            SCZ_FP_SEAL(u);
-            SCZ_FP_SEAL(v);
-            double w = u + v;
-            SCZ_FP_SEAL(w);
-            w = w - (hb3 ? B3 : A3);
-            SCZ_FP_SEAL(w);
-            return w * 0.125;
-        }
-    }
-    return lz_lin(A, B);
-}
-
-/* Prediction of element i at coordinate c along an axis of extent e and
- * linear stride st, level stride s, from the reconstructed values R. */
-static inline double lz_ipred(const double *R, uint64_t i, uint64_t c, uint64_t s, uint64_t st, uint64_t e,
-                              int cubic) {
-    const uint64_t o = s * st;
-    const int hb = c + s < e, ha3 = cubic && hb && c >= 3 * s, hb3 = cubic && hb && c + 3 * s < e;
-    return lz_finterp(cubic, R[i - o], hb, hb ? R[i + o] : 0.0, ha3, ha3 ? R[i - 3 * o] : 0.0, hb3,
-                      hb3 ? R[i + 3 * o] : 0.0);
-}
-
 /* The same predictions where all four (cubic) or both (linear) neighbours
  * exist, o the neighbour offset: no tests. */
 static inline double lz_icub(const double *R, uint64_t i, uint64_t o) {
@@ -230,52 +181,17 @@ static inline int lz_rquant(double x, double P, double recip, double ebx2, doubl
     return !(fabs(t) < LZ_QLIM) | !(fabs(x - r) <= eb);
 }
 
-/* The decoder's side: T(P + double(q) h). */
-static inline double lz_rrecon(double P, int64_t q, double ebx2, int f32) {
-    double y = (double)q * ebx2;
-    SCZ_FP_SEAL(y);
-    double r = P + y;
-    SCZ_FP_SEAL(r);
-    return f32 ? (double)(float)r : r;
-}
-
 /* Number of levels: the smallest L with 2^L >= every extent. */
-static inline unsigned lz_levels(const lz_geo *g) {
-    unsigned L = 0;
-    for (unsigned k = 0; k < g->rank; k++)
-        while (((uint64_t)1 << L) < g->e[k]) L++;
-    return L;
-}
-
-/* Interpolation axis orders (7.9, payload byte 7): lz_perm[n][o] lists the
- * axes of order o of a rank-n chunk, first swept first (order 0 axis 0
- * first, order 1 axis n-1 first, then the other permutations of rank 3);
- * lz_pos[n][o][k] is axis k's place in it (axes beyond the rank last). */
-static const unsigned lz_norders[4] = {2, 2, 2, 6}; /* rank 1: orders 0 and 1 are the same */
-static const uint8_t lz_perm[4][LZ1_MAX_ORDERS][3] = {
-    {{0, 1, 2}, {0, 1, 2}},
-    {{0, 1, 2}, {0, 1, 2}},
-    {{0, 1, 2}, {1, 0, 2}},
-    {{0, 1, 2}, {2, 1, 0}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}}};
-static const uint8_t lz_pos[4][LZ1_MAX_ORDERS][3] = {
-    {{0, 1, 2}, {0, 1, 2}},
-    {{0, 1, 2}, {0, 1, 2}},
-    {{0, 1, 2}, {1, 0, 2}},
-    {{0, 1, 2}, {2, 1, 0}, {0, 2, 1}, {1, 0, 2}, {2, 0, 1}, {1, 2, 0}}};
+static inline unsigned lz_levels(const lz_geo *g) { return lz1_levels(g->rank, g->e); }
 
 /* Quantization step h_lv and its inverse for the levels 0 .. L of an
  * interpolated chunk (7.9, byte 29): h / f_lv with f_lv = 1 (tight = 0) or
  * f_0 = 1, f_(lv+1) = min(1.25 f_lv, 2) (tight = 1), binary64. Returns L. */
 static unsigned lz_level_steps(const lz_qp *qp, int tight, const lz_geo *g, double *lh, double *lr) {
     const unsigned L = lz_levels(g);
-    double f = 1.0;
     for (unsigned lv = 0; lv <= L; lv++) {
-        lh[lv] = qp->ebx2 / f;
+        lh[lv] = lz1_level_step(qp->ebx2, tight, lv);
         lr[lv] = lh[lv] > 0 ? 1.0 / lh[lv] : INFINITY;
-        if (tight) {
-            f = f * 1.25;
-            if (f > 2.0) f = 2.0;
-        }
     }
     return L;
 }
@@ -286,7 +202,8 @@ static unsigned lz_level_steps(const lz_qp *qp, int tight, const lz_geo *g, doub
  * S, the number of sweeps (at most LZ1_MAX_SWEEPS), for axis order ord. */
 static unsigned lz_sweep_starts(const lz_geo *g, unsigned ord, uint64_t *st) {
     const unsigned n = g->rank;
-    const uint8_t *perm = lz_perm[n][ord], *pos = lz_pos[n][ord];
+    uint8_t perm[3], pos[3];
+    lz1_order(n, ord, perm, pos);
     uint64_t base = 1;
     unsigned S = 0;
     for (unsigned lv = lz_levels(g); lv-- > 0;) {
@@ -294,13 +211,10 @@ static unsigned lz_sweep_starts(const lz_geo *g, unsigned ord, uint64_t *st) {
         for (unsigned j = 0; j < n; j++) {
             const unsigned a = perm[j];
             if (s >= g->e[a]) continue;
-            uint64_t cnt = 1;
-            for (unsigned k = 0; k < 3; k++) {
-                const uint64_t ek = k < n ? g->e[k] : 1, d = pos[k] < pos[a] ? s : 2 * s, b = k == a ? s : 0;
-                cnt *= b < ek ? (ek - 1 - b) / d + 1 : 0;
-            }
+            uint64_t b[3], d[3], cnt[3];
+            lz1_sweep_dims(g->e, pos, a, s, b, d, cnt);
             st[S++] = base;
-            base += cnt;
+            base += cnt[0] * cnt[1] * cnt[2];
         }
     }
     st[S] = base; /* = n */
@@ -1219,7 +1133,7 @@ static void lz1_choose(const lz_geo *g, unsigned es, const void *src, const lz_q
     *order = 0;
     /* the smallest interpolation cost: cubic 0, linear 0, cubic 1, linear 1,
      * cubic 2, ... (the first on ties) */
-    const unsigned no = lz_norders[g->rank];
+    const unsigned no = lz1_norders(g->rank);
     unsigned bp = LZ_PRED_CUBIC, bo = 0, lo = 0;
     uint64_t ci = c[2];
     for (unsigned od = 0; od < no; od++) {
@@ -1820,7 +1734,7 @@ static scz_status lz_decompress(scz_ctx *ctx, const scz_header *h, const scz_chu
     }
     if (lsum > LZ_MAX_BLOCK_LOG2) return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: block too large");
     geo_blocks(&g, lb);
-    if (order >= lz_norders[g.rank])
+    if (order >= lz1_norders(g.rank))
         return scz__fail(ctx, SCZ_ERR_CORRUPT, "lossy chunk: axis order %u for rank %u", order, g.rank);
     if (gs) {
         uint64_t sw[LZ1_MAX_SWEEPS + 1];

@@ -14,14 +14,15 @@
 /* LZ_SSE2, LZ_VSEAL, lz_pq2, lz_rq2: lossy_kern.h */
 /* The sweeps of the interpolation order (FORMAT.md 7.9) after element 0:
  * levels s = 2^(L-1) .. 1, in each the axes in the chunk's axis order ord
- * (lz_perm); a sweep's rows go to Tp threads (its elements depend on
+ * (lz1_order); a sweep's rows go to Tp threads (its elements depend on
  * earlier sweeps only). BODY(i, P, ci, lv): element index, prediction from
  * R, code index (traversal position), level (s = 2^lv). The pragma names the variable Tp of
  * the caller (a _Pragma string is not macro-expanded). */
 #define LZ_SWEEPS(g, cubic, ord, R, Tp, BODY)                                                              \
     do {                                                                                                   \
         const unsigned n_ = (g)->rank;                                                                     \
-        const uint8_t *perm_ = lz_perm[n_][ord], *pos_ = lz_pos[n_][ord];                                  \
+        uint8_t perm_[3], pos_[3];                                                                         \
+        lz1_order(n_, ord, perm_, pos_);                                                                   \
         const uint64_t e_[3] = {(g)->e[0], (g)->e[1], (g)->e[2]};                                          \
         const uint64_t st_[3] = {1, e_[0], e_[0] * e_[1]};                                                 \
         uint64_t base_ = 1;                                                                                \
@@ -30,11 +31,8 @@
             for (unsigned j_ = 0; j_ < n_; j_++) {                                                         \
                 const unsigned a_ = perm_[j_];                                                             \
                 if (s_ >= e_[a_]) continue;                                                                \
-                uint64_t b_[3] = {0, 0, 0}, d_[3], cnt_[3];                                                \
-                for (unsigned k_ = 0; k_ < 3; k_++) d_[k_] = pos_[k_] < pos_[a_] ? s_ : 2 * s_;            \
-                b_[a_] = s_;                                                                               \
-                for (unsigned k_ = 0; k_ < 3; k_++)                                                        \
-                    cnt_[k_] = b_[k_] < e_[k_] ? (e_[k_] - 1 - b_[k_]) / d_[k_] + 1 : 0;                   \
+                uint64_t b_[3], d_[3], cnt_[3];                                                            \
+                lz1_sweep_dims(e_, pos_, a_, s_, b_, d_, cnt_);                                            \
                 const uint64_t rows_ = cnt_[1] * cnt_[2], nx_ = cnt_[0], sa_ = st_[a_], ea_ = e_[a_];      \
                 if (!rows_ || !nx_) continue;                                                              \
                 _Pragma("omp parallel for schedule(static) num_threads(Tp) if (Tp > 1 && rows_ * nx_ >= 32768)") \
@@ -103,13 +101,13 @@ static inline int LZ_FN(lz_pq)(const LZ_T *src, uint64_t i, const lz_qp *qp, uin
  * sample elements i = LZ1_SAMPLE_OFF + k LZ1_SAMPLE_STEP whose
  * neighbourhoods hold no verbatim element, each costing lz_cost(error):
  * costs[0] Lorenzo, costs[1 + 2o] linear and costs[2 + 2o] cubic in axis
- * order o (o < lz_norders[rank]; the others 0), costs[LZ1_NCOST - 1] the
+ * order o (o < lz1_norders(rank); the others 0), costs[LZ1_NCOST - 1] the
  * number of those samples. An element's interpolation in order o runs
  * along the axis, among those whose coordinate has the fewest trailing
  * zero bits, that comes last in the order: each such axis is computed
  * once. */
 static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, int T, uint64_t *costs) {
-    const unsigned n = g->rank, no = lz_norders[n];
+    const unsigned n = g->rank, no = lz1_norders(n);
     const uint64_t e[3] = {g->e[0], g->e[1], g->e[2]};
     const uint64_t st[3] = {1, e[0], e[0] * e[1]};
     unsigned lb[3] = {0, 0, 0};
@@ -126,7 +124,8 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
     uint8_t last_ax[8][LZ1_MAX_ORDERS];
     for (unsigned st_ = 1; st_ < 8; st_++)
         for (unsigned od = 0; od < no; od++) {
-            const uint8_t *pos = lz_pos[n][od];
+            uint8_t perm[3], pos[3];
+            lz1_order(n, od, perm, pos);
             unsigned a = 3;
             for (unsigned k = 0; k < n; k++)
                 if ((st_ >> k & 1) && (a == 3 || pos[k] > pos[a])) a = k;
