@@ -3,8 +3,9 @@
  * 7.9-7.10), included by lossy.c once per element type with LZ_T, LZ_U and
  * LZ_SFX defined (as lossy_kern.h): the predictor estimate and the
  * multilevel interpolation predictor over a whole chunk, with residual
- * quantization against the values a decoder reconstructs (lz_rquant,
- * lz_rrecon in lossy.c: one definition of each operation for both sides).
+ * quantization against the values a decoder reconstructs (lz1_rq,
+ * lz_rrecon: lossy_est_hd.h and lossy_interp_hd.h, one definition of each
+ * operation for the CPU and the GPU).
  */
 #define LZ_CAT2(a, b) a##b
 #define LZ_CAT(a, b) LZ_CAT2(a, b)
@@ -78,108 +79,32 @@
     } while (0)
 #endif
 
-/* Prequantized value of element i and whether it is verbatim (7.3). */
-static inline int LZ_FN(lz_pq)(const LZ_T *src, uint64_t i, const lz_qp *qp, uint64_t *q) {
-    int64_t v;
-    double e;
-    int bad = LZ_FN(lz_prequant)(src[i], qp->recip, qp->ebx2, qp->eb, &v, &e);
-    *q = (uint64_t)v;
-    return bad;
-}
-
 /* Predictor estimate (FORMAT.md 7.10): the exact prediction errors of
  * Lorenzo and of linear and cubic interpolation in every axis order at the
  * sample elements i = LZ1_SAMPLE_OFF + k LZ1_SAMPLE_STEP whose
- * neighbourhoods hold no verbatim element, each costing lz_cost(error):
+ * neighbourhoods hold no verbatim element, each costing lz1_cost(error):
  * costs[0] Lorenzo, costs[1 + 2o] linear and costs[2 + 2o] cubic in axis
  * order o (o < lz1_norders(rank); the others 0), costs[LZ1_NCOST - 1] the
  * number of those samples. An element's interpolation in order o runs
  * along the axis, among those whose coordinate has the fewest trailing
  * zero bits, that comes last in the order: each such axis is computed
- * once. */
+ * once. One sample: lossy_est_hd.h lz1_est_sample (the GPU writer's too). */
 static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, int T, uint64_t *costs) {
-    const unsigned n = g->rank, no = lz1_norders(n);
+    const unsigned n = g->rank;
     const uint64_t e[3] = {g->e[0], g->e[1], g->e[2]};
-    const uint64_t st[3] = {1, e[0], e[0] * e[1]};
     unsigned lb[3] = {0, 0, 0};
     for (unsigned d = 0; d < n; d++) lb[d] = lz_block_log2[n][d];
+    const int f32 = sizeof(LZ_T) == 4;
     uint64_t kk[LZ1_NCOST]; /* integer sums: any thread count, same result */
     memset(kk, 0, sizeof kk);
     const uint64_t ns = g->n > LZ1_SAMPLE_OFF ? (g->n - LZ1_SAMPLE_OFF + LZ1_SAMPLE_STEP - 1) / LZ1_SAMPLE_STEP : 0;
 #pragma omp parallel for schedule(static) num_threads(T) reduction(+ : kk[:LZ1_NCOST]) if (T > 1 && ns > 8192)
     for (uint64_t si = 0; si < ns; si++) {
         const uint64_t i = LZ1_SAMPLE_OFF + si * LZ1_SAMPLE_STEP;
-        const uint64_t c[3] = {i % e[0], i / e[0] % e[1], i / st[2]};
-        uint64_t q, v;
-        if (LZ_FN(lz_pq)(src, i, qp, &q)) continue;
-        /* Lorenzo inside the element's block (zero outside it) */
-        uint64_t p = 0;
-        int bad = 0;
-        for (unsigned m = 1; m < (1u << n) && !bad; m++) {
-            uint64_t j = i;
-            int in = 1;
-            for (unsigned k = 0; k < n; k++)
-                if (m >> k & 1) {
-                    in &= (c[k] & (((uint64_t)1 << lb[k]) - 1)) != 0;
-                    j -= st[k];
-                }
-            if (!in) continue;
-            bad |= LZ_FN(lz_pq)(src, j, qp, &v);
-            if (__builtin_popcount(m) & 1) p += v;
-            else p -= v;
-        }
-        if (bad) continue;
-        /* interpolation: the element's level s and the axes whose non-zero
-         * coordinate has the fewest trailing zero bits (7.9) */
-        unsigned tz = 64, set = 0;
-        for (unsigned k = 0; k < n; k++)
-            if (c[k]) {
-                unsigned t = (unsigned)__builtin_ctzll(c[k]);
-                if (t < tz) tz = t, set = 1u << k;
-                else if (t == tz) set |= 1u << k;
-            }
-        if (tz == 64) continue; /* element 0 */
-        const uint64_t s = (uint64_t)1 << tz;
-        int64_t qi[3][2]; /* [axis][linear, cubic] */
-        const int f32 = sizeof(LZ_T) == 4;
-        for (unsigned a = 0; a < n && !bad; a++) {
-            if (!(set >> a & 1)) continue;
-            const uint64_t ca = c[a], ea = e[a], o = s * st[a];
-            uint64_t l1, r1 = 0, l3 = 0, r3 = 0;
-            const int hr1 = ca + s < ea, hl3 = hr1 && ca >= 3 * s, hr3 = hr1 && ca + 3 * s < ea;
-            bad = LZ_FN(lz_pq)(src, i - o, qp, &l1);
-            if (hr1) bad |= LZ_FN(lz_pq)(src, i + o, qp, &r1);
-            if (hl3) bad |= LZ_FN(lz_pq)(src, i - 3 * o, qp, &l3);
-            if (hr3) bad |= LZ_FN(lz_pq)(src, i + 3 * o, qp, &r3);
-            if (bad) break;
-            /* residual quantization of the interpolation of the neighbours as
-             * prequantization reconstructs them (7.3): an error like a
-             * decoder's, within the bound */
-#define LZ_EST_R(v) ((double)LZ_FN(lz_recon)((double)(int64_t)(v), qp->ebx2))
-            const double A = LZ_EST_R(l1), B = hr1 ? LZ_EST_R(r1) : 0.0;
-            const double A3 = hl3 ? LZ_EST_R(l3) : 0.0, B3 = hr3 ? LZ_EST_R(r3) : 0.0;
-#undef LZ_EST_R
-            double xr;
-            bad = lz_rquant((double)src[i], lz_finterp(0, A, hr1, B, 0, 0.0, 0, 0.0), qp->recip, qp->ebx2, qp->eb,
-                            f32, &qi[a][0], &xr);
-            bad |= lz_rquant((double)src[i], lz_finterp(1, A, hr1, B, hl3, A3, hr3, B3), qp->recip, qp->ebx2,
-                             qp->eb, f32, &qi[a][1], &xr);
-        }
-        if (bad) continue;
-        kk[0] += lz_cost(q - p);
-        uint64_t cl[3], cc[3];
-        for (unsigned a = 0; a < n; a++)
-            if (set >> a & 1) cl[a] = lz_cost((uint64_t)qi[a][0]), cc[a] = lz_cost((uint64_t)qi[a][1]);
-        for (unsigned od = 0; od < no; od++) {
-            uint8_t perm[3], pos[3];
-            lz1_order(n, od, perm, pos);
-            unsigned a = 3;
-            for (unsigned k = 0; k < n; k++)
-                if ((set >> k & 1) && (a == 3 || pos[k] > pos[a])) a = k;
-            kk[1 + 2 * od] += cl[a];
-            kk[2 + 2 * od] += cc[a];
-        }
-        kk[LZ1_NCOST - 1]++;
+        uint64_t kl, cl[3], cc[3];
+        unsigned set;
+        if (lz1_est_sample(src, f32, n, e, lb, i, qp->recip, qp->ebx2, qp->eb, &kl, cl, cc, &set))
+            lz1_est_add(n, set, kl, cl, cc, kk);
     }
     memcpy(costs, kk, sizeof kk);
 }
@@ -208,7 +133,7 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
     do {                                                                                                   \
         int64_t q_;                                                                                        \
         double xr_;                                                                                        \
-        if (lz_rquant((double)src[ii], (P), lr[lv], lh[lv], eb, f32, &q_, &xr_)) {                           \
+        if (lz1_rq((double)src[ii], (P), lr[lv], lh[lv], eb, f32, &q_, &xr_)) {                           \
             R[ii] = (P);                                                                                   \
             codes[ci] = vnew; /* placeholder: V_new or V_repeat below */                                   \
             vpos[ci] = (uint32_t)(ii);                                                                     \

@@ -1,0 +1,62 @@
+/*
+ * lossy_debug.h -- white-box entries of the level-1 writers for the tests
+ * (tests/test_cuda_lossy_enc1.c): the CPU writer's estimate and decision
+ * (lossy.c) and its interpolation codes and lists for one chunk, and the
+ * GPU writer's (lossy_enc1.cu) for a batch of chunks. Not part of the API;
+ * the CPU writer's bytes do not depend on them.
+ */
+#ifndef SCZ_LOSSY_DEBUG_H
+#define SCZ_LOSSY_DEBUG_H
+
+#include "../internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* CPU, one chunk of geometry cg at bound eb (psnr: the PSNR rule, Lorenzo
+ * without an estimate): costs[LZ1_NCOST] of 7.10 step 1 and dec[5] =
+ * {pred, order, alt, alt_order, tight}. */
+void scz__lossy1_debug_estimate(const scz_chunk_geom *cg, const void *src, double eb, int psnr, uint64_t *costs,
+                                uint8_t *dec);
+
+/* CPU, one chunk: the interpolation encoder (pred 1 or 2, axis order,
+ * level bounds) with the largest radius R: codes[N] in traversal order
+ * (radius R, V_new / V_repeat decided), the outlier list (oidx, odel) and
+ * the verbatim elements' indices (vpos) of the codes 2R, their numbers,
+ * and the chunk's radius *r (7.10 step 2). oidx, odel, vpos: N entries
+ * (scratch). Returns 0, or -1 without memory. */
+int scz__lossy1_debug_interp(const scz_chunk_geom *cg, const void *src, double eb, uint32_t R, unsigned pred,
+                             unsigned order, unsigned tight, uint16_t *codes, uint32_t *oidx, int64_t *odel,
+                             uint32_t *vpos, uint64_t *nout, uint64_t *nvnew, uint32_t *r);
+
+/* GPU (lossy_enc1.cu), a batch of nch chunks: chunk c's elements at src +
+ * c x full.count x esize (host memory), every chunk of geometry full but
+ * the last (last). Outputs in host memory, NULL where not wanted. */
+typedef struct scz_l1dbg {
+    const void *src;
+    uint32_t nch;
+    scz_chunk_geom full, last;
+    double eb;
+    uint32_t R;
+    int psnr;
+    /* NULL, or per chunk {pred, order, tight}: the sweeps use these instead
+     * of the decision (pred 0: no sweeps) */
+    const uint8_t *force;
+    uint64_t *costs;   /* nch x LZ1_NCOST */
+    uint8_t *dec;      /* nch x 5: pred, order, alt, alt_order, tight */
+    uint16_t *codes;   /* nch x full.count: interpolated chunks' codes, radius R, traversal order */
+    int64_t *aux;      /* nch x full.count: at an outlier's position its error, at a code 2R's its element index */
+    uint32_t *r;       /* nch: radius (7.10 step 2); 0 for a chunk without sweeps */
+    uint64_t *nout, *nvnew; /* nch: outliers, codes 2R */
+} scz_l1dbg;
+
+/* Runs the GPU writer's estimate, decision and sweeps; returns a
+ * cudaError_t (0: success). */
+int scz__lossy1_cuda_debug(scz_l1dbg *d);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,400 @@
+/*
+ * lossy_enc1.cu -- level-1 compression (knobs[2] = 1, FORMAT.md 7.9-7.10)
+ * on the GPU, to write exactly the CPU writer's bytes (lossy.c lz1_*,
+ * lossy_interp.h). Work in progress (docs/GPU.md "Level 1 on the GPU:
+ * compression"): the writer's choices and codes exist, the payload does
+ * not yet, so scz__cuda_can_hdr keeps level-1 encoding on the CPU. One
+ * launch per step over all chunks of a batch:
+ *
+ *   k_est     the predictor estimate (7.10 step 1): one thread per sample
+ *             (lossy_est_hd.h lz1_est_sample, the CPU's function), 64-bit
+ *             integer sums per chunk by atomics (any order, the CPU's sums);
+ *   k_decide  one thread per chunk: predictor, axis order, trial, level
+ *             bounds (lz1_choose_costs, the CPU's function);
+ *   k_stab    one thread per chunk: the sweep table of an interpolated
+ *             chunk (lossy_sweep_cuda.h, the decoder's);
+ *   k_isw     one launch per sweep index over all chunks (as the decoder's
+ *             k_sweep): an element's traversal position gives its
+ *             coordinates, its prediction from R (binary64, the values a
+ *             decoder reconstructs, lossy_interp_hd.h lz_ipred), residual
+ *             quantization (lz1_rq), its code with the largest radius R
+ *             at its position; an outlier's error or a verbatim element's
+ *             index beside it (aux); the largest |error| coded inside R
+ *             per chunk (atomicMax: the chunk's radius, 7.10 step 2);
+ *   k_vt1 / k_vscan / k_vt2   V_new / V_repeat (7.4) in traversal order:
+ *             the last verbatim position per tile of 4096 codes, their
+ *             exclusive scan per chunk, then each code 2R compared with the
+ *             previous verbatim element's bits; outlier and V_new counts.
+ */
+#include "../util/ieee.h" /* first: the host side of the shared headers seals its operations */
+
+#include "lossy_cuda.h"
+#include "lossy_est_hd.h"
+#include "lossy_sweep_cuda.h"
+#include "lossy_debug.h"
+
+#include <cub/cub.cuh>
+
+using scz_l1::Sweep;
+using scz_l1::fdiv;
+
+namespace {
+
+constexpr uint32_t NT = 256;            /* threads per block */
+constexpr uint32_t TILE = 4096;         /* codes per tile (V_new / V_repeat) */
+constexpr uint32_t PER = TILE / NT;     /* codes per thread in a tile */
+constexpr uint32_t NONE = 0xffffffffu;
+constexpr uint32_t ND = 8;              /* decision bytes per chunk */
+
+/* Coding geometry of a chunk (lossy.c geo_extents; Lorenzo block sides of
+ * the writer's shape, 7.2). */
+struct CGeo {
+    uint64_t e[3], n;
+    unsigned lb[3];
+    uint32_t rank;
+};
+
+CGeo cgeo(const scz_chunk_geom &g) {
+    CGeo z;
+    memset(&z, 0, sizeof z);
+    z.e[0] = z.e[1] = z.e[2] = 1;
+    unsigned r = 0;
+    for (unsigned d = 0; d < g.rank && d < 3; d++)
+        if (g.dims[d] != 1) z.e[r++] = g.dims[d];
+    z.rank = r ? r : 1;
+    z.n = g.count;
+    for (unsigned d = 0; d < 3; d++) z.lb[d] = d < z.rank ? lz_block_log2[z.rank][d] : 0;
+    return z;
+}
+
+struct E1 {
+    const uint8_t *src;         /* chunk c's elements at src + c raw_full */
+    uint64_t raw_full, cf;      /* bytes of a full chunk; its elements (stride of the per-position arrays) */
+    uint32_t nch, es, R, swn, tpc;
+    int psnr;
+    CGeo gfull, glast;
+    double eb, ebx2, recip;
+    const uint8_t *force;       /* NULL or nch x {pred, order, tight} */
+    unsigned long long *costs;  /* nch x LZ1_NCOST */
+    uint8_t *dec;               /* nch x ND: pred, order, alt, alt_order, tight; [5..7] the sweeps' pred, order, tight */
+    Sweep *sw;                  /* nch x swn */
+    uint32_t *nsw;              /* nch: sweeps (NONE: no interpolation) */
+    double *Rv;                 /* nch x cf: R of each element (element order) */
+    uint16_t *codes;            /* nch x cf: codes of radius R in traversal order */
+    long long *aux;             /* nch x cf: an outlier's error, a verbatim element's index (traversal order) */
+    uint32_t *rmax;             /* nch: largest |error| coded inside R */
+    uint32_t *tlast;            /* nch x tpc: last verbatim position of a tile, then of the tiles before it */
+    unsigned long long *nout, *nvnew;
+};
+
+__device__ __forceinline__ const CGeo &geo(const E1 &p, uint32_t c) { return c + 1 == p.nch ? p.glast : p.gfull; }
+
+struct MaxOp {
+    __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
+};
+
+__device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* The predictor estimate (7.10 step 1) of chunk blockIdx.y: samples over
+ * the blocks blockIdx.x, their costs summed per chunk (64-bit). */
+template <bool F32> __global__ void __launch_bounds__(NT) k_est(E1 p) {
+    const uint32_t c = blockIdx.y;
+    if (p.psnr) return;
+    const CGeo g = geo(p, c);
+    const uint64_t ns = g.n > LZ1_SAMPLE_OFF ? (g.n - LZ1_SAMPLE_OFF + LZ1_SAMPLE_STEP - 1) / LZ1_SAMPLE_STEP : 0;
+    const void *src = p.src + (uint64_t)c * p.raw_full;
+    uint64_t kk[LZ1_NCOST];
+#pragma unroll
+    for (uint32_t k = 0; k < LZ1_NCOST; k++) kk[k] = 0;
+    for (uint64_t si = (uint64_t)blockIdx.x * NT + threadIdx.x; si < ns; si += (uint64_t)gridDim.x * NT) {
+        uint64_t kl, cl[3], cc[3];
+        unsigned set;
+        if (lz1_est_sample(src, F32, g.rank, g.e, g.lb, LZ1_SAMPLE_OFF + si * LZ1_SAMPLE_STEP, p.recip, p.ebx2,
+                           p.eb, &kl, cl, cc, &set))
+            lz1_est_add(g.rank, set, kl, cl, cc, kk);
+    }
+#pragma unroll
+    for (uint32_t k = 0; k < LZ1_NCOST; k++) {
+        const unsigned long long v = warp_sum(kk[k]);
+        if ((threadIdx.x & 31) == 0 && v) atomicAdd(&p.costs[(uint64_t)c * LZ1_NCOST + k], v);
+    }
+}
+
+/* The decision of each chunk from its sums (7.10 step 1). */
+__global__ void k_decide(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch) return;
+    unsigned pred = LZ_PRED_LORENZO, order = 0, alt = LZ_PRED_LORENZO, alt_order = 0, tight = 0;
+    if (!p.psnr) {
+        uint64_t cc[LZ1_NCOST];
+        for (uint32_t k = 0; k < LZ1_NCOST; k++) cc[k] = p.costs[(uint64_t)c * LZ1_NCOST + k];
+        lz1_choose_costs(cc, geo(p, c).rank, &pred, &order, &alt, &alt_order, &tight);
+    }
+    uint8_t *d = p.dec + (uint64_t)c * ND;
+    d[0] = (uint8_t)pred, d[1] = (uint8_t)order, d[2] = (uint8_t)alt, d[3] = (uint8_t)alt_order, d[4] = (uint8_t)tight;
+}
+
+/* The predictor the sweeps encode (the decision, or p.force) and the
+ * sweep table of each interpolated chunk; the per-chunk sums zeroed. */
+__global__ void k_stab(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch) return;
+    uint8_t *d = p.dec + (uint64_t)c * ND;
+    unsigned pred = d[0], order = d[1], tight = d[4];
+    if (p.force) pred = p.force[3 * c], order = p.force[3 * c + 1], tight = p.force[3 * c + 2];
+    if (pred == LZ_PRED_LORENZO) tight = 0;
+    d[5] = (uint8_t)pred, d[6] = (uint8_t)order, d[7] = (uint8_t)tight;
+    p.rmax[c] = 0;
+    p.nout[c] = 0;
+    p.nvnew[c] = 0;
+    if (pred == LZ_PRED_LORENZO) {
+        p.nsw[c] = NONE;
+        return;
+    }
+    const CGeo &g = geo(p, c);
+    p.nsw[c] = scz_l1::sweep_table(p.sw + (uint64_t)c * p.swn, p.swn, g.rank, g.e, order, (int)tight, p.ebx2);
+}
+
+/* Sweep index j (entry 0: element 0) of every interpolated chunk, chunk
+ * cbase + blockIdx.y, its elements over the blocks blockIdx.x. */
+template <bool F32> __global__ void __launch_bounds__(NT) k_isw(E1 p, uint32_t j, uint32_t cbase) {
+    const uint32_t c = cbase + blockIdx.y;
+    const uint32_t S = p.nsw[c];
+    if (S == NONE || j > S) return;
+    const Sweep W = p.sw[(uint64_t)c * p.swn + j];
+    const CGeo &g = geo(p, c);
+    const int cubic = p.dec[(uint64_t)c * ND + 5] == LZ_PRED_CUBIC;
+    double *Rv = p.Rv + (uint64_t)c * p.cf;
+    uint16_t *codes = p.codes + (uint64_t)c * p.cf;
+    long long *aux = p.aux + (uint64_t)c * p.cf;
+    const void *src = p.src + (uint64_t)c * p.raw_full;
+    const uint64_t e0 = g.e[0], e1 = g.e[1];
+    const uint64_t sta = W.a == 0 ? 1 : W.a == 1 ? e0 : e0 * e1, ea = W.a < 3 ? g.e[W.a] : 1;
+    const int64_t R = p.R;
+    const uint64_t span = 2 * (uint64_t)R - 1;
+    uint32_t m = 0;
+    for (uint32_t k = blockIdx.x * NT + threadIdx.x; k < W.n; k += gridDim.x * NT) {
+        const uint32_t q1 = fdiv(k, W.c0, W.inv0), kx = k - q1 * W.c0;
+        const uint32_t kz = fdiv(q1, W.c1, W.inv1), ky = q1 - kz * W.c1;
+        const uint64_t x = W.b[0] + (uint64_t)kx * W.d[0], y = W.b[1] + (uint64_t)ky * W.d[1],
+                       z = W.b[2] + (uint64_t)kz * W.d[2];
+        const uint64_t i = (z * e1 + y) * e0 + x;
+        double P = 0.0;
+        if (W.a < 3) P = lz_ipred(Rv, i, W.a == 0 ? x : W.a == 1 ? y : z, W.s, sta, ea, cubic);
+        int64_t q;
+        double xr;
+        const uint64_t pos = W.p0 + k;
+        if (lz1_rq(lz1_elem(src, F32, i), P, W.rh, W.h, p.eb, F32, &q, &xr)) {
+            Rv[i] = P;
+            codes[pos] = (uint16_t)LZ_VNEW(R); /* V_new or V_repeat: k_vt2 */
+            aux[pos] = (long long)i;
+        } else {
+            Rv[i] = xr;
+            if ((uint64_t)q + (uint64_t)(R - 1) < span) {
+                codes[pos] = (uint16_t)(q + R);
+                const uint32_t a = (uint32_t)(q < 0 ? -q : q);
+                m = a > m ? a : m;
+            } else {
+                codes[pos] = LZ_CODE_OUTLIER;
+                aux[pos] = (long long)q;
+            }
+        }
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        const uint32_t v = __shfl_down_sync(0xffffffffu, m, o);
+        m = v > m ? v : m;
+    }
+    if ((threadIdx.x & 31) == 0 && m) atomicMax(&p.rmax[c], m);
+}
+
+/* The last verbatim position of each tile (NONE: none). */
+__global__ void __launch_bounds__(NT) k_vt1(E1 p) {
+    typedef cub::BlockReduce<uint32_t, NT> BR;
+    __shared__ typename BR::TempStorage tmp;
+    const uint32_t c = blockIdx.y, t = blockIdx.x;
+    if (p.nsw[c] == NONE) return;
+    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
+    if (a >= n) return;
+    const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
+    const uint16_t vnew = (uint16_t)LZ_VNEW(p.R);
+    uint32_t last = 0; /* position + 1 */
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a + threadIdx.x * PER + k;
+        if (pos < n && codes[pos] == vnew) last = (uint32_t)pos + 1;
+    }
+    const uint32_t v = BR(tmp).Reduce(last, MaxOp());
+    if (threadIdx.x == 0) p.tlast[(uint64_t)c * p.tpc + t] = v ? v - 1 : NONE;
+}
+
+/* Per chunk: the last verbatim position before each tile. */
+__global__ void k_vscan(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch || p.nsw[c] == NONE) return;
+    const uint64_t nt = (geo(p, c).n + TILE - 1) / TILE;
+    uint32_t *tl = p.tlast + (uint64_t)c * p.tpc, prev = NONE;
+    for (uint64_t t = 0; t < nt; t++) {
+        const uint32_t v = tl[t];
+        tl[t] = prev;
+        if (v != NONE) prev = v;
+    }
+}
+
+template <bool F32> __device__ __forceinline__ uint64_t vbits(const void *src, long long i) {
+    if (F32) return static_cast<const uint32_t *>(src)[i];
+    return static_cast<const unsigned long long *>(src)[i];
+}
+
+/* V_new / V_repeat (7.4): a code 2R whose element has the bits of the
+ * previous verbatim element (traversal order) becomes 2R + 1; outliers and
+ * V_new counted per chunk. */
+template <bool F32> __global__ void __launch_bounds__(NT) k_vt2(E1 p) {
+    typedef cub::BlockScan<uint32_t, NT> BS;
+    typedef cub::BlockReduce<unsigned long long, NT> BR;
+    __shared__ typename BS::TempStorage ts;
+    __shared__ typename BR::TempStorage tr;
+    const uint32_t c = blockIdx.y, t = blockIdx.x;
+    if (p.nsw[c] == NONE) return;
+    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
+    if (a >= n) return;
+    uint16_t *codes = p.codes + (uint64_t)c * p.cf;
+    const long long *aux = p.aux + (uint64_t)c * p.cf;
+    const void *src = p.src + (uint64_t)c * p.raw_full;
+    const uint16_t vnew = (uint16_t)LZ_VNEW(p.R), vrep = (uint16_t)LZ_VREP(p.R);
+    uint16_t cv[PER];
+    uint32_t last = 0;
+    const uint64_t a0 = a + threadIdx.x * PER;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        cv[k] = pos < n ? codes[pos] : 1;
+        if (cv[k] == vnew) last = (uint32_t)pos + 1;
+    }
+    uint32_t before;
+    BS(ts).ExclusiveScan(last, before, 0u, MaxOp());
+    uint32_t prev = before ? before - 1 : p.tlast[(uint64_t)c * p.tpc + t];
+    unsigned long long no = 0, nv = 0;
+    uint64_t pb = prev != NONE ? vbits<F32>(src, aux[prev]) : 0;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        if (cv[k] == LZ_CODE_OUTLIER) {
+            no++;
+        } else if (cv[k] == vnew) {
+            const uint64_t b = vbits<F32>(src, aux[pos]);
+            if (prev != NONE && b == pb) codes[pos] = vrep;
+            else nv++;
+            prev = (uint32_t)pos;
+            pb = b;
+        }
+    }
+    const unsigned long long so = BR(tr).Sum(no);
+    __syncthreads();
+    const unsigned long long sv = BR(tr).Sum(nv);
+    if (threadIdx.x == 0) {
+        if (so) atomicAdd(&p.nout[c], so);
+        if (sv) atomicAdd(&p.nvnew[c], sv);
+    }
+}
+
+uint32_t sweep_entries(const CGeo &g) { return lz1_nsweeps(g.rank, g.e) + 1; }
+
+template <bool F32> cudaError_t launch_all(const E1 &p, cudaStream_t s) {
+    const uint64_t nsf = p.gfull.n > LZ1_SAMPLE_OFF ? (p.gfull.n - LZ1_SAMPLE_OFF) / LZ1_SAMPLE_STEP + 1 : 1;
+    const uint32_t ge = (uint32_t)((nsf + NT - 1) / NT < 1024 ? (nsf + NT - 1) / NT : 1024);
+    k_est<F32><<<dim3(ge, p.nch), NT, 0, s>>>(p);
+    const uint32_t gc = (p.nch + NT - 1) / NT;
+    k_decide<<<gc, NT, 0, s>>>(p);
+    k_stab<<<gc, NT, 0, s>>>(p);
+    const uint32_t gx = (uint32_t)((p.cf + NT - 1) / NT < 2048 ? (p.cf + NT - 1) / NT : 2048);
+    for (uint32_t j = 0; j < p.swn; j++)
+        for (uint32_t cb = 0; cb < p.nch; cb += 65535)
+            k_isw<F32><<<dim3(gx, p.nch - cb < 65535 ? p.nch - cb : 65535), NT, 0, s>>>(p, j, cb);
+    k_vt1<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+    k_vscan<<<gc, NT, 0, s>>>(p);
+    k_vt2<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+    return cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
+    if (d->nch == 0 || d->nch > 65535 || (d->full.esize != 4 && d->full.esize != 8) || d->full.count > 0x7fffffffull)
+        return (int)cudaErrorInvalidValue;
+    E1 p;
+    memset(&p, 0, sizeof p);
+    p.gfull = cgeo(d->full);
+    p.glast = cgeo(d->last);
+    p.nch = d->nch;
+    p.es = d->full.esize;
+    p.cf = d->full.count ? d->full.count : 1;
+    p.raw_full = d->full.count * p.es;
+    p.R = d->R;
+    p.psnr = d->psnr;
+    p.eb = d->eb;
+    p.ebx2 = 2.0 * d->eb;
+    p.recip = p.ebx2 > 0 ? 1.0 / p.ebx2 : INFINITY;
+    const uint32_t sa = sweep_entries(p.gfull), sb = sweep_entries(p.glast);
+    p.swn = sa > sb ? sa : sb;
+    p.tpc = (uint32_t)((p.cf + TILE - 1) / TILE);
+    const uint64_t nch = d->nch, cf = p.cf;
+    const size_t srcb = (nch - 1) * p.raw_full + d->last.count * p.es;
+    cudaError_t e = cudaSuccess;
+    void *m[13] = {};
+    const size_t sz[13] = {srcb ? srcb : 1, nch * LZ1_NCOST * 8, nch * ND, nch * p.swn * sizeof(Sweep), nch * 4,
+                           nch * cf * 8, nch * cf * 2, nch * cf * 8, nch * 4, nch * p.tpc * 4, nch * 8, nch * 8,
+                           nch * 3};
+    for (int k = 0; k < 13 && !e; k++) e = cudaMalloc(&m[k], sz[k]);
+    if (!e) e = cudaMemcpy(m[0], d->src, srcb, cudaMemcpyHostToDevice);
+    if (!e && d->force) e = cudaMemcpy(m[12], d->force, nch * 3, cudaMemcpyHostToDevice);
+    if (!e) e = cudaMemset(m[1], 0, sz[1]);
+    if (!e) e = cudaMemset(m[6], 0, sz[6]);
+    if (!e) e = cudaMemset(m[7], 0, sz[7]);
+    if (!e) {
+        p.src = static_cast<const uint8_t *>(m[0]);
+        p.costs = static_cast<unsigned long long *>(m[1]);
+        p.dec = static_cast<uint8_t *>(m[2]);
+        p.sw = static_cast<Sweep *>(m[3]);
+        p.nsw = static_cast<uint32_t *>(m[4]);
+        p.Rv = static_cast<double *>(m[5]);
+        p.codes = static_cast<uint16_t *>(m[6]);
+        p.aux = static_cast<long long *>(m[7]);
+        p.rmax = static_cast<uint32_t *>(m[8]);
+        p.tlast = static_cast<uint32_t *>(m[9]);
+        p.nout = static_cast<unsigned long long *>(m[10]);
+        p.nvnew = static_cast<unsigned long long *>(m[11]);
+        p.force = d->force ? static_cast<const uint8_t *>(m[12]) : nullptr;
+        e = p.es == 4 ? launch_all<true>(p, 0) : launch_all<false>(p, 0);
+    }
+    if (!e) e = cudaDeviceSynchronize();
+    uint8_t *dec = nullptr;
+    uint32_t *nsw = nullptr, *rmax = nullptr;
+    if (!e) {
+        dec = static_cast<uint8_t *>(malloc(nch * ND));
+        nsw = static_cast<uint32_t *>(malloc(nch * 4));
+        rmax = static_cast<uint32_t *>(malloc(nch * 4));
+        if (!dec || !nsw || !rmax) e = cudaErrorMemoryAllocation;
+    }
+    if (!e) e = cudaMemcpy(dec, m[2], nch * ND, cudaMemcpyDeviceToHost);
+    if (!e) e = cudaMemcpy(nsw, m[4], nch * 4, cudaMemcpyDeviceToHost);
+    if (!e) e = cudaMemcpy(rmax, m[8], nch * 4, cudaMemcpyDeviceToHost);
+    if (!e && d->costs) e = cudaMemcpy(d->costs, m[1], sz[1], cudaMemcpyDeviceToHost);
+    if (!e && d->codes) e = cudaMemcpy(d->codes, m[6], sz[6], cudaMemcpyDeviceToHost);
+    if (!e && d->aux) e = cudaMemcpy(d->aux, m[7], sz[7], cudaMemcpyDeviceToHost);
+    if (!e && d->nout) e = cudaMemcpy(d->nout, m[10], nch * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->nvnew) e = cudaMemcpy(d->nvnew, m[11], nch * 8, cudaMemcpyDeviceToHost);
+    if (!e) {
+        for (uint64_t c = 0; c < nch; c++) {
+            if (d->dec) memcpy(d->dec + 5 * c, dec + ND * c, 5);
+            if (d->r) d->r[c] = nsw[c] == NONE ? 0 : rmax[c] + 1;
+        }
+    }
+    free(dec);
+    free(nsw);
+    free(rmax);
+    for (int k = 0; k < 13; k++)
+        if (m[k]) cudaFree(m[k]);
+    return (int)e;
+}

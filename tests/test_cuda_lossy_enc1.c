@@ -1,0 +1,339 @@
+/*
+ * test_cuda_lossy_enc1.c -- white-box test of the level-1 GPU writer
+ * (src/lossy/lossy_enc1.cu, docs/GPU.md "Level 1 on the GPU: compression")
+ * against the CPU writer (lossy.c, through src/lossy/lossy_debug.h):
+ *   - the predictor estimate of every chunk (FORMAT.md 7.10 step 1: the
+ *     sums C_L, C_{1,o}, C_{2,o}, S) and the decision (predictor, axis
+ *     order, trial and its order, level bounds);
+ *   - the interpolation sweeps with the largest radius R: the codes in
+ *     traversal order (V_new / V_repeat decided), the outlier list, the
+ *     verbatim elements, their counts and the chunk's radius (7.10 step
+ *     2), once with the GPU's decision and once with a forced predictor,
+ *     axis order and level bounds (every order, tl = 0 and 1, the trial's
+ *     linear order);
+ * for every generated family (tests/support/gen.h) x shape x f32/f64 x
+ * bound (REL, ABS, 0, PSNR), batches of several chunks with a shorter last
+ * one, and the data files of $SCZ_DATA_DIR. Skipped (77) without a CUDA
+ * build or device. SCZ_TEST_QUICK=1: fewer bounds. SCZ_ENC1_MODEL=1 (no
+ * device needed): the CPU stands in for the GPU, which checks the test's
+ * own plumbing and the CPU's white-box entries.
+ */
+#include "gen.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cudatest.h"
+
+#ifdef SCZ_TEST_CUDA
+#include "lossy/lossy.h"
+#include "lossy/lossy_debug.h"
+
+static int quick, model;
+static long n_cases, n_chunks, n_cost_ok, n_sweep_chunks, n_sweep_ok, n_interp_dec, n_trial, n_tight, n_outl, n_vrep,
+    n_vnew, n_ord[LZ1_MAX_ORDERS];
+
+/* CPU interpolation of one chunk against the GPU's codes, aux, r, counts. */
+static int cmp_sweeps(const char *what, const scz_chunk_geom *cg, const void *src, double eb, uint32_t R,
+                      unsigned pred, unsigned order, unsigned tight, const uint16_t *gc, const int64_t *ga,
+                      uint32_t gr, uint64_t gno, uint64_t gnv) {
+    const uint64_t n = cg->count;
+    uint16_t *codes = malloc(2 * n + 2);
+    uint32_t *oidx = malloc(4 * n + 4), *vpos = malloc(4 * n + 4);
+    int64_t *odel = malloc(8 * n + 8);
+    uint64_t no = 0, nv = 0;
+    uint32_t r = 0;
+    CHECK(codes && oidx && vpos && odel, "memory");
+    CHECK(scz__lossy1_debug_interp(cg, src, eb, R, pred, order, tight, codes, oidx, odel, vpos, &no, &nv, &r) == 0,
+          "%s: CPU interpolation", what);
+    int ok = 1;
+    uint64_t k = 0;
+    for (; k < n && codes[k] == gc[k]; k++) {}
+    if (k < n) {
+        CHECK(0, "%s (pred %u order %u tl %u): code %llu: GPU %u, CPU %u", what, pred, order, tight,
+              (unsigned long long)k, gc[k], codes[k]);
+        ok = 0;
+    }
+    if (ok && (gno != no || gnv != nv || gr != r)) {
+        CHECK(0, "%s: counts GPU out %llu vnew %llu r %u, CPU %llu %llu %u", what, (unsigned long long)gno,
+              (unsigned long long)gnv, gr, (unsigned long long)no, (unsigned long long)nv, r);
+        ok = 0;
+    }
+    /* the lists from the GPU's codes and aux */
+    uint64_t io = 0, iv = 0;
+    for (uint64_t p = 0; ok && p < n; p++) {
+        if (codes[p] == LZ_CODE_OUTLIER) {
+            if (io >= no || oidx[io] != p || odel[io] != ga[p]) {
+                CHECK(0, "%s: outlier %llu at %llu: GPU %lld, CPU %lld", what, (unsigned long long)io,
+                      (unsigned long long)p, (long long)ga[p], io < no ? (long long)odel[io] : 0ll);
+                ok = 0;
+            }
+            io++;
+        } else if (codes[p] == LZ_VNEW(R)) {
+            if (iv >= nv || vpos[iv] != (uint64_t)ga[p]) {
+                CHECK(0, "%s: verbatim %llu at %llu: GPU element %lld, CPU %u", what, (unsigned long long)iv,
+                      (unsigned long long)p, (long long)ga[p], iv < nv ? vpos[iv] : 0u);
+                ok = 0;
+            }
+            iv++;
+        } else if (codes[p] == LZ_VREP(R)) {
+            n_vrep++;
+        }
+    }
+    n_outl += (long)no;
+    n_vnew += (long)nv;
+    free(codes);
+    free(oidx);
+    free(vpos);
+    free(odel);
+    return ok;
+}
+
+/* The CPU in the GPU's place (SCZ_ENC1_MODEL=1). */
+static int cpu_model(scz_l1dbg *d) {
+    const uint64_t cf = d->full.count ? d->full.count : 1, es = d->full.esize;
+    for (uint32_t c = 0; c < d->nch; c++) {
+        const scz_chunk_geom *cg = c + 1 == d->nch ? &d->last : &d->full;
+        const uint8_t *src = (const uint8_t *)d->src + (uint64_t)c * cf * es;
+        uint64_t cc[LZ1_NCOST];
+        uint8_t dec[5];
+        scz__lossy1_debug_estimate(cg, src, d->eb, d->psnr, cc, dec);
+        if (d->costs) memcpy(d->costs + (size_t)c * LZ1_NCOST, cc, sizeof cc);
+        if (d->dec) memcpy(d->dec + 5 * (size_t)c, dec, 5);
+        unsigned pred = dec[0], order = dec[1], tight = dec[4];
+        if (d->force) pred = d->force[3 * c], order = d->force[3 * c + 1], tight = d->force[3 * c + 2];
+        d->r[c] = 0;
+        d->nout[c] = d->nvnew[c] = 0;
+        if (pred == LZ_PRED_LORENZO || cg->count == 0) continue;
+        const uint64_t n = cg->count;
+        uint32_t *oidx = malloc(4 * n), *vpos = malloc(4 * n);
+        int64_t *odel = malloc(8 * n), *aux = d->aux + (size_t)c * cf;
+        uint16_t *codes = d->codes + (size_t)c * cf;
+        scz__lossy1_debug_interp(cg, src, d->eb, d->R, pred, order, tight, codes, oidx, odel, vpos, &d->nout[c],
+                                 &d->nvnew[c], &d->r[c]);
+        for (uint64_t k = 0; k < d->nout[c]; k++) aux[oidx[k]] = odel[k];
+        for (uint64_t p = 0, iv = 0; p < n; p++)
+            if (codes[p] == LZ_VNEW(d->R)) aux[p] = vpos[iv++];
+        free(oidx), free(vpos), free(odel);
+    }
+    return 0;
+}
+
+static int gpu_writer(scz_l1dbg *d) { return model ? cpu_model(d) : scz__lossy1_cuda_debug(d); }
+
+/* One batch: nch chunks of geometry full (the last: last) of the array a. */
+static void run_case(const char *what, const void *a, uint32_t nch, const scz_chunk_geom *full,
+                     const scz_chunk_geom *last, double eb, int psnr, uint32_t R, unsigned salt) {
+    n_cases++;
+    const uint64_t cf = full->count ? full->count : 1, es = full->esize;
+    uint64_t *gcost = calloc((size_t)nch * LZ1_NCOST, 8);
+    uint8_t *gdec = calloc((size_t)nch * 5, 1), *force = calloc((size_t)nch * 3, 1);
+    uint16_t *gcodes = malloc((size_t)nch * cf * 2);
+    int64_t *gaux = malloc((size_t)nch * cf * 8);
+    uint32_t *gr = calloc(nch, 4);
+    uint64_t *gno = calloc(nch, 8), *gnv = calloc(nch, 8);
+    CHECK(gcost && gdec && force && gcodes && gaux && gr && gno && gnv, "memory");
+    scz_l1dbg d;
+    memset(&d, 0, sizeof d);
+    d.src = a;
+    d.nch = nch;
+    d.full = *full;
+    d.last = *last;
+    d.eb = eb;
+    d.R = R;
+    d.psnr = psnr;
+    d.costs = gcost;
+    d.dec = gdec;
+    d.codes = gcodes;
+    d.aux = gaux;
+    d.r = gr;
+    d.nout = gno;
+    d.nvnew = gnv;
+    int e = gpu_writer(&d);
+    CHECK(e == 0, "%s: GPU writer: %s", what, cudaGetErrorString((cudaError_t)e));
+    if (e) goto done;
+    char w[600];
+    for (uint32_t pass = 0; pass < 2; pass++) {
+        for (uint32_t c = 0; c < nch; c++) {
+            const scz_chunk_geom *cg = c + 1 == nch ? last : full;
+            const uint8_t *src = (const uint8_t *)a + (uint64_t)c * cf * es;
+            uint64_t cc[LZ1_NCOST];
+            uint8_t dec[5] = {0, 0, 0, 0, 0};
+            snprintf(w, sizeof w, "%s chunk %u/%u%s", what, c, nch, pass ? " (forced)" : "");
+            if (pass == 0) {
+                scz__lossy1_debug_estimate(cg, src, eb, psnr, cc, dec);
+                n_chunks++;
+                int ok = memcmp(cc, gcost + (size_t)c * LZ1_NCOST, sizeof cc) == 0;
+                for (unsigned k = 0; k < LZ1_NCOST && !ok; k++)
+                    if (cc[k] != gcost[(size_t)c * LZ1_NCOST + k])
+                        CHECK(0, "%s: cost %u: GPU %llu, CPU %llu", w, k,
+                              (unsigned long long)gcost[(size_t)c * LZ1_NCOST + k], (unsigned long long)cc[k]);
+                if (ok && memcmp(dec, gdec + 5 * c, 5)) {
+                    CHECK(0, "%s: decision GPU %u %u %u %u %u, CPU %u %u %u %u %u", w, gdec[5 * c], gdec[5 * c + 1],
+                          gdec[5 * c + 2], gdec[5 * c + 3], gdec[5 * c + 4], dec[0], dec[1], dec[2], dec[3], dec[4]);
+                    ok = 0;
+                }
+                n_cost_ok += ok;
+                n_interp_dec += dec[0] != LZ_PRED_LORENZO;
+                n_trial += dec[2] != LZ_PRED_LORENZO;
+            }
+            unsigned pred = dec[0], order = dec[1], tight = dec[4];
+            if (pass == 1) {
+                pred = force[3 * c], order = force[3 * c + 1], tight = force[3 * c + 2];
+            } else {
+                /* the next pass: the trial's linear order, else every predictor, order and tl in turn */
+                unsigned rank = 0;
+                for (unsigned k = 0; k < cg->rank; k++) rank += cg->dims[k] != 1;
+                const unsigned no = rank == 3 ? 6 : 2, v = salt + c;
+                if (dec[2] != LZ_PRED_LORENZO) force[3 * c] = LZ_PRED_LINEAR, force[3 * c + 1] = dec[3];
+                else force[3 * c] = (uint8_t)(1 + v % 2), force[3 * c + 1] = (uint8_t)(v / 2 % no);
+                force[3 * c + 2] = dec[2] != LZ_PRED_LORENZO ? dec[4] : (uint8_t)(v / 3 % 2);
+            }
+            if (pred == LZ_PRED_LORENZO) {
+                CHECK(gr[c] == 0, "%s: GPU swept a Lorenzo chunk", w);
+                continue;
+            }
+            if (cg->count == 0) continue;
+            n_sweep_chunks++;
+            n_ord[order]++;
+            n_tight += tight != 0;
+            n_sweep_ok += cmp_sweeps(w, cg, src, eb, R, pred, order, tight, gcodes + (size_t)c * cf,
+                                     gaux + (size_t)c * cf, gr[c], gno[c], gnv[c]);
+        }
+        if (pass == 0) {
+            d.force = force;
+            d.costs = NULL;
+            d.dec = NULL;
+            e = gpu_writer(&d);
+            CHECK(e == 0, "%s: GPU writer (forced): %s", what, cudaGetErrorString((cudaError_t)e));
+            if (e) break;
+        }
+    }
+done:
+    free(gcost), free(gdec), free(force), free(gcodes), free(gaux), free(gr), free(gno), free(gnv);
+}
+
+/* Finite range of an array. */
+static double frange(const void *a, uint64_t n, int f32) {
+    double mn = INFINITY, mx = -INFINITY;
+    for (uint64_t i = 0; i < n; i++) {
+        const double x = f32 ? (double)((const float *)a)[i] : ((const double *)a)[i];
+        if (isfinite(x)) mn = x < mn ? x : mn, mx = x > mx ? x : mx;
+    }
+    return mx >= mn ? mx - mn : 0.0;
+}
+
+/* The array of extents dims (fastest first, up to 4) in about `parts`
+ * chunks along its slowest axis (a 4th axis folded into the 3rd), at the
+ * bounds of the list. */
+static void run_array(const char *name, const void *a, scz_dtype dt, const uint64_t *dims4, unsigned rank4,
+                      unsigned parts, unsigned salt) {
+    uint64_t dims[3] = {1, 1, 1};
+    unsigned rank = rank4 > 3 ? 3 : rank4;
+    for (unsigned k = 0; k < rank; k++) dims[k] = dims4[k];
+    if (rank4 == 4) dims[2] *= dims4[3];
+    uint64_t n = dims[0] * dims[1] * dims[2];
+    if (n == 0) return;
+    const unsigned sl = rank - 1;
+    const uint64_t ck = (dims[sl] + parts - 1) / parts;
+    const uint32_t nch = (uint32_t)((dims[sl] + ck - 1) / ck);
+    scz_chunk_geom full, last;
+    memset(&full, 0, sizeof full);
+    full.dtype = dt;
+    full.esize = dt == SCZ_DTYPE_F32 ? 4 : 8;
+    full.rank = rank;
+    for (unsigned k = 0; k < 3; k++) full.dims[k] = k < rank ? dims[k] : 1;
+    last = full;
+    full.dims[sl] = ck;
+    last.dims[sl] = dims[sl] - (nch - 1) * ck;
+    full.count = full.dims[0] * full.dims[1] * full.dims[2];
+    last.count = last.dims[0] * last.dims[1] * last.dims[2];
+    const int f32 = dt == SCZ_DTYPE_F32;
+    const double range = frange(a, n, f32);
+    static const double rels[] = {1e-1, 1e-2, 1e-3, 1e-4, 1e-6};
+    char w[512];
+    for (unsigned b = 0; b < 8; b++) {
+        if (quick && b != 2 && b != 5 && b != 7) continue;
+        double eb;
+        int psnr = 0;
+        uint32_t R = 32767;
+        if (b < 5) {
+            eb = rels[b] * range;
+            snprintf(w, sizeof w, "%s REL %g (%u chunks)", name, rels[b], nch);
+        } else if (b == 5) {
+            eb = 1e-2;
+            R = 64; /* a small radius: outliers */
+            snprintf(w, sizeof w, "%s ABS 1e-2 R 64 (%u chunks)", name, nch);
+        } else if (b == 6) {
+            eb = 0.0;
+            snprintf(w, sizeof w, "%s ABS 0 (%u chunks)", name, nch);
+        } else {
+            eb = 1e-3 * range;
+            psnr = 1;
+            snprintf(w, sizeof w, "%s PSNR (eb 1e-3 x range) (%u chunks)", name, nch);
+        }
+        run_case(w, a, nch, &full, &last, eb, psnr, R, salt + b);
+    }
+}
+
+static void test_generated(void) {
+    for (int f = 0; f < GEN_NUM_FAMILIES; f++)
+        for (int si = 0; si < gen_num_shapes; si++)
+            for (int t = 0; t < 2; t++) {
+                const scz_dtype dt = t ? SCZ_DTYPE_F64 : SCZ_DTYPE_F32;
+                const scz_shape s = gen_shape(&gen_shapes[si], dt);
+                size_t bytes;
+                void *a = gen_field((gen_family)f, &s, 1000 + (uint64_t)f * 7 + (uint64_t)si, &bytes);
+                char name[256];
+                snprintf(name, sizeof name, "%s %s %s", gen_family_name((gen_family)f), gen_shapes[si].name,
+                         t ? "f64" : "f32");
+                uint64_t dims[4];
+                for (unsigned k = 0; k < 4; k++) dims[k] = s.dims[k];
+                run_array(name, a, dt, dims, s.rank, 1 + (unsigned)(si + f) % 3, (unsigned)(f * 31 + si * 7 + t));
+                free(a);
+            }
+}
+
+static void test_files(void) {
+    tu_datafile *files = NULL;
+    const int nf = tu_data_files(&files);
+    if (nf == 0) printf("no data files ($SCZ_DATA_DIR): skipped them\n");
+    for (int i = 0; i < nf; i++) {
+        size_t sz = 0;
+        void *a = tu_read_file(files[i].path, &sz);
+        CHECK(a != NULL, "read %s", files[i].path);
+        if (!a) continue;
+        uint64_t dims[4] = {1, 1, 1, 1};
+        for (unsigned k = 0; k < files[i].shape.rank && k < 4; k++) dims[k] = files[i].shape.dims[k];
+        run_array(files[i].name, a, files[i].shape.dtype, dims, files[i].shape.rank, 1 + (unsigned)i % 4,
+                  (unsigned)i * 5);
+        free(a);
+    }
+    free(files);
+}
+
+int main(void) {
+    char why[512];
+    const char *q = getenv("SCZ_TEST_QUICK");
+    quick = q && *q ? atoi(q) : 0;
+    const char *m = getenv("SCZ_ENC1_MODEL");
+    model = m && *m ? atoi(m) : 0;
+    if (!model && scz_backend_probe(SCZ_BACKEND_CUDA, why, sizeof why) != SCZ_OK) tu_skip(why);
+    if (model) printf("SCZ_ENC1_MODEL: the CPU stands in for the GPU (the test's plumbing only)\n");
+    const double t0 = tu_now();
+    test_generated();
+    printf("generated: %ld cases (%.1f s)\n", n_cases, tu_now() - t0);
+    test_files();
+    printf("cases %ld, chunks %ld: estimate and decision equal in %ld (interpolation chosen %ld, trial %ld); sweeps "
+           "compared on %ld chunks, equal in %ld (tl = 1: %ld; outliers %ld, V_new %ld, V_repeat %ld; orders",
+           n_cases, n_chunks, n_cost_ok, n_interp_dec, n_trial, n_sweep_chunks, n_sweep_ok, n_tight, n_outl, n_vnew,
+           n_vrep);
+    for (unsigned o = 0; o < LZ1_MAX_ORDERS; o++) printf(" %ld", n_ord[o]);
+    printf(") (%.1f s)\n", tu_now() - t0);
+    CHECK(n_interp_dec > 0 && n_trial > 0 && n_tight > 0 && n_outl > 0 && n_vrep > 0, "coverage");
+    for (unsigned o = 0; o < LZ1_MAX_ORDERS; o++) CHECK(n_ord[o] > 0, "axis order %u swept", o);
+    return tu_finish(model ? "test_cuda_lossy_enc1 (CPU model, no GPU)" : "test_cuda_lossy_enc1");
+}
+#endif
