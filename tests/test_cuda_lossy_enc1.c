@@ -314,6 +314,58 @@ static void test_files(void) {
     free(files);
 }
 
+/* SCZ_ENC1_BENCH=1: device time of the kernels on wmag tiled to 512^3
+ * (mirrored, as bench/ and .devdata scripts do), f32, REL 1e-3, chunks of
+ * 16 planes; no comparison. */
+static void bench(void) {
+    tu_datafile *files = NULL;
+    const int nf = tu_data_files(&files);
+    int wi = -1;
+    for (int i = 0; i < nf; i++)
+        if (strstr(files[i].name, "wmag")) wi = i;
+    if (wi < 0) {
+        printf("bench: no wmag data file\n");
+        free(files);
+        return;
+    }
+    size_t sz = 0;
+    float *w = tu_read_file(files[wi].path, &sz);
+    const uint64_t E = 512, M = 91, n = E * E * E;
+    float *a = malloc(n * 4);
+    CHECK(w && a && sz == M * M * M * 4, "bench input");
+    if (!w || !a) return;
+    uint64_t ix[512];
+    for (uint64_t k = 0; k < E; k++) {
+        const uint64_t per = 2 * (M - 1), r = k % per;
+        ix[k] = r < M ? r : per - r;
+    }
+    for (uint64_t z = 0; z < E; z++)
+        for (uint64_t y = 0; y < E; y++)
+            for (uint64_t x = 0; x < E; x++) a[(z * E + y) * E + x] = w[(ix[z] * M + ix[y]) * M + ix[x]];
+    scz_chunk_geom g;
+    memset(&g, 0, sizeof g);
+    g.dtype = SCZ_DTYPE_F32, g.esize = 4, g.rank = 3, g.dims[0] = E, g.dims[1] = E, g.dims[2] = 16;
+    g.count = E * E * 16;
+    scz_l1dbg d;
+    memset(&d, 0, sizeof d);
+    d.src = a, d.nch = (uint32_t)(E / 16), d.full = g, d.last = g, d.eb = 1e-3 * frange(a, n, 1), d.R = 32767;
+    uint8_t *dec = malloc(5 * d.nch);
+    d.dec = dec;
+    for (int rep = 0; rep < 3; rep++) {
+        const int e = scz__lossy1_cuda_debug(&d);
+        CHECK(e == 0, "bench: %s", cudaGetErrorString((cudaError_t)e));
+        unsigned ni = 0;
+        for (uint32_t c = 0; c < d.nch; c++) ni += dec[5 * c] != 0;
+        printf("bench wmag 512^3 f32 REL 1e-3, %u chunks (%u interpolated): estimate %.3f ms, sweeps %.3f ms, "
+               "V_new/V_repeat %.3f ms (%.1f GB/s for the three)\n",
+               d.nch, ni, d.ms[0], d.ms[1], d.ms[2], (double)n * 4 / ((d.ms[0] + d.ms[1] + d.ms[2]) * 1e6));
+    }
+    free(dec);
+    free(a);
+    free(w);
+    free(files);
+}
+
 int main(void) {
     char why[512];
     const char *q = getenv("SCZ_TEST_QUICK");
@@ -322,6 +374,8 @@ int main(void) {
     model = m && *m ? atoi(m) : 0;
     if (!model && scz_backend_probe(SCZ_BACKEND_CUDA, why, sizeof why) != SCZ_OK) tu_skip(why);
     if (model) printf("SCZ_ENC1_MODEL: the CPU stands in for the GPU (the test's plumbing only)\n");
+    const char *bv = getenv("SCZ_ENC1_BENCH");
+    if (!model && bv && *bv && atoi(bv)) bench();
     const double t0 = tu_now();
     test_generated();
     printf("generated: %ld cases (%.1f s)\n", n_cases, tu_now() - t0);

@@ -49,6 +49,7 @@ typedef struct scz_l1dbg {
     int64_t *aux;      /* nch x full.count: at an outlier's position its error, at a code 2R's its element index */
     uint32_t *r;       /* nch: radius (7.10 step 2); 0 for a chunk without sweeps */
     uint64_t *nout, *nvnew; /* nch: outliers, codes 2R */
+    double ms[3];      /* out: device time of the estimate and decision, the sweeps, V_new / V_repeat */
 } scz_l1dbg;
 
 /* Runs the GPU writer's estimate, decision and sweeps; returns a

@@ -301,20 +301,24 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_vt2(E1 p) {
 
 uint32_t sweep_entries(const CGeo &g) { return lz1_nsweeps(g.rank, g.e) + 1; }
 
-template <bool F32> cudaError_t launch_all(const E1 &p, cudaStream_t s) {
+template <bool F32> cudaError_t launch_all(const E1 &p, cudaStream_t s, cudaEvent_t *ev) {
     const uint64_t nsf = p.gfull.n > LZ1_SAMPLE_OFF ? (p.gfull.n - LZ1_SAMPLE_OFF) / LZ1_SAMPLE_STEP + 1 : 1;
     const uint32_t ge = (uint32_t)((nsf + NT - 1) / NT < 1024 ? (nsf + NT - 1) / NT : 1024);
+    if (ev) cudaEventRecord(ev[0], s);
     k_est<F32><<<dim3(ge, p.nch), NT, 0, s>>>(p);
     const uint32_t gc = (p.nch + NT - 1) / NT;
     k_decide<<<gc, NT, 0, s>>>(p);
+    if (ev) cudaEventRecord(ev[1], s);
     k_stab<<<gc, NT, 0, s>>>(p);
     const uint32_t gx = (uint32_t)((p.cf + NT - 1) / NT < 2048 ? (p.cf + NT - 1) / NT : 2048);
     for (uint32_t j = 0; j < p.swn; j++)
         for (uint32_t cb = 0; cb < p.nch; cb += 65535)
             k_isw<F32><<<dim3(gx, p.nch - cb < 65535 ? p.nch - cb : 65535), NT, 0, s>>>(p, j, cb);
+    if (ev) cudaEventRecord(ev[2], s);
     k_vt1<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     k_vscan<<<gc, NT, 0, s>>>(p);
     k_vt2<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+    if (ev) cudaEventRecord(ev[3], s);
     return cudaGetLastError();
 }
 
@@ -366,9 +370,18 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
         p.nout = static_cast<unsigned long long *>(m[10]);
         p.nvnew = static_cast<unsigned long long *>(m[11]);
         p.force = d->force ? static_cast<const uint8_t *>(m[12]) : nullptr;
-        e = p.es == 4 ? launch_all<true>(p, 0) : launch_all<false>(p, 0);
+        cudaEvent_t ev[4];
+        int nev = 0;
+        for (; nev < 4 && cudaEventCreate(&ev[nev]) == cudaSuccess; nev++) {}
+        e = p.es == 4 ? launch_all<true>(p, 0, nev == 4 ? ev : nullptr) : launch_all<false>(p, 0, nev == 4 ? ev : nullptr);
+        if (!e) e = cudaDeviceSynchronize();
+        for (int k = 0; k < 3; k++) {
+            float ms = 0;
+            if (!e && nev == 4) cudaEventElapsedTime(&ms, ev[k], ev[k + 1]);
+            d->ms[k] = ms;
+        }
+        for (int k = 0; k < nev; k++) cudaEventDestroy(ev[k]);
     }
-    if (!e) e = cudaDeviceSynchronize();
     uint8_t *dec = nullptr;
     uint32_t *nsw = nullptr, *rmax = nullptr;
     if (!e) {
