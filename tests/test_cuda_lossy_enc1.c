@@ -32,7 +32,8 @@
 #include "lossy/lossy_debug.h"
 
 static int quick, model;
-static long n_cases, n_chunks, n_cost_ok, n_sweep_chunks, n_sweep_ok, n_interp_dec, n_trial, n_tight, n_outl, n_vrep,
+static scz_ctx *cpu;
+static long n_g, n_gok, n_gpos, n_cases, n_chunks, n_cost_ok, n_sweep_chunks, n_sweep_ok, n_interp_dec, n_trial, n_tight, n_outl, n_vrep,
     n_vnew, n_ord[LZ1_MAX_ORDERS];
 
 /* CPU interpolation of one chunk against the GPU's codes, aux, r, counts. */
@@ -113,6 +114,9 @@ static int cpu_model(scz_l1dbg *d) {
         uint16_t *codes = d->codes + (size_t)c * cf;
         scz__lossy1_debug_interp(cg, src, d->eb, d->R, pred, order, tight, codes, oidx, odel, vpos, &d->nout[c],
                                  &d->nvnew[c], &d->r[c]);
+        scz_l1trace tr;
+        scz__lossy1_debug_encode(cpu, cg, src, d->eb, d->R, 0, pred, order, tight, &tr);
+        d->g[c] = tr.g, d->hsz[c] = tr.hsz, d->size0[c] = tr.size0, d->bits0[c] = tr.bits0;
         for (uint64_t k = 0; k < d->nout[c]; k++) aux[oidx[k]] = odel[k];
         for (uint64_t p = 0, iv = 0; p < n; p++)
             if (codes[p] == LZ_VNEW(d->R)) aux[p] = vpos[iv++];
@@ -122,6 +126,24 @@ static int cpu_model(scz_l1dbg *d) {
 }
 
 static int gpu_writer(scz_l1dbg *d) { return model ? cpu_model(d) : scz__lossy1_cuda_debug(d); }
+
+/* The CPU writer's sweep streams for one chunk against the GPU's. */
+static int cmp_streams(const char *what, const scz_chunk_geom *cg, const void *src, double eb, uint32_t R,
+                       unsigned pred, unsigned order, unsigned tight, uint32_t g, uint64_t hsz, uint64_t size0,
+                       uint64_t bits0) {
+    scz_l1trace tr;
+    const int e = scz__lossy1_debug_encode(cpu, cg, src, eb, R, 0, pred, order, tight, &tr);
+    CHECK(e == 0, "%s: CPU encode: %d", what, e);
+    n_g++;
+    n_gpos += tr.g > 0;
+    const int ok = tr.g == g && tr.hsz == hsz && tr.size0 == size0 && tr.bits0 == bits0;
+    CHECK(ok, "%s (pred %u order %u tl %u, %u sweeps): g %u / %u, Huffman section %llu / %llu, single stream %llu / %llu "
+              "bytes, %llu / %llu bits (GPU / CPU)",
+          what, pred, order, tight, tr.S, g, tr.g, (unsigned long long)hsz, (unsigned long long)tr.hsz,
+          (unsigned long long)size0, (unsigned long long)tr.size0, (unsigned long long)bits0,
+          (unsigned long long)tr.bits0);
+    return ok;
+}
 
 /* One batch: nch chunks of geometry full (the last: last) of the array a. */
 static void run_case(const char *what, const void *a, uint32_t nch, const scz_chunk_geom *full,
@@ -134,7 +156,9 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
     int64_t *gaux = malloc((size_t)nch * cf * 8);
     uint32_t *gr = calloc(nch, 4);
     uint64_t *gno = calloc(nch, 8), *gnv = calloc(nch, 8);
-    CHECK(gcost && gdec && force && gcodes && gaux && gr && gno && gnv, "memory");
+    uint32_t *gg = calloc(nch, 4);
+    uint64_t *ghsz = calloc(nch, 8), *gs0 = calloc(nch, 8), *gb0 = calloc(nch, 8);
+    CHECK(gcost && gdec && force && gcodes && gaux && gr && gno && gnv && gg && ghsz && gs0 && gb0, "memory");
     scz_l1dbg d;
     memset(&d, 0, sizeof d);
     d.src = a;
@@ -151,6 +175,7 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
     d.r = gr;
     d.nout = gno;
     d.nvnew = gnv;
+    d.g = gg, d.hsz = ghsz, d.size0 = gs0, d.bits0 = gb0;
     int e = gpu_writer(&d);
     CHECK(e == 0, "%s: GPU writer: %s", what, cudaGetErrorString((cudaError_t)e));
     if (e) goto done;
@@ -201,6 +226,7 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
             n_tight += tight != 0;
             n_sweep_ok += cmp_sweeps(w, cg, src, eb, R, pred, order, tight, gcodes + (size_t)c * cf,
                                      gaux + (size_t)c * cf, gr[c], gno[c], gnv[c]);
+            n_gok += cmp_streams(w, cg, src, eb, R, pred, order, tight, gg[c], ghsz[c], gs0[c], gb0[c]);
         }
         if (pass == 0) {
             d.force = force;
@@ -213,6 +239,7 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
     }
 done:
     free(gcost), free(gdec), free(force), free(gcodes), free(gaux), free(gr), free(gno), free(gnv);
+    free(gg), free(ghsz), free(gs0), free(gb0);
 }
 
 /* Finite range of an array. */
@@ -357,8 +384,8 @@ static void bench(void) {
         unsigned ni = 0;
         for (uint32_t c = 0; c < d.nch; c++) ni += dec[5 * c] != 0;
         printf("bench wmag 512^3 f32 REL 1e-3, %u chunks (%u interpolated): estimate %.3f ms, sweeps %.3f ms, "
-               "V_new/V_repeat %.3f ms (%.1f GB/s for the three)\n",
-               d.nch, ni, d.ms[0], d.ms[1], d.ms[2], (double)n * 4 / ((d.ms[0] + d.ms[1] + d.ms[2]) * 1e6));
+               "V_new/V_repeat %.3f ms (%.1f GB/s for the three), choice of g %.3f ms\n",
+               d.nch, ni, d.ms[0], d.ms[1], d.ms[2], (double)n * 4 / ((d.ms[0] + d.ms[1] + d.ms[2]) * 1e6), d.ms[3]);
     }
     free(dec);
     free(a);
@@ -374,6 +401,7 @@ int main(void) {
     model = m && *m ? atoi(m) : 0;
     if (!model && scz_backend_probe(SCZ_BACKEND_CUDA, why, sizeof why) != SCZ_OK) tu_skip(why);
     if (model) printf("SCZ_ENC1_MODEL: the CPU stands in for the GPU (the test's plumbing only)\n");
+    CHECK(scz_ctx_create(&cpu, SCZ_BACKEND_CPU) == SCZ_OK, "CPU context");
     const char *bv = getenv("SCZ_ENC1_BENCH");
     if (!model && bv && *bv && atoi(bv)) bench();
     const double t0 = tu_now();
@@ -386,8 +414,12 @@ int main(void) {
            n_vrep);
     for (unsigned o = 0; o < LZ1_MAX_ORDERS; o++) printf(" %ld", n_ord[o]);
     printf(") (%.1f s)\n", tu_now() - t0);
+    printf("sweep streams: g and the Huffman section's size equal in %ld of %ld chunks (g > 0 in %ld)\n", n_gok, n_g,
+           n_gpos);
+    CHECK(n_gpos > 0, "coverage: g > 0");
     CHECK(n_interp_dec > 0 && n_trial > 0 && n_tight > 0 && n_outl > 0 && n_vrep > 0, "coverage");
     for (unsigned o = 0; o < LZ1_MAX_ORDERS; o++) CHECK(n_ord[o] > 0, "axis order %u swept", o);
+    scz_ctx_destroy(cpu);
     return tu_finish(model ? "test_cuda_lossy_enc1 (CPU model, no GPU)" : "test_cuda_lossy_enc1");
 }
 #endif

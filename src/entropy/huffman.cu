@@ -483,6 +483,7 @@ struct EParams {
     const uint32_t *cnt; /* per-stream counts, NULL: count_full / count_last */
     const uint64_t *woff; /* where each stream goes in pay, ~0: not written */
     uint32_t hist_ready;  /* the histogram was counted by the set's producer */
+    const uint32_t *Kv;   /* stream sets: each stream's alphabet (device), or NULL (K) */
     uint32_t hdr, K;     /* codec header bytes (16, 0 for bare streams); K (0: the codec's) */
 };
 
@@ -955,7 +956,7 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
     EMeta *M = p.meta + cl;
     const uint32_t m = M->used;
     const uint64_t n = ecount(p, cl);
-    const uint32_t K = p.K ? p.K : p.es == 1 ? 256u : p.es == 2 ? 65536u : M->K;
+    const uint32_t K = p.K ? p.K : p.Kv ? p.Kv[cl] : p.es == 1 ? 256u : p.es == 2 ? 65536u : M->K;
     const uint64_t *keys = p.keysB + (size_t)cl * p.Kc; /* by (count, symbol) */
     const uint64_t *ukeys = p.keysA + (size_t)cl * p.Kc; /* by symbol (the sort's input, unchanged) */
     uint8_t *len = p.len + (size_t)cl * p.Kcap;          /* only used symbols are ever read */
@@ -1578,7 +1579,8 @@ void hse_params(const scz_hse *h, void *state, void *work, const ELayout &L, EPa
     p->cnt = h->count;
     p->ng = h->n;
     p->es = 2;
-    p->K = h->K;
+    p->K = h->Kv ? 0 : h->K; /* per-stream alphabets: the general paths (no K-sized tables) */
+    p->Kv = h->Kv;
     p->hdr = 0;
     p->words_cap = L.words_cap;
     p->units_cap = L.units_cap;

@@ -944,6 +944,10 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
     return st;
 }
 
+/* White-box trace of lz1_encode (lossy_debug.h): NULL but in
+ * scz__lossy1_debug_encode. */
+static _Thread_local scz_l1trace *lz1_trace;
+
 /* The chunk's radius (7.10 step 2) from the histogram tot[2R + 2] of its
  * codes of radius R: 1 + the largest |error| coded inside R (1 if none);
  * [*lo, *hi] the in-range codes used (none: *lo > *hi). */
@@ -1094,6 +1098,10 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
      * at most 21/20 of the Huffman section (run-length never won above
      * 0.99 on the data fields: the back end favours the Huffman body) */
     if (rl.on && h->knobs[1] == 0 && (uint64_t)LZ1_RLE_NUM * rle_size(&rl) > (uint64_t)LZ1_RLE_DEN * hsz) rl.on = 0;
+    if (lz1_trace) {
+        lz1_trace->r = r, lz1_trace->S = S, lz1_trace->g = gs, lz1_trace->rle = (uint32_t)rl.on;
+        lz1_trace->size0 = hc.size, lz1_trace->bits0 = hc.total_bits, lz1_trace->hsz = hsz;
+    }
 
     /* 5. bodies (workflow section, outliers, verbatim values), the back
      * end of each, the smallest final payload */
@@ -1610,4 +1618,31 @@ int scz__lossy1_debug_interp(const scz_chunk_geom *cg, const void *src, double e
     *nvnew = ts[0].n_vnew;
     free(hist), free(tot), free(Rv);
     return 0;
+}
+
+int scz__lossy1_debug_encode(scz_ctx *ctx, const scz_chunk_geom *cg, const void *src, double eb, uint32_t R,
+                             uint32_t knob1, unsigned pred, unsigned order, unsigned tight, scz_l1trace *tr) {
+    scz_status st = SCZ_OK;
+    scz_header h;
+    memset(&h, 0, sizeof h);
+    h.codec = SCZ_CODEC_LOSSY;
+    h.dtype = cg->dtype;
+    h.eb_mode = SCZ_EB_ABS;
+    h.eb_user = h.eb_abs = eb;
+    h.knobs[0] = R;
+    h.knobs[1] = knob1;
+    h.knobs[2] = 1;
+    const uint64_t cap = lz_bound(&h, cg) + LZ1_HDR;
+    uint8_t *dst = malloc(cap ? cap : 1);
+    uint64_t out = 0;
+    uint32_t info = 0;
+    memset(tr, 0, sizeof *tr);
+    if (!dst) st = SCZ_ERR_NOMEM;
+    if (!st) {
+        lz1_trace = tr;
+        st = lz1_encode(ctx, &h, cg, src, pred, order, tight, dst, cap, &out, &info);
+        lz1_trace = NULL;
+    }
+    free(dst);
+    return (int)st;
 }

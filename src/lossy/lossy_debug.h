@@ -30,6 +30,19 @@ int scz__lossy1_debug_interp(const scz_chunk_geom *cg, const void *src, double e
                              unsigned order, unsigned tight, uint16_t *codes, uint32_t *oidx, int64_t *odel,
                              uint32_t *vpos, uint64_t *nout, uint64_t *nvnew, uint32_t *r);
 
+/* CPU (context ctx), one chunk: what lz1_encode decides for a given predictor, axis
+ * order and level bounds with knobs[0] = R and knobs[1] = knob1: the
+ * radius, the number of sweeps S, the sweep streams g, whether the
+ * run-length candidate is formed, the single Huffman stream's size and
+ * bits and the Huffman section's size (its g + 1 streams). Returns 0, or
+ * a status. */
+typedef struct scz_l1trace {
+    uint32_t r, S, g, rle;
+    uint64_t size0, bits0, hsz;
+} scz_l1trace;
+int scz__lossy1_debug_encode(scz_ctx *ctx, const scz_chunk_geom *cg, const void *src, double eb, uint32_t R,
+                             uint32_t knob1, unsigned pred, unsigned order, unsigned tight, scz_l1trace *tr);
+
 /* GPU (lossy_enc1.cu), a batch of nch chunks: chunk c's elements at src +
  * c x full.count x esize (host memory), every chunk of geometry full but
  * the last (last). Outputs in host memory, NULL where not wanted. */
@@ -49,7 +62,11 @@ typedef struct scz_l1dbg {
     int64_t *aux;      /* nch x full.count: at an outlier's position its error, at a code 2R's its element index */
     uint32_t *r;       /* nch: radius (7.10 step 2); 0 for a chunk without sweeps */
     uint64_t *nout, *nvnew; /* nch: outliers, codes 2R */
-    double ms[3];      /* out: device time of the estimate and decision, the sweeps, V_new / V_repeat */
+    /* sweep streams (7.10 step 3) of the interpolated chunks, per chunk:
+     * g, the Huffman section's size, the single stream's size and bits */
+    uint32_t *g;
+    uint64_t *hsz, *size0, *bits0;
+    double ms[4];      /* out: device time of the estimate and decision, the sweeps, V_new / V_repeat, the choice of g */
 } scz_l1dbg;
 
 /* Runs the GPU writer's estimate, decision and sweeps; returns a

@@ -24,7 +24,14 @@
  *   k_vt1 / k_vscan / k_vt2   V_new / V_repeat (7.4) in traversal order:
  *             the last verbatim position per tile of 4096 codes, their
  *             exclusive scan per chunk, then each code 2R compared with the
- *             previous verbatim element's bits; outlier and V_new counts.
+ *             previous verbatim element's bits; outlier and V_new counts;
+ *   k_sinit / k_hist / k_rest, scz__hse_plan, k_gchoose   the sweep
+ *             streams (7.9, 7.10 step 3): codes mapped to the chunk's
+ *             radius r, histograms of all codes, of each of the last
+ *             G = min(Sw, 8) sweeps and (by subtraction) of the codes
+ *             before them, Q = 1 + 2 LZ1_GMAX streams per chunk sized
+ *             by the huffman codec's planning (each with its own alphabet
+ *             2r + 2), then g with the smallest sum (the smaller on ties).
  */
 #include "../util/ieee.h" /* first: the host side of the shared headers seals its operations */
 
@@ -32,6 +39,7 @@
 #include "lossy_est_hd.h"
 #include "lossy_sweep_cuda.h"
 #include "lossy_debug.h"
+#include "../entropy/huffman_enc_cuda.h"
 
 #include <cub/cub.cuh>
 
@@ -45,6 +53,8 @@ constexpr uint32_t TILE = 4096;         /* codes per tile (V_new / V_repeat) */
 constexpr uint32_t PER = TILE / NT;     /* codes per thread in a tile */
 constexpr uint32_t NONE = 0xffffffffu;
 constexpr uint32_t ND = 8;              /* decision bytes per chunk */
+constexpr uint32_t Q = 1 + 2 * LZ1_GMAX; /* streams per chunk sized for the choice of g: all codes, the last
+                                            LZ1_GMAX sweeps, the codes before the last 1 .. LZ1_GMAX sweeps */
 
 /* Coding geometry of a chunk (lossy.c geo_extents; Lorenzo block sides of
  * the writer's shape, 7.2). */
@@ -85,6 +95,14 @@ struct E1 {
     uint32_t *rmax;             /* nch: largest |error| coded inside R */
     uint32_t *tlast;            /* nch x tpc: last verbatim position of a tile, then of the tiles before it */
     unsigned long long *nout, *nvnew;
+    /* sweep streams */
+    uint16_t *codes_r;          /* nch x cf: codes of the chunk's radius */
+    uint32_t *rch;              /* nch: the chunk's radius r */
+    uint32_t *hist, hstride;    /* the size set's histograms (stream c Q + k at (c Q + k) hstride) */
+    uint32_t *scnt, *sK;        /* nch x Q: symbols and alphabet of each stream */
+    uint64_t *ssize, *sbits;    /* nch x Q: stream sizes and bits */
+    uint32_t *g;                /* nch */
+    uint64_t *hsz, *size0, *bits0;
 };
 
 __device__ __forceinline__ const CGeo &geo(const E1 &p, uint32_t c) { return c + 1 == p.nch ? p.glast : p.gfull; }
@@ -299,9 +317,123 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_vt2(E1 p) {
     }
 }
 
+/* Start of sweep j of chunk c (lossy_sweep_cuda.h: entry j + 1). */
+__device__ __forceinline__ uint32_t sw_start(const E1 &p, uint32_t c, uint32_t j) {
+    return p.sw[(uint64_t)c * p.swn + j + 1].p0;
+}
+
+/* The size set's streams of each chunk: counts and alphabets; slots
+ * without a stream get one symbol 0 (their sizes are not read). */
+__global__ void k_sinit(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch) return;
+    const uint32_t S = p.nsw[c];
+    uint32_t *cnt = p.scnt + (uint64_t)c * Q, *K = p.sK + (uint64_t)c * Q;
+    const uint32_t r = p.rmax[c] + 1, G = S == NONE ? 0 : S < LZ1_GMAX ? S : LZ1_GMAX;
+    p.rch[c] = S == NONE ? 0 : r;
+    for (uint32_t k = 0; k < Q; k++) {
+        const uint32_t gg = k <= LZ1_GMAX ? k : k - LZ1_GMAX;
+        K[k] = 2 * r + 2;
+        if (S != NONE && k == 0) {
+            cnt[k] = (uint32_t)geo(p, c).n;
+        } else if (S != NONE && gg >= 1 && gg <= G) {
+            const uint32_t a = sw_start(p, c, S - gg);
+            cnt[k] = k <= LZ1_GMAX ? (S - gg + 1 < S ? sw_start(p, c, S - gg + 1) : (uint32_t)geo(p, c).n) - a : a;
+        } else {
+            cnt[k] = 1;
+            p.hist[((uint64_t)c * Q + k) * p.hstride] = 1;
+        }
+    }
+}
+
+/* Adds 1 at base[key] for each lane whose key is not ~0 (warp-aggregated;
+ * every lane of the warp calls it). */
+__device__ __forceinline__ void agg_add(uint32_t *base, unsigned long long key) {
+    const unsigned peers = __match_any_sync(0xffffffffu, key);
+    if (key != ~0ull && (threadIdx.x & 31) == (unsigned)(__ffs(peers) - 1)) atomicAdd(base + key, (uint32_t)__popc(peers));
+}
+
+/* Codes mapped to the chunk's radius (codes_r) and counted: all codes
+ * (stream 0) and each of the last G sweeps (stream gg for sweep S - gg). */
+__global__ void __launch_bounds__(NT) k_hist(E1 p) {
+    __shared__ uint32_t st[LZ1_GMAX + 1];
+    const uint32_t c = blockIdx.y, t = blockIdx.x;
+    const uint32_t S = p.nsw[c];
+    if (S == NONE) return;
+    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
+    if (a >= n) return;
+    const uint32_t G = S < LZ1_GMAX ? S : LZ1_GMAX;
+    if (threadIdx.x < G) st[threadIdx.x] = sw_start(p, c, S - 1 - threadIdx.x); /* st[gg - 1]: sweep S - gg */
+    __syncthreads();
+    const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
+    uint16_t *out = p.codes_r + (uint64_t)c * p.cf;
+    const uint32_t R = p.R, r = p.rmax[c] + 1;
+    const unsigned long long hb = (unsigned long long)c * Q * p.hstride;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a + (uint64_t)k * NT + threadIdx.x;
+        unsigned long long k0 = ~0ull, k1 = ~0ull;
+        if (pos < n) {
+            const uint32_t v = codes[pos];
+            const uint32_t m = v == 0 ? 0 : v >= 2 * R ? v - 2 * R + 2 * r : v - R + r;
+            out[pos] = (uint16_t)m;
+            k0 = hb + m;
+            for (uint32_t gg = 1; gg <= G; gg++)
+                if (pos >= st[gg - 1]) {
+                    k1 = hb + (unsigned long long)gg * p.hstride + m;
+                    break;
+                }
+        }
+        agg_add(p.hist, k0);
+        agg_add(p.hist, k1);
+    }
+}
+
+/* Histograms of the codes before the last gg sweeps: all codes minus the
+ * last gg sweeps'. */
+__global__ void __launch_bounds__(NT) k_rest(E1 p) {
+    const uint32_t c = blockIdx.y;
+    const uint32_t S = p.nsw[c];
+    if (S == NONE) return;
+    const uint32_t G = S < LZ1_GMAX ? S : LZ1_GMAX, K = 2 * (p.rmax[c] + 1) + 2;
+    uint32_t *H = p.hist + (uint64_t)c * Q * p.hstride;
+    for (uint32_t m = blockIdx.x * NT + threadIdx.x; m < K; m += gridDim.x * NT) {
+        uint32_t acc = H[m];
+        for (uint32_t gg = 1; gg <= G; gg++) {
+            acc -= H[(uint64_t)gg * p.hstride + m];
+            H[(uint64_t)(LZ1_GMAX + gg) * p.hstride + m] = acc;
+        }
+    }
+}
+
+/* g (7.10 step 3): the sum of the g + 1 streams' sizes smallest, the
+ * smaller g on ties (lossy.c sweep_plan). */
+__global__ void k_gchoose(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch) return;
+    const uint32_t S = p.nsw[c];
+    const uint64_t *z = p.ssize + (uint64_t)c * Q;
+    if (S == NONE) {
+        p.g[c] = 0;
+        p.hsz[c] = p.size0[c] = p.bits0[c] = 0;
+        return;
+    }
+    const uint32_t G = S < LZ1_GMAX ? S : LZ1_GMAX;
+    uint64_t best = z[0], swsum = 0;
+    uint32_t gb = 0;
+    for (uint32_t gg = 1; gg <= G; gg++) {
+        swsum += z[gg];
+        const uint64_t tot = swsum + z[LZ1_GMAX + gg];
+        if (tot < best) best = tot, gb = gg;
+    }
+    p.g[c] = gb;
+    p.hsz[c] = best;
+    p.size0[c] = z[0];
+    p.bits0[c] = p.sbits[(uint64_t)c * Q];
+}
+
 uint32_t sweep_entries(const CGeo &g) { return lz1_nsweeps(g.rank, g.e) + 1; }
 
-template <bool F32> cudaError_t launch_all(const E1 &p, cudaStream_t s, cudaEvent_t *ev) {
+template <bool F32> cudaError_t launch_all(const E1 &p, void *hstate, cudaStream_t s, cudaEvent_t *ev) {
     const uint64_t nsf = p.gfull.n > LZ1_SAMPLE_OFF ? (p.gfull.n - LZ1_SAMPLE_OFF) / LZ1_SAMPLE_STEP + 1 : 1;
     const uint32_t ge = (uint32_t)((nsf + NT - 1) / NT < 1024 ? (nsf + NT - 1) / NT : 1024);
     if (ev) cudaEventRecord(ev[0], s);
@@ -319,6 +451,15 @@ template <bool F32> cudaError_t launch_all(const E1 &p, cudaStream_t s, cudaEven
     k_vscan<<<gc, NT, 0, s>>>(p);
     k_vt2<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     if (ev) cudaEventRecord(ev[3], s);
+    cudaError_t e = cudaMemsetAsync(p.hist, 0, (size_t)p.nch * Q * p.hstride * 4, s);
+    if (e) return e;
+    k_sinit<<<gc, NT, 0, s>>>(p);
+    k_hist<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+    k_rest<<<dim3((2 * p.R + 2 + NT - 1) / NT < 64 ? (2 * p.R + 2 + NT - 1) / NT : 64, p.nch), NT, 0, s>>>(p);
+    const scz_hse hs{p.codes_r, p.cf, p.scnt, p.nch * Q, 2 * p.R + 2, p.cf, 1, p.sK};
+    if ((e = scz__hse_plan(&hs, hstate, nullptr, p.ssize, p.sbits, s))) return e;
+    k_gchoose<<<gc, NT, 0, s>>>(p);
+    if (ev) cudaEventRecord(ev[4], s);
     return cudaGetLastError();
 }
 
@@ -346,11 +487,14 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     const uint64_t nch = d->nch, cf = p.cf;
     const size_t srcb = (nch - 1) * p.raw_full + d->last.count * p.es;
     cudaError_t e = cudaSuccess;
-    void *m[13] = {};
-    const size_t sz[13] = {srcb ? srcb : 1, nch * LZ1_NCOST * 8, nch * ND, nch * p.swn * sizeof(Sweep), nch * 4,
+    constexpr int NM = 24;
+    void *m[NM] = {};
+    const size_t hss = scz__hse_scratch((uint32_t)(nch * Q), cf);
+    const size_t sz[NM] = {srcb ? srcb : 1, nch * LZ1_NCOST * 8, nch * ND, nch * p.swn * sizeof(Sweep), nch * 4,
                            nch * cf * 8, nch * cf * 2, nch * cf * 8, nch * 4, nch * p.tpc * 4, nch * 8, nch * 8,
-                           nch * 3};
-    for (int k = 0; k < 13 && !e; k++) e = cudaMalloc(&m[k], sz[k]);
+                           nch * 3, nch * cf * 2, nch * 4, hss, nch * Q * 4, nch * Q * 4, nch * Q * 8, nch * Q * 8,
+                           nch * 4, nch * 8, nch * 8, nch * 8};
+    for (int k = 0; k < NM && !e; k++) e = cudaMalloc(&m[k], sz[k]);
     if (!e) e = cudaMemcpy(m[0], d->src, srcb, cudaMemcpyHostToDevice);
     if (!e && d->force) e = cudaMemcpy(m[12], d->force, nch * 3, cudaMemcpyHostToDevice);
     if (!e) e = cudaMemset(m[1], 0, sz[1]);
@@ -370,14 +514,27 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
         p.nout = static_cast<unsigned long long *>(m[10]);
         p.nvnew = static_cast<unsigned long long *>(m[11]);
         p.force = d->force ? static_cast<const uint8_t *>(m[12]) : nullptr;
-        cudaEvent_t ev[4];
+        p.codes_r = static_cast<uint16_t *>(m[13]);
+        p.rch = static_cast<uint32_t *>(m[14]);
+        p.scnt = static_cast<uint32_t *>(m[16]);
+        p.sK = static_cast<uint32_t *>(m[17]);
+        p.ssize = static_cast<uint64_t *>(m[18]);
+        p.sbits = static_cast<uint64_t *>(m[19]);
+        p.g = static_cast<uint32_t *>(m[20]);
+        p.hsz = static_cast<uint64_t *>(m[21]);
+        p.size0 = static_cast<uint64_t *>(m[22]);
+        p.bits0 = static_cast<uint64_t *>(m[23]);
+        const scz_hse hs{p.codes_r, p.cf, p.scnt, (uint32_t)(nch * Q), 2 * p.R + 2, p.cf, 1, p.sK};
+        p.hist = scz__hse_hist(&hs, m[15], &p.hstride);
+        cudaEvent_t ev[5];
         int nev = 0;
-        for (; nev < 4 && cudaEventCreate(&ev[nev]) == cudaSuccess; nev++) {}
-        e = p.es == 4 ? launch_all<true>(p, 0, nev == 4 ? ev : nullptr) : launch_all<false>(p, 0, nev == 4 ? ev : nullptr);
+        for (; nev < 5 && cudaEventCreate(&ev[nev]) == cudaSuccess; nev++) {}
+        e = p.es == 4 ? launch_all<true>(p, m[15], 0, nev == 5 ? ev : nullptr)
+                      : launch_all<false>(p, m[15], 0, nev == 5 ? ev : nullptr);
         if (!e) e = cudaDeviceSynchronize();
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 4; k++) {
             float ms = 0;
-            if (!e && nev == 4) cudaEventElapsedTime(&ms, ev[k], ev[k + 1]);
+            if (!e && nev == 5) cudaEventElapsedTime(&ms, ev[k], ev[k + 1]);
             d->ms[k] = ms;
         }
         for (int k = 0; k < nev; k++) cudaEventDestroy(ev[k]);
@@ -398,6 +555,10 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     if (!e && d->aux) e = cudaMemcpy(d->aux, m[7], sz[7], cudaMemcpyDeviceToHost);
     if (!e && d->nout) e = cudaMemcpy(d->nout, m[10], nch * 8, cudaMemcpyDeviceToHost);
     if (!e && d->nvnew) e = cudaMemcpy(d->nvnew, m[11], nch * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->g) e = cudaMemcpy(d->g, m[20], nch * 4, cudaMemcpyDeviceToHost);
+    if (!e && d->hsz) e = cudaMemcpy(d->hsz, m[21], nch * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->size0) e = cudaMemcpy(d->size0, m[22], nch * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->bits0) e = cudaMemcpy(d->bits0, m[23], nch * 8, cudaMemcpyDeviceToHost);
     if (!e) {
         for (uint64_t c = 0; c < nch; c++) {
             if (d->dec) memcpy(d->dec + 5 * c, dec + ND * c, 5);
@@ -407,7 +568,7 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     free(dec);
     free(nsw);
     free(rmax);
-    for (int k = 0; k < 13; k++)
+    for (int k = 0; k < NM; k++)
         if (m[k]) cudaFree(m[k]);
     return (int)e;
 }
