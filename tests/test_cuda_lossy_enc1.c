@@ -33,7 +33,7 @@
 
 static int quick, model;
 static scz_ctx *cpu;
-static long n_g, n_gok, n_gpos, n_cases, n_chunks, n_cost_ok, n_sweep_chunks, n_sweep_ok, n_interp_dec, n_trial, n_tight, n_outl, n_vrep,
+static long n_rform, n_rkeep, n_rok, n_g, n_gok, n_gpos, n_cases, n_chunks, n_cost_ok, n_sweep_chunks, n_sweep_ok, n_interp_dec, n_trial, n_tight, n_outl, n_vrep,
     n_vnew, n_ord[LZ1_MAX_ORDERS];
 
 /* CPU interpolation of one chunk against the GPU's codes, aux, r, counts. */
@@ -117,6 +117,7 @@ static int cpu_model(scz_l1dbg *d) {
         scz_l1trace tr;
         scz__lossy1_debug_encode(cpu, cg, src, d->eb, d->R, 0, pred, order, tight, &tr);
         d->g[c] = tr.g, d->hsz[c] = tr.hsz, d->size0[c] = tr.size0, d->bits0[c] = tr.bits0;
+        d->rformed[c] = tr.rformed, d->rsz[c] = tr.rsz, d->rle[c] = tr.rle;
         for (uint64_t k = 0; k < d->nout[c]; k++) aux[oidx[k]] = odel[k];
         for (uint64_t p = 0, iv = 0; p < n; p++)
             if (codes[p] == LZ_VNEW(d->R)) aux[p] = vpos[iv++];
@@ -130,7 +131,7 @@ static int gpu_writer(scz_l1dbg *d) { return model ? cpu_model(d) : scz__lossy1_
 /* The CPU writer's sweep streams for one chunk against the GPU's. */
 static int cmp_streams(const char *what, const scz_chunk_geom *cg, const void *src, double eb, uint32_t R,
                        unsigned pred, unsigned order, unsigned tight, uint32_t g, uint64_t hsz, uint64_t size0,
-                       uint64_t bits0) {
+                       uint64_t bits0, uint32_t rformed, uint64_t rsz, uint32_t rle) {
     scz_l1trace tr;
     const int e = scz__lossy1_debug_encode(cpu, cg, src, eb, R, 0, pred, order, tight, &tr);
     CHECK(e == 0, "%s: CPU encode: %d", what, e);
@@ -142,7 +143,15 @@ static int cmp_streams(const char *what, const scz_chunk_geom *cg, const void *s
           what, pred, order, tight, tr.S, g, tr.g, (unsigned long long)hsz, (unsigned long long)tr.hsz,
           (unsigned long long)size0, (unsigned long long)tr.size0, (unsigned long long)bits0,
           (unsigned long long)tr.bits0);
-    return ok;
+    n_rform += tr.rformed != 0;
+    n_rkeep += tr.rle != 0;
+    const int rok = tr.rformed == rformed && tr.rsz == rsz && tr.rle == rle;
+    n_rok += rok;
+    CHECK(rok, "%s (pred %u order %u tl %u): run-length candidate formed %u / %u, section %llu / %llu bytes, kept %u / %u "
+               "(GPU / CPU)",
+          what, pred, order, tight, rformed, tr.rformed, (unsigned long long)rsz, (unsigned long long)tr.rsz, rle,
+          tr.rle);
+    return ok && rok;
 }
 
 /* One batch: nch chunks of geometry full (the last: last) of the array a. */
@@ -157,8 +166,9 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
     uint32_t *gr = calloc(nch, 4);
     uint64_t *gno = calloc(nch, 8), *gnv = calloc(nch, 8);
     uint32_t *gg = calloc(nch, 4);
-    uint64_t *ghsz = calloc(nch, 8), *gs0 = calloc(nch, 8), *gb0 = calloc(nch, 8);
-    CHECK(gcost && gdec && force && gcodes && gaux && gr && gno && gnv && gg && ghsz && gs0 && gb0, "memory");
+    uint64_t *ghsz = calloc(nch, 8), *gs0 = calloc(nch, 8), *gb0 = calloc(nch, 8), *grsz = calloc(nch, 8);
+    uint32_t *grf = calloc(nch, 4), *grl = calloc(nch, 4);
+    CHECK(gcost && gdec && force && gcodes && gaux && gr && gno && gnv && gg && ghsz && gs0 && gb0 && grsz && grf && grl, "memory");
     scz_l1dbg d;
     memset(&d, 0, sizeof d);
     d.src = a;
@@ -176,6 +186,7 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
     d.nout = gno;
     d.nvnew = gnv;
     d.g = gg, d.hsz = ghsz, d.size0 = gs0, d.bits0 = gb0;
+    d.rformed = grf, d.rsz = grsz, d.rle = grl;
     int e = gpu_writer(&d);
     CHECK(e == 0, "%s: GPU writer: %s", what, cudaGetErrorString((cudaError_t)e));
     if (e) goto done;
@@ -226,7 +237,8 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
             n_tight += tight != 0;
             n_sweep_ok += cmp_sweeps(w, cg, src, eb, R, pred, order, tight, gcodes + (size_t)c * cf,
                                      gaux + (size_t)c * cf, gr[c], gno[c], gnv[c]);
-            n_gok += cmp_streams(w, cg, src, eb, R, pred, order, tight, gg[c], ghsz[c], gs0[c], gb0[c]);
+            n_gok += cmp_streams(w, cg, src, eb, R, pred, order, tight, gg[c], ghsz[c], gs0[c], gb0[c], grf[c],
+                                 grsz[c], grl[c]);
         }
         if (pass == 0) {
             d.force = force;
@@ -239,7 +251,7 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
     }
 done:
     free(gcost), free(gdec), free(force), free(gcodes), free(gaux), free(gr), free(gno), free(gnv);
-    free(gg), free(ghsz), free(gs0), free(gb0);
+    free(gg), free(ghsz), free(gs0), free(gb0), free(grsz), free(grf), free(grl);
 }
 
 /* Finite range of an array. */
@@ -384,8 +396,9 @@ static void bench(void) {
         unsigned ni = 0;
         for (uint32_t c = 0; c < d.nch; c++) ni += dec[5 * c] != 0;
         printf("bench wmag 512^3 f32 REL 1e-3, %u chunks (%u interpolated): estimate %.3f ms, sweeps %.3f ms, "
-               "V_new/V_repeat %.3f ms (%.1f GB/s for the three), choice of g %.3f ms\n",
-               d.nch, ni, d.ms[0], d.ms[1], d.ms[2], (double)n * 4 / ((d.ms[0] + d.ms[1] + d.ms[2]) * 1e6), d.ms[3]);
+               "V_new/V_repeat %.3f ms (%.1f GB/s for the three), choice of g %.3f ms, run-length candidate %.3f ms\n",
+               d.nch, ni, d.ms[0], d.ms[1], d.ms[2], (double)n * 4 / ((d.ms[0] + d.ms[1] + d.ms[2]) * 1e6), d.ms[3],
+               d.ms[4]);
     }
     free(dec);
     free(a);
@@ -414,9 +427,10 @@ int main(void) {
            n_vrep);
     for (unsigned o = 0; o < LZ1_MAX_ORDERS; o++) printf(" %ld", n_ord[o]);
     printf(") (%.1f s)\n", tu_now() - t0);
-    printf("sweep streams: g and the Huffman section's size equal in %ld of %ld chunks (g > 0 in %ld)\n", n_gok, n_g,
-           n_gpos);
-    CHECK(n_gpos > 0, "coverage: g > 0");
+    printf("sweep streams and run-length candidate: equal in %ld of %ld chunks (g > 0 in %ld; run-length equal in %ld, "
+           "formed in %ld, kept in %ld)\n",
+           n_gok, n_g, n_gpos, n_rok, n_rform, n_rkeep);
+    CHECK(n_gpos > 0 && n_rform > 0 && n_rkeep > 0, "coverage: g > 0, run-length formed and kept");
     CHECK(n_interp_dec > 0 && n_trial > 0 && n_tight > 0 && n_outl > 0 && n_vrep > 0, "coverage");
     for (unsigned o = 0; o < LZ1_MAX_ORDERS; o++) CHECK(n_ord[o] > 0, "axis order %u swept", o);
     scz_ctx_destroy(cpu);

@@ -1097,10 +1097,12 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     /* level 1 (7.10 step 3): the run-length body only where its section is
      * at most 21/20 of the Huffman section (run-length never won above
      * 0.99 on the data fields: the back end favours the Huffman body) */
+    const int rl_formed = rl.on;
     if (rl.on && h->knobs[1] == 0 && (uint64_t)LZ1_RLE_NUM * rle_size(&rl) > (uint64_t)LZ1_RLE_DEN * hsz) rl.on = 0;
     if (lz1_trace) {
         lz1_trace->r = r, lz1_trace->S = S, lz1_trace->g = gs, lz1_trace->rle = (uint32_t)rl.on;
         lz1_trace->size0 = hc.size, lz1_trace->bits0 = hc.total_bits, lz1_trace->hsz = hsz;
+        lz1_trace->rformed = (uint32_t)rl_formed, lz1_trace->rsz = rl_formed ? rle_size(&rl) : 0;
     }
 
     /* 5. bodies (workflow section, outliers, verbatim values), the back

@@ -39,6 +39,8 @@ int scz__lossy1_debug_interp(const scz_chunk_geom *cg, const void *src, double e
 typedef struct scz_l1trace {
     uint32_t r, S, g, rle;
     uint64_t size0, bits0, hsz;
+    uint32_t rformed;  /* the run-length candidate was formed (7.5's criterion; before the 21/20 rule) */
+    uint64_t rsz;      /* its section's size (4 + two streams), when formed */
 } scz_l1trace;
 int scz__lossy1_debug_encode(scz_ctx *ctx, const scz_chunk_geom *cg, const void *src, double eb, uint32_t R,
                              uint32_t knob1, unsigned pred, unsigned order, unsigned tight, scz_l1trace *tr);
@@ -66,7 +68,13 @@ typedef struct scz_l1dbg {
      * g, the Huffman section's size, the single stream's size and bits */
     uint32_t *g;
     uint64_t *hsz, *size0, *bits0;
-    double ms[4];      /* out: device time of the estimate and decision, the sweeps, V_new / V_repeat, the choice of g */
+    /* run-length candidate (knobs[1] = 0) of the interpolated chunks, per
+     * chunk: formed (7.5's criterion), its section's size, kept (the 21/20
+     * rule of 7.10 step 3) */
+    uint32_t *rformed, *rle;
+    uint64_t *rsz;
+    double ms[5];      /* out: device time of the estimate and decision, the sweeps, V_new / V_repeat, the choice of
+                          g, the run-length candidate */      /* out: device time of the estimate and decision, the sweeps, V_new / V_repeat, the choice of g */
 } scz_l1dbg;
 
 /* Runs the GPU writer's estimate, decision and sweeps; returns a

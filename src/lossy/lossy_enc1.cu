@@ -31,7 +31,17 @@
  *             G = min(Sw, 8) sweeps and (by subtraction) of the codes
  *             before them, Q = 1 + 2 LZ1_GMAX streams per chunk sized
  *             by the huffman codec's planning (each with its own alphabet
- *             2r + 2), then g with the smallest sum (the smaller on ties).
+ *             2r + 2), then g with the smallest sum (the smaller on ties);
+ *   k_rt1 / k_vscan / k_rcrit / k_rt2 / k_rcnt, scz__hse_plan, k_rdecide
+ *             the run-length candidate (7.5, 7.10 step 3): run starts and
+ *             the last start per tile, their scan, 7.5's criterion from the
+ *             runs and the single stream's bits; then each position's
+ *             offset in its run (a block scan from the tile's carry) gives
+ *             the pieces of 65536 without forming the runs: a piece starts
+ *             at offsets 0 mod 65536 (its code counted) and ends at the
+ *             run's end or at offsets 65535 mod 65536 (its length - 1
+ *             counted); the two streams sized as above, the candidate kept
+ *             where 20 x its section <= 21 x the Huffman section.
  */
 #include "../util/ieee.h" /* first: the host side of the shared headers seals its operations */
 
@@ -103,6 +113,15 @@ struct E1 {
     uint64_t *ssize, *sbits;    /* nch x Q: stream sizes and bits */
     uint32_t *g;                /* nch */
     uint64_t *hsz, *size0, *bits0;
+    /* run-length candidate */
+    uint32_t *rlast;            /* nch x tpc: last run start of a tile, then of the tiles before it */
+    unsigned long long *runs;   /* nch */
+    uint32_t *rtry;             /* nch: 7.5's criterion holds */
+    uint32_t *hist2, h2stride;  /* stream 2c: run codes, 2c + 1: run lengths - 1 */
+    uint32_t *r2cnt, *r2K;      /* 2 nch */
+    uint64_t *r2size;           /* 2 nch */
+    uint32_t *rformed, *rle;    /* nch */
+    uint64_t *rsz;              /* nch */
 };
 
 __device__ __forceinline__ const CGeo &geo(const E1 &p, uint32_t c) { return c + 1 == p.nch ? p.glast : p.gfull; }
@@ -249,12 +268,13 @@ __global__ void __launch_bounds__(NT) k_vt1(E1 p) {
     if (threadIdx.x == 0) p.tlast[(uint64_t)c * p.tpc + t] = v ? v - 1 : NONE;
 }
 
-/* Per chunk: the last verbatim position before each tile. */
-__global__ void k_vscan(E1 p) {
+/* Per chunk: the last position (verbatim element, run start) before each
+ * tile, from each tile's last in arr (nch x tpc). */
+__global__ void k_vscan(E1 p, uint32_t *arr) {
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= p.nch || p.nsw[c] == NONE) return;
     const uint64_t nt = (geo(p, c).n + TILE - 1) / TILE;
-    uint32_t *tl = p.tlast + (uint64_t)c * p.tpc, prev = NONE;
+    uint32_t *tl = arr + (uint64_t)c * p.tpc, prev = NONE;
     for (uint64_t t = 0; t < nt; t++) {
         const uint32_t v = tl[t];
         tl[t] = prev;
@@ -431,9 +451,116 @@ __global__ void k_gchoose(E1 p) {
     p.bits0[c] = p.sbits[(uint64_t)c * Q];
 }
 
+/* Run starts (codes of radius r): the last one of each tile and their
+ * number per chunk. */
+__global__ void __launch_bounds__(NT) k_rt1(E1 p) {
+    typedef cub::BlockReduce<uint32_t, NT> BR;
+    __shared__ typename BR::TempStorage tmp;
+    const uint32_t c = blockIdx.y, t = blockIdx.x;
+    if (p.nsw[c] == NONE) return;
+    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
+    if (a >= n) return;
+    const uint16_t *cr = p.codes_r + (uint64_t)c * p.cf;
+    uint32_t last = 0, cnt = 0;
+    const uint64_t a0 = a + threadIdx.x * PER;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        if (pos < n && (pos == 0 || cr[pos] != cr[pos - 1])) last = (uint32_t)pos + 1, cnt++;
+    }
+    const uint32_t v = BR(tmp).Reduce(last, MaxOp());
+    __syncthreads();
+    const uint32_t sc = BR(tmp).Sum(cnt);
+    if (threadIdx.x == 0) {
+        p.rlast[(uint64_t)c * p.tpc + t] = v ? v - 1 : NONE;
+        atomicAdd(&p.runs[c], (unsigned long long)sc);
+    }
+}
+
+/* 7.5's criterion (lossy.c rle_plan, knobs[1] = 0): the single stream
+ * averages at most 1.09 bits per code, or runs x max(3.5, bits per code +
+ * 1.5) < its bits (binary64). Streams of chunks without a candidate get
+ * one symbol 0 (their sizes are not read). */
+__global__ void k_rcrit(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch) return;
+    uint32_t on = 0;
+    if (p.nsw[c] != NONE) {
+        const uint64_t n = geo(p, c).n, tb = p.bits0[c];
+        const double bits = (double)tb, avg = __ddiv_rn(bits, (double)n);
+        on = (uint64_t)LZ_RLE_DEN * tb <= (uint64_t)LZ_RLE_NUM * n ||
+             __dmul_rn((double)p.runs[c], fmax(LZ_RUN_BITS_MIN, __dadd_rn(avg, LZ_RUN_BITS_ADD))) < bits;
+    }
+    p.rtry[c] = on;
+    const uint32_t r = p.rmax[c] + 1;
+    p.r2K[2 * c] = 2 * r + 2;
+    p.r2K[2 * c + 1] = LZ_MAX_RUN;
+    p.r2cnt[2 * c] = p.r2cnt[2 * c + 1] = on ? 0 : 1;
+    if (!on) p.hist2[(uint64_t)(2 * c) * p.h2stride] = p.hist2[(uint64_t)(2 * c + 1) * p.h2stride] = 1;
+}
+
+/* The pieces of the runs (7.5: each run cut from its start into pieces of
+ * 65536 codes and a last, shorter one) counted without forming them: a
+ * position at offset o of its run starts a piece where o mod 65536 = 0
+ * (its code counted) and ends one where the run ends there or o mod 65536
+ * = 65535 (o mod 65536 = the length - 1 counted). */
+__global__ void __launch_bounds__(NT) k_rt2(E1 p) {
+    typedef cub::BlockScan<uint32_t, NT> BS;
+    typedef cub::BlockReduce<uint32_t, NT> BR;
+    __shared__ typename BS::TempStorage ts;
+    __shared__ typename BR::TempStorage tr;
+    const uint32_t c = blockIdx.y, t = blockIdx.x;
+    if (!p.rtry[c]) return;
+    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
+    if (a >= n) return;
+    const uint16_t *cr = p.codes_r + (uint64_t)c * p.cf;
+    const uint64_t a0 = a + threadIdx.x * PER;
+    uint32_t last = 0;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        if (pos < n && (pos == 0 || cr[pos] != cr[pos - 1])) last = (uint32_t)pos + 1;
+    }
+    uint32_t before;
+    BS(ts).ExclusiveScan(last, before, 0u, MaxOp());
+    uint32_t rs = before ? before - 1 : p.rlast[(uint64_t)c * p.tpc + t]; /* NONE only before position 0 */
+    const unsigned long long hv = (unsigned long long)(2 * c) * p.h2stride, hl = hv + p.h2stride;
+    uint32_t pieces = 0;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        unsigned long long kv = ~0ull, kl = ~0ull;
+        if (pos < n) {
+            const uint32_t v = cr[pos];
+            if (pos == 0 || cr[pos - 1] != v) rs = (uint32_t)pos;
+            const uint32_t o = (uint32_t)pos - rs, om = o % LZ_MAX_RUN;
+            if (om == 0) kv = hv + v, pieces++;
+            if (pos + 1 == n || cr[pos + 1] != v || om == LZ_MAX_RUN - 1) kl = hl + om;
+        }
+        agg_add(p.hist2, kv);
+        agg_add(p.hist2, kl);
+    }
+    const uint32_t sp = BR(tr).Sum(pieces);
+    if (threadIdx.x == 0 && sp) atomicAdd(&p.r2cnt[2 * c], sp);
+}
+
+__global__ void k_rcnt(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c < p.nch && p.rtry[c]) p.r2cnt[2 * c + 1] = p.r2cnt[2 * c];
+}
+
+/* The candidate's section (4 + its two streams) and the 21/20 rule. */
+__global__ void k_rdecide(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch) return;
+    const uint32_t f = p.rtry[c];
+    const uint64_t z = f ? 4 + p.r2size[2 * c] + p.r2size[2 * c + 1] : 0;
+    p.rformed[c] = f;
+    p.rsz[c] = z;
+    p.rle[c] = f && !((uint64_t)LZ1_RLE_NUM * z > (uint64_t)LZ1_RLE_DEN * p.hsz[c]);
+}
+
 uint32_t sweep_entries(const CGeo &g) { return lz1_nsweeps(g.rank, g.e) + 1; }
 
-template <bool F32> cudaError_t launch_all(const E1 &p, void *hstate, cudaStream_t s, cudaEvent_t *ev) {
+template <bool F32>
+cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, cudaStream_t s, cudaEvent_t *ev) {
     const uint64_t nsf = p.gfull.n > LZ1_SAMPLE_OFF ? (p.gfull.n - LZ1_SAMPLE_OFF) / LZ1_SAMPLE_STEP + 1 : 1;
     const uint32_t ge = (uint32_t)((nsf + NT - 1) / NT < 1024 ? (nsf + NT - 1) / NT : 1024);
     if (ev) cudaEventRecord(ev[0], s);
@@ -448,7 +575,7 @@ template <bool F32> cudaError_t launch_all(const E1 &p, void *hstate, cudaStream
             k_isw<F32><<<dim3(gx, p.nch - cb < 65535 ? p.nch - cb : 65535), NT, 0, s>>>(p, j, cb);
     if (ev) cudaEventRecord(ev[2], s);
     k_vt1<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
-    k_vscan<<<gc, NT, 0, s>>>(p);
+    k_vscan<<<gc, NT, 0, s>>>(p, p.tlast);
     k_vt2<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     if (ev) cudaEventRecord(ev[3], s);
     cudaError_t e = cudaMemsetAsync(p.hist, 0, (size_t)p.nch * Q * p.hstride * 4, s);
@@ -460,6 +587,18 @@ template <bool F32> cudaError_t launch_all(const E1 &p, void *hstate, cudaStream
     if ((e = scz__hse_plan(&hs, hstate, nullptr, p.ssize, p.sbits, s))) return e;
     k_gchoose<<<gc, NT, 0, s>>>(p);
     if (ev) cudaEventRecord(ev[4], s);
+    /* the run-length candidate */
+    if ((e = cudaMemsetAsync(p.hist2, 0, (size_t)p.nch * 2 * p.h2stride * 4, s))) return e;
+    if ((e = cudaMemsetAsync(p.runs, 0, (size_t)p.nch * 8, s))) return e;
+    k_rt1<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+    k_vscan<<<gc, NT, 0, s>>>(p, p.rlast);
+    k_rcrit<<<gc, NT, 0, s>>>(p);
+    k_rt2<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+    k_rcnt<<<gc, NT, 0, s>>>(p);
+    const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K};
+    if ((e = scz__hse_plan(&h2, hstate2, nullptr, p.r2size, nullptr, s))) return e;
+    k_rdecide<<<gc, NT, 0, s>>>(p);
+    if (ev) cudaEventRecord(ev[5], s);
     return cudaGetLastError();
 }
 
@@ -487,13 +626,15 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     const uint64_t nch = d->nch, cf = p.cf;
     const size_t srcb = (nch - 1) * p.raw_full + d->last.count * p.es;
     cudaError_t e = cudaSuccess;
-    constexpr int NM = 24;
+    constexpr int NM = 36;
     void *m[NM] = {};
-    const size_t hss = scz__hse_scratch((uint32_t)(nch * Q), cf);
+    const size_t hss = scz__hse_scratch((uint32_t)(nch * Q), cf), hs2 = scz__hse_scratch((uint32_t)(nch * 2), cf);
     const size_t sz[NM] = {srcb ? srcb : 1, nch * LZ1_NCOST * 8, nch * ND, nch * p.swn * sizeof(Sweep), nch * 4,
                            nch * cf * 8, nch * cf * 2, nch * cf * 8, nch * 4, nch * p.tpc * 4, nch * 8, nch * 8,
                            nch * 3, nch * cf * 2, nch * 4, hss, nch * Q * 4, nch * Q * 4, nch * Q * 8, nch * Q * 8,
-                           nch * 4, nch * 8, nch * 8, nch * 8};
+                           nch * 4, nch * 8, nch * 8, nch * 8,
+                           /* 24.. */ nch * p.tpc * 4, nch * 8, nch * 4, hs2, nch * 2 * 4, nch * 2 * 4, nch * 2 * 8,
+                           nch * 4, nch * 4, nch * 8, 8, 8};
     for (int k = 0; k < NM && !e; k++) e = cudaMalloc(&m[k], sz[k]);
     if (!e) e = cudaMemcpy(m[0], d->src, srcb, cudaMemcpyHostToDevice);
     if (!e && d->force) e = cudaMemcpy(m[12], d->force, nch * 3, cudaMemcpyHostToDevice);
@@ -526,15 +667,26 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
         p.bits0 = static_cast<uint64_t *>(m[23]);
         const scz_hse hs{p.codes_r, p.cf, p.scnt, (uint32_t)(nch * Q), 2 * p.R + 2, p.cf, 1, p.sK};
         p.hist = scz__hse_hist(&hs, m[15], &p.hstride);
-        cudaEvent_t ev[5];
+        p.rlast = static_cast<uint32_t *>(m[24]);
+        p.runs = static_cast<unsigned long long *>(m[25]);
+        p.rtry = static_cast<uint32_t *>(m[26]);
+        p.r2cnt = static_cast<uint32_t *>(m[28]);
+        p.r2K = static_cast<uint32_t *>(m[29]);
+        p.r2size = static_cast<uint64_t *>(m[30]);
+        p.rformed = static_cast<uint32_t *>(m[31]);
+        p.rle = static_cast<uint32_t *>(m[32]);
+        p.rsz = static_cast<uint64_t *>(m[33]);
+        const scz_hse h2{p.codes_r, p.cf, p.r2cnt, (uint32_t)(nch * 2), LZ_MAX_RUN, p.cf, 1, p.r2K};
+        p.hist2 = scz__hse_hist(&h2, m[27], &p.h2stride);
+        cudaEvent_t ev[6];
         int nev = 0;
-        for (; nev < 5 && cudaEventCreate(&ev[nev]) == cudaSuccess; nev++) {}
-        e = p.es == 4 ? launch_all<true>(p, m[15], 0, nev == 5 ? ev : nullptr)
-                      : launch_all<false>(p, m[15], 0, nev == 5 ? ev : nullptr);
+        for (; nev < 6 && cudaEventCreate(&ev[nev]) == cudaSuccess; nev++) {}
+        e = p.es == 4 ? launch_all<true>(p, m[15], m[27], 0, nev == 6 ? ev : nullptr)
+                      : launch_all<false>(p, m[15], m[27], 0, nev == 6 ? ev : nullptr);
         if (!e) e = cudaDeviceSynchronize();
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < 5; k++) {
             float ms = 0;
-            if (!e && nev == 5) cudaEventElapsedTime(&ms, ev[k], ev[k + 1]);
+            if (!e && nev == 6) cudaEventElapsedTime(&ms, ev[k], ev[k + 1]);
             d->ms[k] = ms;
         }
         for (int k = 0; k < nev; k++) cudaEventDestroy(ev[k]);
@@ -559,6 +711,9 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     if (!e && d->hsz) e = cudaMemcpy(d->hsz, m[21], nch * 8, cudaMemcpyDeviceToHost);
     if (!e && d->size0) e = cudaMemcpy(d->size0, m[22], nch * 8, cudaMemcpyDeviceToHost);
     if (!e && d->bits0) e = cudaMemcpy(d->bits0, m[23], nch * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->rformed) e = cudaMemcpy(d->rformed, m[31], nch * 4, cudaMemcpyDeviceToHost);
+    if (!e && d->rle) e = cudaMemcpy(d->rle, m[32], nch * 4, cudaMemcpyDeviceToHost);
+    if (!e && d->rsz) e = cudaMemcpy(d->rsz, m[33], nch * 8, cudaMemcpyDeviceToHost);
     if (!e) {
         for (uint64_t c = 0; c < nch; c++) {
             if (d->dec) memcpy(d->dec + 5 * c, dec + ND * c, 5);
