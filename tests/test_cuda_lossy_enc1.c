@@ -33,7 +33,7 @@
 
 static int quick, model;
 static scz_ctx *cpu;
-static long n_rform, n_rkeep, n_rok, n_g, n_gok, n_gpos, n_cases, n_chunks, n_cost_ok, n_sweep_chunks, n_sweep_ok, n_interp_dec, n_trial, n_tight, n_outl, n_vrep,
+static long n_body_ok, n_rform, n_rkeep, n_rok, n_g, n_gok, n_gpos, n_cases, n_chunks, n_cost_ok, n_sweep_chunks, n_sweep_ok, n_interp_dec, n_trial, n_tight, n_outl, n_vrep,
     n_vnew, n_ord[LZ1_MAX_ORDERS];
 
 /* CPU interpolation of one chunk against the GPU's codes, aux, r, counts. */
@@ -118,6 +118,7 @@ static int cpu_model(scz_l1dbg *d) {
         scz__lossy1_debug_encode(cpu, cg, src, d->eb, d->R, 0, pred, order, tight, &tr);
         d->g[c] = tr.g, d->hsz[c] = tr.hsz, d->size0[c] = tr.size0, d->bits0[c] = tr.bits0;
         d->rformed[c] = tr.rformed, d->rsz[c] = tr.rsz, d->rle[c] = tr.rle;
+        d->obytes[c] = tr.obytes, d->bh[c] = tr.bh, d->br[c] = tr.br;
         for (uint64_t k = 0; k < d->nout[c]; k++) aux[oidx[k]] = odel[k];
         for (uint64_t p = 0, iv = 0; p < n; p++)
             if (codes[p] == LZ_VNEW(d->R)) aux[p] = vpos[iv++];
@@ -131,7 +132,8 @@ static int gpu_writer(scz_l1dbg *d) { return model ? cpu_model(d) : scz__lossy1_
 /* The CPU writer's sweep streams for one chunk against the GPU's. */
 static int cmp_streams(const char *what, const scz_chunk_geom *cg, const void *src, double eb, uint32_t R,
                        unsigned pred, unsigned order, unsigned tight, uint32_t g, uint64_t hsz, uint64_t size0,
-                       uint64_t bits0, uint32_t rformed, uint64_t rsz, uint32_t rle) {
+                       uint64_t bits0, uint32_t rformed, uint64_t rsz, uint32_t rle, uint64_t obytes, uint64_t bh,
+                       uint64_t br) {
     scz_l1trace tr;
     const int e = scz__lossy1_debug_encode(cpu, cg, src, eb, R, 0, pred, order, tight, &tr);
     CHECK(e == 0, "%s: CPU encode: %d", what, e);
@@ -151,7 +153,13 @@ static int cmp_streams(const char *what, const scz_chunk_geom *cg, const void *s
                "(GPU / CPU)",
           what, pred, order, tight, rformed, tr.rformed, (unsigned long long)rsz, (unsigned long long)tr.rsz, rle,
           tr.rle);
-    return ok && rok;
+    const int bok = tr.obytes == obytes && tr.bh == bh && tr.br == br;
+    n_body_ok += bok;
+    CHECK(bok, "%s (pred %u order %u tl %u): outlier list %llu / %llu bytes, bodies %llu / %llu and %llu / %llu bytes "
+               "(GPU / CPU)",
+          what, pred, order, tight, (unsigned long long)obytes, (unsigned long long)tr.obytes,
+          (unsigned long long)bh, (unsigned long long)tr.bh, (unsigned long long)br, (unsigned long long)tr.br);
+    return ok && rok && bok;
 }
 
 /* One batch: nch chunks of geometry full (the last: last) of the array a. */
@@ -168,7 +176,8 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
     uint32_t *gg = calloc(nch, 4);
     uint64_t *ghsz = calloc(nch, 8), *gs0 = calloc(nch, 8), *gb0 = calloc(nch, 8), *grsz = calloc(nch, 8);
     uint32_t *grf = calloc(nch, 4), *grl = calloc(nch, 4);
-    CHECK(gcost && gdec && force && gcodes && gaux && gr && gno && gnv && gg && ghsz && gs0 && gb0 && grsz && grf && grl, "memory");
+    uint64_t *gob = calloc(nch, 8), *gbh = calloc(nch, 8), *gbr = calloc(nch, 8);
+    CHECK(gcost && gdec && force && gcodes && gaux && gr && gno && gnv && gg && ghsz && gs0 && gb0 && grsz && grf && grl && gob && gbh && gbr, "memory");
     scz_l1dbg d;
     memset(&d, 0, sizeof d);
     d.src = a;
@@ -187,6 +196,7 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
     d.nvnew = gnv;
     d.g = gg, d.hsz = ghsz, d.size0 = gs0, d.bits0 = gb0;
     d.rformed = grf, d.rsz = grsz, d.rle = grl;
+    d.obytes = gob, d.bh = gbh, d.br = gbr;
     int e = gpu_writer(&d);
     CHECK(e == 0, "%s: GPU writer: %s", what, cudaGetErrorString((cudaError_t)e));
     if (e) goto done;
@@ -238,7 +248,7 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
             n_sweep_ok += cmp_sweeps(w, cg, src, eb, R, pred, order, tight, gcodes + (size_t)c * cf,
                                      gaux + (size_t)c * cf, gr[c], gno[c], gnv[c]);
             n_gok += cmp_streams(w, cg, src, eb, R, pred, order, tight, gg[c], ghsz[c], gs0[c], gb0[c], grf[c],
-                                 grsz[c], grl[c]);
+                                 grsz[c], grl[c], gob[c], gbh[c], gbr[c]);
         }
         if (pass == 0) {
             d.force = force;
@@ -252,6 +262,7 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
 done:
     free(gcost), free(gdec), free(force), free(gcodes), free(gaux), free(gr), free(gno), free(gnv);
     free(gg), free(ghsz), free(gs0), free(gb0), free(grsz), free(grf), free(grl);
+    free(gob), free(gbh), free(gbr);
 }
 
 /* Finite range of an array. */
@@ -396,7 +407,8 @@ static void bench(void) {
         unsigned ni = 0;
         for (uint32_t c = 0; c < d.nch; c++) ni += dec[5 * c] != 0;
         printf("bench wmag 512^3 f32 REL 1e-3, %u chunks (%u interpolated): estimate %.3f ms, sweeps %.3f ms, "
-               "V_new/V_repeat %.3f ms (%.1f GB/s for the three), choice of g %.3f ms, run-length candidate %.3f ms\n",
+               "V_new/V_repeat %.3f ms (%.1f GB/s for the three), choice of g %.3f ms, run-length candidate, outlier list "
+               "and body sizes %.3f ms\n",
                d.nch, ni, d.ms[0], d.ms[1], d.ms[2], (double)n * 4 / ((d.ms[0] + d.ms[1] + d.ms[2]) * 1e6), d.ms[3],
                d.ms[4]);
     }
@@ -427,9 +439,9 @@ int main(void) {
            n_vrep);
     for (unsigned o = 0; o < LZ1_MAX_ORDERS; o++) printf(" %ld", n_ord[o]);
     printf(") (%.1f s)\n", tu_now() - t0);
-    printf("sweep streams and run-length candidate: equal in %ld of %ld chunks (g > 0 in %ld; run-length equal in %ld, "
-           "formed in %ld, kept in %ld)\n",
-           n_gok, n_g, n_gpos, n_rok, n_rform, n_rkeep);
+    printf("sweep streams, run-length candidate, outlier list and bodies' sizes: equal in %ld of %ld chunks (g > 0 in "
+           "%ld; run-length equal in %ld, formed in %ld, kept in %ld; outlier list and bodies equal in %ld)\n",
+           n_gok, n_g, n_gpos, n_rok, n_rform, n_rkeep, n_body_ok);
     CHECK(n_gpos > 0 && n_rform > 0 && n_rkeep > 0, "coverage: g > 0, run-length formed and kept");
     CHECK(n_interp_dec > 0 && n_trial > 0 && n_tight > 0 && n_outl > 0 && n_vrep > 0, "coverage");
     for (unsigned o = 0; o < LZ1_MAX_ORDERS; o++) CHECK(n_ord[o] > 0, "axis order %u swept", o);

@@ -1109,6 +1109,7 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
      * end of each, the smallest final payload */
     const uint64_t tail = obytes + n_vnew * es;
     const uint64_t bh = hsz + tail, br = rl.on ? rle_size(&rl) + tail : 0;
+    if (lz1_trace) lz1_trace->obytes = obytes, lz1_trace->nvnew = n_vnew, lz1_trace->bh = bh, lz1_trace->br = br;
     uint64_t gapb = 16 * ((bh > br ? bh : br) * 8 / SCZ_HUFF_UNIT_BITS + 2);
     /* slot 2 (the interpolation's R, no longer needed; slot 3 holds the
      * caller's chunk table) */

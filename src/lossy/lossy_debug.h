@@ -41,6 +41,8 @@ typedef struct scz_l1trace {
     uint64_t size0, bits0, hsz;
     uint32_t rformed;  /* the run-length candidate was formed (7.5's criterion; before the 21/20 rule) */
     uint64_t rsz;      /* its section's size (4 + two streams), when formed */
+    uint64_t obytes, nvnew; /* the outlier list's bytes, the verbatim values */
+    uint64_t bh, br;   /* the bodies' sizes: Huffman (knobs[1] != 2), run-length (0 where not kept) */
 } scz_l1trace;
 int scz__lossy1_debug_encode(scz_ctx *ctx, const scz_chunk_geom *cg, const void *src, double eb, uint32_t R,
                              uint32_t knob1, unsigned pred, unsigned order, unsigned tight, scz_l1trace *tr);
@@ -73,6 +75,8 @@ typedef struct scz_l1dbg {
      * rule of 7.10 step 3) */
     uint32_t *rformed, *rle;
     uint64_t *rsz;
+    /* the outlier list's bytes and the bodies' sizes (Huffman, run-length or 0) */
+    uint64_t *obytes, *bh, *br;
     double ms[5];      /* out: device time of the estimate and decision, the sweeps, V_new / V_repeat, the choice of
                           g, the run-length candidate */      /* out: device time of the estimate and decision, the sweeps, V_new / V_repeat, the choice of g */
 } scz_l1dbg;

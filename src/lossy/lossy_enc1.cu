@@ -21,7 +21,7 @@
  *             at its position; an outlier's error or a verbatim element's
  *             index beside it (aux); the largest |error| coded inside R
  *             per chunk (atomicMax: the chunk's radius, 7.10 step 2);
- *   k_vt1 / k_vscan / k_vt2   V_new / V_repeat (7.4) in traversal order:
+ *   k_tlast / k_vscan / k_vt2   V_new / V_repeat (7.4) in traversal order:
  *             the last verbatim position per tile of 4096 codes, their
  *             exclusive scan per chunk, then each code 2R compared with the
  *             previous verbatim element's bits; outlier and V_new counts;
@@ -41,7 +41,11 @@
  *             at offsets 0 mod 65536 (its code counted) and ends at the
  *             run's end or at offsets 65535 mod 65536 (its length - 1
  *             counted); the two streams sized as above, the candidate kept
- *             where 20 x its section <= 21 x the Huffman section.
+ *             where 20 x its section <= 21 x the Huffman section;
+ *   k_tlast(0) / k_vscan / k_ot2 / k_bsize   the outlier list's bytes (7.6:
+ *             each outlier's index gap from the previous one, by the same
+ *             tile scan) and the bodies' sizes (sections + outlier list +
+ *             verbatim values).
  */
 #include "../util/ieee.h" /* first: the host side of the shared headers seals its operations */
 
@@ -122,6 +126,10 @@ struct E1 {
     uint64_t *r2size;           /* 2 nch */
     uint32_t *rformed, *rle;    /* nch */
     uint64_t *rsz;              /* nch */
+    /* outlier list, bodies */
+    uint32_t *olast;            /* nch x tpc: last outlier of a tile, then of the tiles before it */
+    unsigned long long *obytes; /* nch */
+    uint64_t *bh, *br;          /* nch */
 };
 
 __device__ __forceinline__ const CGeo &geo(const E1 &p, uint32_t c) { return c + 1 == p.nch ? p.glast : p.gfull; }
@@ -249,8 +257,9 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_isw(E1 p, uint32_t j
     if ((threadIdx.x & 31) == 0 && m) atomicMax(&p.rmax[c], m);
 }
 
-/* The last verbatim position of each tile (NONE: none). */
-__global__ void __launch_bounds__(NT) k_vt1(E1 p) {
+/* The last position of each tile whose code (radius R) is `match` (NONE:
+ * none): verbatim elements (2R) and outliers (0). */
+__global__ void __launch_bounds__(NT) k_tlast(E1 p, uint16_t match, uint32_t *out) {
     typedef cub::BlockReduce<uint32_t, NT> BR;
     __shared__ typename BR::TempStorage tmp;
     const uint32_t c = blockIdx.y, t = blockIdx.x;
@@ -258,14 +267,13 @@ __global__ void __launch_bounds__(NT) k_vt1(E1 p) {
     const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
     if (a >= n) return;
     const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
-    const uint16_t vnew = (uint16_t)LZ_VNEW(p.R);
     uint32_t last = 0; /* position + 1 */
     for (uint32_t k = 0; k < PER; k++) {
         const uint64_t pos = a + threadIdx.x * PER + k;
-        if (pos < n && codes[pos] == vnew) last = (uint32_t)pos + 1;
+        if (pos < n && codes[pos] == match) last = (uint32_t)pos + 1;
     }
     const uint32_t v = BR(tmp).Reduce(last, MaxOp());
-    if (threadIdx.x == 0) p.tlast[(uint64_t)c * p.tpc + t] = v ? v - 1 : NONE;
+    if (threadIdx.x == 0) out[(uint64_t)c * p.tpc + t] = v ? v - 1 : NONE;
 }
 
 /* Per chunk: the last position (verbatim element, run start) before each
@@ -557,6 +565,49 @@ __global__ void k_rdecide(E1 p) {
     p.rle[c] = f && !((uint64_t)LZ1_RLE_NUM * z > (uint64_t)LZ1_RLE_DEN * p.hsz[c]);
 }
 
+/* The outlier list's bytes (7.6): varint(i - p) + varint(zigzag(d)) per
+ * outlier, p the previous outlier's position + 1 (0 for the first). */
+__global__ void __launch_bounds__(NT) k_ot2(E1 p) {
+    typedef cub::BlockScan<uint32_t, NT> BS;
+    typedef cub::BlockReduce<unsigned long long, NT> BR;
+    __shared__ typename BS::TempStorage ts;
+    __shared__ typename BR::TempStorage tr;
+    const uint32_t c = blockIdx.y, t = blockIdx.x;
+    if (p.nsw[c] == NONE) return;
+    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
+    if (a >= n) return;
+    const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
+    const long long *aux = p.aux + (uint64_t)c * p.cf;
+    const uint64_t a0 = a + threadIdx.x * PER;
+    uint32_t last = 0;
+    for (uint32_t k = 0; k < PER; k++)
+        if (a0 + k < n && codes[a0 + k] == LZ_CODE_OUTLIER) last = (uint32_t)(a0 + k) + 1;
+    uint32_t before;
+    BS(ts).ExclusiveScan(last, before, 0u, MaxOp());
+    const uint32_t pv = before ? before - 1 : p.olast[(uint64_t)c * p.tpc + t];
+    uint64_t nextp = pv == NONE ? 0 : (uint64_t)pv + 1;
+    unsigned long long bytes = 0;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        if (pos < n && codes[pos] == LZ_CODE_OUTLIER) {
+            const uint64_t d = (uint64_t)aux[pos];
+            bytes += lz1_vlen(pos - nextp) + lz1_vlen((d << 1) ^ (0 - (d >> 63)));
+            nextp = pos + 1;
+        }
+    }
+    const unsigned long long sb = BR(tr).Sum(bytes);
+    if (threadIdx.x == 0 && sb) atomicAdd(&p.obytes[c], sb);
+}
+
+/* The bodies' sizes (7.9): section + outlier list + verbatim values. */
+__global__ void k_bsize(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch) return;
+    const uint64_t tail = p.obytes[c] + p.nvnew[c] * p.es;
+    p.bh[c] = p.nsw[c] == NONE ? 0 : p.hsz[c] + tail;
+    p.br[c] = p.nsw[c] == NONE || !p.rle[c] ? 0 : p.rsz[c] + tail;
+}
+
 uint32_t sweep_entries(const CGeo &g) { return lz1_nsweeps(g.rank, g.e) + 1; }
 
 template <bool F32>
@@ -574,7 +625,7 @@ cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, cudaStream_t s,
         for (uint32_t cb = 0; cb < p.nch; cb += 65535)
             k_isw<F32><<<dim3(gx, p.nch - cb < 65535 ? p.nch - cb : 65535), NT, 0, s>>>(p, j, cb);
     if (ev) cudaEventRecord(ev[2], s);
-    k_vt1<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+    k_tlast<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, (uint16_t)LZ_VNEW(p.R), p.tlast);
     k_vscan<<<gc, NT, 0, s>>>(p, p.tlast);
     k_vt2<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     if (ev) cudaEventRecord(ev[3], s);
@@ -598,6 +649,12 @@ cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, cudaStream_t s,
     const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K};
     if ((e = scz__hse_plan(&h2, hstate2, nullptr, p.r2size, nullptr, s))) return e;
     k_rdecide<<<gc, NT, 0, s>>>(p);
+    /* the outlier list, the bodies' sizes */
+    if ((e = cudaMemsetAsync(p.obytes, 0, (size_t)p.nch * 8, s))) return e;
+    k_tlast<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, (uint16_t)LZ_CODE_OUTLIER, p.olast);
+    k_vscan<<<gc, NT, 0, s>>>(p, p.olast);
+    k_ot2<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+    k_bsize<<<gc, NT, 0, s>>>(p);
     if (ev) cudaEventRecord(ev[5], s);
     return cudaGetLastError();
 }
@@ -626,7 +683,7 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     const uint64_t nch = d->nch, cf = p.cf;
     const size_t srcb = (nch - 1) * p.raw_full + d->last.count * p.es;
     cudaError_t e = cudaSuccess;
-    constexpr int NM = 36;
+    constexpr int NM = 40;
     void *m[NM] = {};
     const size_t hss = scz__hse_scratch((uint32_t)(nch * Q), cf), hs2 = scz__hse_scratch((uint32_t)(nch * 2), cf);
     const size_t sz[NM] = {srcb ? srcb : 1, nch * LZ1_NCOST * 8, nch * ND, nch * p.swn * sizeof(Sweep), nch * 4,
@@ -634,7 +691,7 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
                            nch * 3, nch * cf * 2, nch * 4, hss, nch * Q * 4, nch * Q * 4, nch * Q * 8, nch * Q * 8,
                            nch * 4, nch * 8, nch * 8, nch * 8,
                            /* 24.. */ nch * p.tpc * 4, nch * 8, nch * 4, hs2, nch * 2 * 4, nch * 2 * 4, nch * 2 * 8,
-                           nch * 4, nch * 4, nch * 8, 8, 8};
+                           nch * 4, nch * 4, nch * 8, 8, 8, /* 36.. */ nch * p.tpc * 4, nch * 8, nch * 8, nch * 8};
     for (int k = 0; k < NM && !e; k++) e = cudaMalloc(&m[k], sz[k]);
     if (!e) e = cudaMemcpy(m[0], d->src, srcb, cudaMemcpyHostToDevice);
     if (!e && d->force) e = cudaMemcpy(m[12], d->force, nch * 3, cudaMemcpyHostToDevice);
@@ -678,6 +735,10 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
         p.rsz = static_cast<uint64_t *>(m[33]);
         const scz_hse h2{p.codes_r, p.cf, p.r2cnt, (uint32_t)(nch * 2), LZ_MAX_RUN, p.cf, 1, p.r2K};
         p.hist2 = scz__hse_hist(&h2, m[27], &p.h2stride);
+        p.olast = static_cast<uint32_t *>(m[36]);
+        p.obytes = static_cast<unsigned long long *>(m[37]);
+        p.bh = static_cast<uint64_t *>(m[38]);
+        p.br = static_cast<uint64_t *>(m[39]);
         cudaEvent_t ev[6];
         int nev = 0;
         for (; nev < 6 && cudaEventCreate(&ev[nev]) == cudaSuccess; nev++) {}
@@ -714,6 +775,9 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     if (!e && d->rformed) e = cudaMemcpy(d->rformed, m[31], nch * 4, cudaMemcpyDeviceToHost);
     if (!e && d->rle) e = cudaMemcpy(d->rle, m[32], nch * 4, cudaMemcpyDeviceToHost);
     if (!e && d->rsz) e = cudaMemcpy(d->rsz, m[33], nch * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->obytes) e = cudaMemcpy(d->obytes, m[37], nch * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->bh) e = cudaMemcpy(d->bh, m[38], nch * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->br) e = cudaMemcpy(d->br, m[39], nch * 8, cudaMemcpyDeviceToHost);
     if (!e) {
         for (uint64_t c = 0; c < nch; c++) {
             if (d->dec) memcpy(d->dec + 5 * c, dec + ND * c, 5);

@@ -49,6 +49,13 @@ LZ1_HD unsigned lz1_ctz(uint64_t u) {
 #endif
 }
 
+/* Bytes of v as a varint (7.6: LEB128, 7 bits a byte). */
+LZ1_HD unsigned lz1_vlen(uint64_t v) {
+    unsigned n = 1;
+    while (v >= 0x80) v >>= 7, n++;
+    return n;
+}
+
 /* Cost of a quantization error d in the estimate (7.10): 0 for 0, else
  * 2 b + 1, b the significant bits of zigzag(d). */
 LZ1_HD uint64_t lz1_cost(uint64_t d) {
