@@ -33,7 +33,7 @@
 
 static int quick, model;
 static scz_ctx *cpu;
-static long n_body_ok, n_rform, n_rkeep, n_rok, n_g, n_gok, n_gpos, n_cases, n_chunks, n_cost_ok, n_sweep_chunks, n_sweep_ok, n_interp_dec, n_trial, n_tight, n_outl, n_vrep,
+static long n_bytes_ok, n_body_ok, n_rform, n_rkeep, n_rok, n_g, n_gok, n_gpos, n_cases, n_chunks, n_cost_ok, n_sweep_chunks, n_sweep_ok, n_interp_dec, n_trial, n_tight, n_outl, n_vrep,
     n_vnew, n_ord[LZ1_MAX_ORDERS];
 
 /* CPU interpolation of one chunk against the GPU's codes, aux, r, counts. */
@@ -115,6 +115,9 @@ static int cpu_model(scz_l1dbg *d) {
         scz__lossy1_debug_interp(cg, src, d->eb, d->R, pred, order, tight, codes, oidx, odel, vpos, &d->nout[c],
                                  &d->nvnew[c], &d->r[c]);
         scz_l1trace tr;
+        memset(&tr, 0, sizeof tr);
+        tr.body = d->bodies + (size_t)c * d->bstride;
+        tr.body_cap = d->bstride;
         scz__lossy1_debug_encode(cpu, cg, src, d->eb, d->R, 0, pred, order, tight, &tr);
         d->g[c] = tr.g, d->hsz[c] = tr.hsz, d->size0[c] = tr.size0, d->bits0[c] = tr.bits0;
         d->rformed[c] = tr.rformed, d->rsz[c] = tr.rsz, d->rle[c] = tr.rle;
@@ -133,8 +136,12 @@ static int gpu_writer(scz_l1dbg *d) { return model ? cpu_model(d) : scz__lossy1_
 static int cmp_streams(const char *what, const scz_chunk_geom *cg, const void *src, double eb, uint32_t R,
                        unsigned pred, unsigned order, unsigned tight, uint32_t g, uint64_t hsz, uint64_t size0,
                        uint64_t bits0, uint32_t rformed, uint64_t rsz, uint32_t rle, uint64_t obytes, uint64_t bh,
-                       uint64_t br) {
+                       uint64_t br, const uint8_t *gbody, uint64_t bstride) {
     scz_l1trace tr;
+    memset(&tr, 0, sizeof tr);
+    tr.body = malloc(bstride);
+    tr.body_cap = bstride;
+    CHECK(tr.body != NULL, "memory");
     const int e = scz__lossy1_debug_encode(cpu, cg, src, eb, R, 0, pred, order, tight, &tr);
     CHECK(e == 0, "%s: CPU encode: %d", what, e);
     n_g++;
@@ -159,7 +166,13 @@ static int cmp_streams(const char *what, const scz_chunk_geom *cg, const void *s
                "(GPU / CPU)",
           what, pred, order, tight, (unsigned long long)obytes, (unsigned long long)tr.obytes,
           (unsigned long long)bh, (unsigned long long)tr.bh, (unsigned long long)br, (unsigned long long)tr.br);
-    return ok && rok && bok;
+    int yok = bok && tr.bh <= bstride && memcmp(tr.body, gbody, tr.bh) == 0;
+    n_bytes_ok += yok;
+    if (bok && !yok)
+        CHECK(0, "%s (pred %u order %u tl %u, g %u): Huffman body (%llu bytes) differs at byte %zu", what, pred, order,
+              tight, g, (unsigned long long)bh, tu_first_diff(tr.body, gbody, tr.bh));
+    free(tr.body);
+    return ok && rok && yok;
 }
 
 /* One batch: nch chunks of geometry full (the last: last) of the array a. */
@@ -177,7 +190,9 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
     uint64_t *ghsz = calloc(nch, 8), *gs0 = calloc(nch, 8), *gb0 = calloc(nch, 8), *grsz = calloc(nch, 8);
     uint32_t *grf = calloc(nch, 4), *grl = calloc(nch, 4);
     uint64_t *gob = calloc(nch, 8), *gbh = calloc(nch, 8), *gbr = calloc(nch, 8);
-    CHECK(gcost && gdec && force && gcodes && gaux && gr && gno && gnv && gg && ghsz && gs0 && gb0 && grsz && grf && grl && gob && gbh && gbr, "memory");
+    const uint64_t bstride = cf * es * 9 / 2 + (1u << 20);
+    uint8_t *gbody = malloc((size_t)nch * bstride);
+    CHECK(gcost && gdec && force && gcodes && gaux && gr && gno && gnv && gg && ghsz && gs0 && gb0 && grsz && grf && grl && gob && gbh && gbr && gbody, "memory");
     scz_l1dbg d;
     memset(&d, 0, sizeof d);
     d.src = a;
@@ -197,6 +212,7 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
     d.g = gg, d.hsz = ghsz, d.size0 = gs0, d.bits0 = gb0;
     d.rformed = grf, d.rsz = grsz, d.rle = grl;
     d.obytes = gob, d.bh = gbh, d.br = gbr;
+    d.bodies = gbody, d.bstride = bstride;
     int e = gpu_writer(&d);
     CHECK(e == 0, "%s: GPU writer: %s", what, cudaGetErrorString((cudaError_t)e));
     if (e) goto done;
@@ -248,7 +264,8 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
             n_sweep_ok += cmp_sweeps(w, cg, src, eb, R, pred, order, tight, gcodes + (size_t)c * cf,
                                      gaux + (size_t)c * cf, gr[c], gno[c], gnv[c]);
             n_gok += cmp_streams(w, cg, src, eb, R, pred, order, tight, gg[c], ghsz[c], gs0[c], gb0[c], grf[c],
-                                 grsz[c], grl[c], gob[c], gbh[c], gbr[c]);
+                                 grsz[c], grl[c], gob[c], gbh[c], gbr[c],
+                                 gbody + (size_t)c * bstride, bstride);
         }
         if (pass == 0) {
             d.force = force;
@@ -262,7 +279,7 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
 done:
     free(gcost), free(gdec), free(force), free(gcodes), free(gaux), free(gr), free(gno), free(gnv);
     free(gg), free(ghsz), free(gs0), free(gb0), free(grsz), free(grf), free(grl);
-    free(gob), free(gbh), free(gbr);
+    free(gob), free(gbh), free(gbr), free(gbody);
 }
 
 /* Finite range of an array. */
@@ -408,9 +425,9 @@ static void bench(void) {
         for (uint32_t c = 0; c < d.nch; c++) ni += dec[5 * c] != 0;
         printf("bench wmag 512^3 f32 REL 1e-3, %u chunks (%u interpolated): estimate %.3f ms, sweeps %.3f ms, "
                "V_new/V_repeat %.3f ms (%.1f GB/s for the three), choice of g %.3f ms, run-length candidate, outlier list "
-               "and body sizes %.3f ms\n",
+               "and body sizes %.3f ms, Huffman bodies %.3f ms\n",
                d.nch, ni, d.ms[0], d.ms[1], d.ms[2], (double)n * 4 / ((d.ms[0] + d.ms[1] + d.ms[2]) * 1e6), d.ms[3],
-               d.ms[4]);
+               d.ms[4], d.ms[5]);
     }
     free(dec);
     free(a);
@@ -440,8 +457,9 @@ int main(void) {
     for (unsigned o = 0; o < LZ1_MAX_ORDERS; o++) printf(" %ld", n_ord[o]);
     printf(") (%.1f s)\n", tu_now() - t0);
     printf("sweep streams, run-length candidate, outlier list and bodies' sizes: equal in %ld of %ld chunks (g > 0 in "
-           "%ld; run-length equal in %ld, formed in %ld, kept in %ld; outlier list and bodies equal in %ld)\n",
-           n_gok, n_g, n_gpos, n_rok, n_rform, n_rkeep, n_body_ok);
+           "%ld; run-length equal in %ld, formed in %ld, kept in %ld; outlier list and bodies' sizes equal in %ld; Huffman "
+           "bodies byte-identical in %ld)\n",
+           n_gok, n_g, n_gpos, n_rok, n_rform, n_rkeep, n_body_ok, n_bytes_ok);
     CHECK(n_gpos > 0 && n_rform > 0 && n_rkeep > 0, "coverage: g > 0, run-length formed and kept");
     CHECK(n_interp_dec > 0 && n_trial > 0 && n_tight > 0 && n_outl > 0 && n_vrep > 0, "coverage");
     for (unsigned o = 0; o < LZ1_MAX_ORDERS; o++) CHECK(n_ord[o] > 0, "axis order %u swept", o);

@@ -484,6 +484,7 @@ struct EParams {
     const uint64_t *woff; /* where each stream goes in pay, ~0: not written */
     uint32_t hist_ready;  /* the histogram was counted by the set's producer */
     const uint32_t *Kv;   /* stream sets: each stream's alphabet (device), or NULL (K) */
+    const uint64_t *soff; /* stream sets: each stream's first symbol (device), or NULL (cl * stride) */
     uint32_t hdr, K;     /* codec header bytes (16, 0 for bare streams); K (0: the codec's) */
 };
 
@@ -628,7 +629,10 @@ __device__ __forceinline__ uint64_t ecount(const EParams &p, uint32_t cl) {
 
 __device__ __forceinline__ uint32_t esym(const EParams &p, uint32_t cl, uint64_t i) {
     if (p.es == 1) return p.src[(uint64_t)cl * p.raw_full + i];
-    if (p.es == 2) return reinterpret_cast<const uint16_t *>(p.src + (uint64_t)cl * p.raw_full)[i];
+    if (p.es == 2) {
+        if (p.soff) return reinterpret_cast<const uint16_t *>(p.src)[p.soff[cl] + i];
+        return reinterpret_cast<const uint16_t *>(p.src + (uint64_t)cl * p.raw_full)[i];
+    }
     return p.sym16[(uint64_t)cl * p.count_full + i];
 }
 
@@ -1239,7 +1243,7 @@ __global__ void __launch_bounds__(NT) k_eoff(EParams p) {
  * t * EPT .. t * EPT + EPT - 1 of the tile (blocked) in two 16-byte loads,
  * or t * 8 + h * 8 * NT .. (striped by 8) with striped = true. */
 __device__ __forceinline__ bool etile_vec(const EParams &p, uint64_t i0, uint64_t n) {
-    return p.es == 2 && i0 + ETILE <= n && ((p.raw_full | reinterpret_cast<uintptr_t>(p.src)) & 15) == 0;
+    return p.es == 2 && !p.soff && i0 + ETILE <= n && ((p.raw_full | reinterpret_cast<uintptr_t>(p.src)) & 15) == 0;
 }
 __device__ __forceinline__ void etile_load(const EParams &p, uint32_t cl, uint64_t i0, bool striped, uint32_t *sym) {
     static_assert(EPT == 16, "two 16-byte loads per thread");
@@ -1581,6 +1585,7 @@ void hse_params(const scz_hse *h, void *state, void *work, const ELayout &L, EPa
     p->es = 2;
     p->K = h->Kv ? 0 : h->K; /* per-stream alphabets: the general paths (no K-sized tables) */
     p->Kv = h->Kv;
+    p->soff = h->soff;
     p->hdr = 0;
     p->words_cap = L.words_cap;
     p->units_cap = L.units_cap;

@@ -1124,6 +1124,7 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
         if (gs) sweep_write(codes, sw, S, gs, K, &swp, T, bookb, w0 + o_work, bodyh, w0 + o_gap);
         else scz__hs_write(&hc, book, codes, 2, T, rs, rb, bodyh, w0 + o_gap);
         write_tail(bodyh + hsz, obytes, ts, T, oidx, odel, vpos, sb, es);
+        if (lz1_trace && lz1_trace->body && bh <= lz1_trace->body_cap) memcpy(lz1_trace->body, bodyh, bh);
     }
     if (rl.on) {
         rle_write(&rl, bodyr, w0 + o_gap);
@@ -1639,7 +1640,11 @@ int scz__lossy1_debug_encode(scz_ctx *ctx, const scz_chunk_geom *cg, const void 
     uint8_t *dst = malloc(cap ? cap : 1);
     uint64_t out = 0;
     uint32_t info = 0;
+    uint8_t *body = tr->body;
+    const uint64_t body_cap = tr->body_cap;
     memset(tr, 0, sizeof *tr);
+    tr->body = body;
+    tr->body_cap = body_cap;
     if (!dst) st = SCZ_ERR_NOMEM;
     if (!st) {
         lz1_trace = tr;

@@ -43,6 +43,8 @@ typedef struct scz_l1trace {
     uint64_t rsz;      /* its section's size (4 + two streams), when formed */
     uint64_t obytes, nvnew; /* the outlier list's bytes, the verbatim values */
     uint64_t bh, br;   /* the bodies' sizes: Huffman (knobs[1] != 2), run-length (0 where not kept) */
+    uint8_t *body;     /* in: NULL, or where the Huffman body goes (its bh bytes, if at most body_cap) */
+    uint64_t body_cap;
 } scz_l1trace;
 int scz__lossy1_debug_encode(scz_ctx *ctx, const scz_chunk_geom *cg, const void *src, double eb, uint32_t R,
                              uint32_t knob1, unsigned pred, unsigned order, unsigned tight, scz_l1trace *tr);
@@ -77,8 +79,12 @@ typedef struct scz_l1dbg {
     uint64_t *rsz;
     /* the outlier list's bytes and the bodies' sizes (Huffman, run-length or 0) */
     uint64_t *obytes, *bh, *br;
-    double ms[5];      /* out: device time of the estimate and decision, the sweeps, V_new / V_repeat, the choice of
-                          g, the run-length candidate */      /* out: device time of the estimate and decision, the sweeps, V_new / V_repeat, the choice of g */
+    /* the Huffman bodies (7.9) of the interpolated chunks: chunk c's bh[c]
+     * bytes at bodies + c x bstride where they fit */
+    uint8_t *bodies;
+    uint64_t bstride;
+    double ms[6];      /* out: device time of the estimate and decision, the sweeps, V_new / V_repeat, the choice of
+                          g, the run-length candidate with the outlier list's bytes, the Huffman bodies */      /* out: device time of the estimate and decision, the sweeps, V_new / V_repeat, the choice of g */
 } scz_l1dbg;
 
 /* Runs the GPU writer's estimate, decision and sweeps; returns a

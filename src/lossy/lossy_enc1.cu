@@ -45,7 +45,13 @@
  *   k_tlast(0) / k_vscan / k_ot2 / k_bsize   the outlier list's bytes (7.6:
  *             each outlier's index gap from the previous one, by the same
  *             tile scan) and the bodies' sizes (sections + outlier list +
- *             verbatim values).
+ *             verbatim values);
+ *   k_w3init, scz__hse_plan, k_w3off, scz__hse_write, k_ow, k_vw   the
+ *             Huffman body of each interpolated chunk (7.9): its g + 1
+ *             streams (a stream set whose streams start anywhere in the
+ *             codes, scz_hse.soff), the outlier list (each thread's varints
+ *             at its offset: tile sums scanned per chunk, a block scan) and
+ *             the verbatim values (the same with the V_new counts).
  */
 #include "../util/ieee.h" /* first: the host side of the shared headers seals its operations */
 
@@ -67,6 +73,7 @@ constexpr uint32_t TILE = 4096;         /* codes per tile (V_new / V_repeat) */
 constexpr uint32_t PER = TILE / NT;     /* codes per thread in a tile */
 constexpr uint32_t NONE = 0xffffffffu;
 constexpr uint32_t ND = 8;              /* decision bytes per chunk */
+constexpr uint32_t W3 = LZ1_GMAX + 1;  /* Huffman streams of a body, at most */
 constexpr uint32_t Q = 1 + 2 * LZ1_GMAX; /* streams per chunk sized for the choice of g: all codes, the last
                                             LZ1_GMAX sweeps, the codes before the last 1 .. LZ1_GMAX sweeps */
 
@@ -130,6 +137,12 @@ struct E1 {
     uint32_t *olast;            /* nch x tpc: last outlier of a tile, then of the tiles before it */
     unsigned long long *obytes; /* nch */
     uint64_t *bh, *br;          /* nch */
+    /* the Huffman bodies */
+    uint8_t *bodies;            /* chunk c's body at c bodycap */
+    uint64_t bodycap;
+    unsigned long long *tob, *tvn; /* nch x tpc: outlier-list bytes, V_new per tile; then their exclusive sums */
+    uint32_t *w3cnt, *w3K;      /* nch x W3 */
+    uint64_t *w3soff, *w3size, *w3off;
 };
 
 __device__ __forceinline__ const CGeo &geo(const E1 &p, uint32_t c) { return c + 1 == p.nch ? p.glast : p.gfull; }
@@ -342,6 +355,7 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_vt2(E1 p) {
     if (threadIdx.x == 0) {
         if (so) atomicAdd(&p.nout[c], so);
         if (sv) atomicAdd(&p.nvnew[c], sv);
+        p.tvn[(uint64_t)c * p.tpc + t] = sv;
     }
 }
 
@@ -596,7 +610,10 @@ __global__ void __launch_bounds__(NT) k_ot2(E1 p) {
         }
     }
     const unsigned long long sb = BR(tr).Sum(bytes);
-    if (threadIdx.x == 0 && sb) atomicAdd(&p.obytes[c], sb);
+    if (threadIdx.x == 0) {
+        if (sb) atomicAdd(&p.obytes[c], sb);
+        p.tob[(uint64_t)c * p.tpc + t] = sb;
+    }
 }
 
 /* The bodies' sizes (7.9): section + outlier list + verbatim values. */
@@ -608,10 +625,141 @@ __global__ void k_bsize(E1 p) {
     p.br[c] = p.nsw[c] == NONE || !p.rle[c] ? 0 : p.rsz[c] + tail;
 }
 
+/* Per chunk: exclusive sums over its tiles of arr (nch x tpc). */
+__global__ void k_tsum(E1 p, unsigned long long *arr) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch || p.nsw[c] == NONE) return;
+    const uint64_t nt = (geo(p, c).n + TILE - 1) / TILE;
+    unsigned long long *a = arr + (uint64_t)c * p.tpc, acc = 0;
+    for (uint64_t t = 0; t < nt; t++) {
+        const unsigned long long v = a[t];
+        a[t] = acc;
+        acc += v;
+    }
+}
+
+/* The Huffman body's streams (7.9): codes [0, p_(S-g)), then each of the
+ * last g sweeps; slots beyond them one symbol 0 (not written). */
+__global__ void k_w3init(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch) return;
+    const uint32_t S = p.nsw[c], g = S == NONE ? 0 : p.g[c];
+    const uint64_t n = geo(p, c).n;
+    for (uint32_t j = 0; j < W3; j++) {
+        const uint64_t k = (uint64_t)c * W3 + j;
+        p.w3K[k] = 2 * (p.rmax[c] + 1) + 2;
+        p.w3soff[k] = (uint64_t)c * p.cf;
+        p.w3cnt[k] = 1;
+        if (S == NONE || j > g) continue;
+        const uint64_t a = j == 0 ? 0 : sw_start(p, c, S - g + j - 1);
+        const uint64_t b = j == g ? n : sw_start(p, c, S - g + j);
+        p.w3soff[k] += a;
+        p.w3cnt[k] = (uint32_t)(b - a);
+    }
+}
+
+/* Offsets of the body streams in the bodies (~0: not written). */
+__global__ void k_w3off(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch) return;
+    const uint32_t S = p.nsw[c], g = S == NONE ? 0 : p.g[c];
+    uint64_t o = (uint64_t)c * p.bodycap;
+    for (uint32_t j = 0; j < W3; j++) {
+        const uint64_t k = (uint64_t)c * W3 + j;
+        if (S == NONE || j > g) {
+            p.w3off[k] = ~0ull;
+            continue;
+        }
+        p.w3off[k] = o;
+        o += p.w3size[k];
+    }
+}
+
+/* The outlier list (7.6) after the body's streams. */
+__global__ void __launch_bounds__(NT) k_ow(E1 p) {
+    typedef cub::BlockScan<uint32_t, NT> BS;
+    typedef cub::BlockScan<unsigned long long, NT> BS64;
+    __shared__ typename BS::TempStorage ts;
+    __shared__ typename BS64::TempStorage ts64;
+    const uint32_t c = blockIdx.y, t = blockIdx.x;
+    if (p.nsw[c] == NONE) return;
+    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
+    if (a >= n) return;
+    const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
+    const long long *aux = p.aux + (uint64_t)c * p.cf;
+    const uint64_t a0 = a + threadIdx.x * PER;
+    uint32_t last = 0;
+    for (uint32_t k = 0; k < PER; k++)
+        if (a0 + k < n && codes[a0 + k] == LZ_CODE_OUTLIER) last = (uint32_t)(a0 + k) + 1;
+    uint32_t before;
+    BS(ts).ExclusiveScan(last, before, 0u, MaxOp());
+    const uint32_t pv = before ? before - 1 : p.olast[(uint64_t)c * p.tpc + t];
+    const uint64_t p0 = pv == NONE ? 0 : (uint64_t)pv + 1;
+    uint64_t nextp = p0;
+    unsigned long long bytes = 0;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        if (pos < n && codes[pos] == LZ_CODE_OUTLIER) {
+            const uint64_t d = (uint64_t)aux[pos];
+            bytes += lz1_vlen(pos - nextp) + lz1_vlen((d << 1) ^ (0 - (d >> 63)));
+            nextp = pos + 1;
+        }
+    }
+    unsigned long long off;
+    BS64(ts64).ExclusiveSum(bytes, off);
+    uint8_t *q = p.bodies + (uint64_t)c * p.bodycap + p.hsz[c] + p.tob[(uint64_t)c * p.tpc + t] + off;
+    nextp = p0;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        if (pos < n && codes[pos] == LZ_CODE_OUTLIER) {
+            const uint64_t d = (uint64_t)aux[pos];
+            uint64_t v = pos - nextp;
+            for (int h = 0; h < 2; h++) {
+                while (v >= 0x80) *q++ = (uint8_t)(v | 0x80), v >>= 7;
+                *q++ = (uint8_t)v;
+                v = (d << 1) ^ (0 - (d >> 63));
+            }
+            nextp = pos + 1;
+        }
+    }
+}
+
+/* The verbatim values (7.6: the codes 2r in order, their bit patterns)
+ * after the outlier list. */
+template <bool F32> __global__ void __launch_bounds__(NT) k_vw(E1 p) {
+    typedef cub::BlockScan<uint32_t, NT> BS;
+    __shared__ typename BS::TempStorage ts;
+    const uint32_t c = blockIdx.y, t = blockIdx.x;
+    if (p.nsw[c] == NONE) return;
+    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
+    if (a >= n) return;
+    const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
+    const long long *aux = p.aux + (uint64_t)c * p.cf;
+    const void *src = p.src + (uint64_t)c * p.raw_full;
+    const uint16_t vnew = (uint16_t)LZ_VNEW(p.R);
+    const uint64_t a0 = a + threadIdx.x * PER;
+    uint32_t cnt = 0;
+    for (uint32_t k = 0; k < PER; k++) cnt += a0 + k < n && codes[a0 + k] == vnew;
+    uint32_t off;
+    BS(ts).ExclusiveSum(cnt, off);
+    if (!cnt) return;
+    const uint32_t es = F32 ? 4 : 8;
+    uint8_t *q = p.bodies + (uint64_t)c * p.bodycap + p.hsz[c] + p.obytes[c] +
+                 (p.tvn[(uint64_t)c * p.tpc + t] + off) * es;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        if (pos < n && codes[pos] == vnew) {
+            const uint64_t b = vbits<F32>(src, aux[pos]);
+            for (uint32_t h = 0; h < es; h++) *q++ = (uint8_t)(b >> (8 * h));
+        }
+    }
+}
+
 uint32_t sweep_entries(const CGeo &g) { return lz1_nsweeps(g.rank, g.e) + 1; }
 
 template <bool F32>
-cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, cudaStream_t s, cudaEvent_t *ev) {
+cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, void *hstate3, void *hwork3, cudaStream_t s,
+                       cudaEvent_t *ev) {
     const uint64_t nsf = p.gfull.n > LZ1_SAMPLE_OFF ? (p.gfull.n - LZ1_SAMPLE_OFF) / LZ1_SAMPLE_STEP + 1 : 1;
     const uint32_t ge = (uint32_t)((nsf + NT - 1) / NT < 1024 ? (nsf + NT - 1) / NT : 1024);
     if (ev) cudaEventRecord(ev[0], s);
@@ -634,7 +782,7 @@ cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, cudaStream_t s,
     k_sinit<<<gc, NT, 0, s>>>(p);
     k_hist<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     k_rest<<<dim3((2 * p.R + 2 + NT - 1) / NT < 64 ? (2 * p.R + 2 + NT - 1) / NT : 64, p.nch), NT, 0, s>>>(p);
-    const scz_hse hs{p.codes_r, p.cf, p.scnt, p.nch * Q, 2 * p.R + 2, p.cf, 1, p.sK};
+    const scz_hse hs{p.codes_r, p.cf, p.scnt, p.nch * Q, 2 * p.R + 2, p.cf, 1, p.sK, nullptr};
     if ((e = scz__hse_plan(&hs, hstate, nullptr, p.ssize, p.sbits, s))) return e;
     k_gchoose<<<gc, NT, 0, s>>>(p);
     if (ev) cudaEventRecord(ev[4], s);
@@ -646,7 +794,7 @@ cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, cudaStream_t s,
     k_rcrit<<<gc, NT, 0, s>>>(p);
     k_rt2<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     k_rcnt<<<gc, NT, 0, s>>>(p);
-    const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K};
+    const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr};
     if ((e = scz__hse_plan(&h2, hstate2, nullptr, p.r2size, nullptr, s))) return e;
     k_rdecide<<<gc, NT, 0, s>>>(p);
     /* the outlier list, the bodies' sizes */
@@ -656,6 +804,17 @@ cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, cudaStream_t s,
     k_ot2<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     k_bsize<<<gc, NT, 0, s>>>(p);
     if (ev) cudaEventRecord(ev[5], s);
+    /* the Huffman bodies */
+    k_w3init<<<gc, NT, 0, s>>>(p);
+    const scz_hse h3{p.codes_r, p.cf, p.w3cnt, p.nch * W3, 2 * p.R + 2, p.cf, 0, p.w3K, p.w3soff};
+    if ((e = scz__hse_plan(&h3, hstate3, nullptr, p.w3size, nullptr, s))) return e;
+    k_w3off<<<gc, NT, 0, s>>>(p);
+    if ((e = scz__hse_write(&h3, hstate3, hwork3, p.w3off, p.bodies, s))) return e;
+    k_tsum<<<gc, NT, 0, s>>>(p, p.tob);
+    k_tsum<<<gc, NT, 0, s>>>(p, p.tvn);
+    k_ow<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+    k_vw<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+    if (ev) cudaEventRecord(ev[6], s);
     return cudaGetLastError();
 }
 
@@ -683,21 +842,26 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     const uint64_t nch = d->nch, cf = p.cf;
     const size_t srcb = (nch - 1) * p.raw_full + d->last.count * p.es;
     cudaError_t e = cudaSuccess;
-    constexpr int NM = 40;
+    constexpr int NM = 50;
+    p.bodycap = ((p.raw_full * 9 / 2 + (1u << 20)) + 255) & ~(uint64_t)255;
     void *m[NM] = {};
     const size_t hss = scz__hse_scratch((uint32_t)(nch * Q), cf), hs2 = scz__hse_scratch((uint32_t)(nch * 2), cf);
+    const size_t hs3 = scz__hse_scratch((uint32_t)(nch * W3), cf), hw3 = scz__hse_work((uint32_t)(nch * W3), cf);
     const size_t sz[NM] = {srcb ? srcb : 1, nch * LZ1_NCOST * 8, nch * ND, nch * p.swn * sizeof(Sweep), nch * 4,
                            nch * cf * 8, nch * cf * 2, nch * cf * 8, nch * 4, nch * p.tpc * 4, nch * 8, nch * 8,
                            nch * 3, nch * cf * 2, nch * 4, hss, nch * Q * 4, nch * Q * 4, nch * Q * 8, nch * Q * 8,
                            nch * 4, nch * 8, nch * 8, nch * 8,
                            /* 24.. */ nch * p.tpc * 4, nch * 8, nch * 4, hs2, nch * 2 * 4, nch * 2 * 4, nch * 2 * 8,
-                           nch * 4, nch * 4, nch * 8, 8, 8, /* 36.. */ nch * p.tpc * 4, nch * 8, nch * 8, nch * 8};
+                           nch * 4, nch * 4, nch * 8, 8, 8, /* 36.. */ nch * p.tpc * 4, nch * 8, nch * 8, nch * 8,
+                           /* 40.. */ nch * p.bodycap, nch * p.tpc * 8, nch * p.tpc * 8, nch * W3 * 4, nch * W3 * 4,
+                           nch * W3 * 8, nch * W3 * 8, nch * W3 * 8, hs3, hw3};
     for (int k = 0; k < NM && !e; k++) e = cudaMalloc(&m[k], sz[k]);
     if (!e) e = cudaMemcpy(m[0], d->src, srcb, cudaMemcpyHostToDevice);
     if (!e && d->force) e = cudaMemcpy(m[12], d->force, nch * 3, cudaMemcpyHostToDevice);
     if (!e) e = cudaMemset(m[1], 0, sz[1]);
     if (!e) e = cudaMemset(m[6], 0, sz[6]);
     if (!e) e = cudaMemset(m[7], 0, sz[7]);
+    if (!e) e = cudaMemset(m[13], 0, sz[13]); /* codes_r: the unused stream slots read symbol 0 */
     if (!e) {
         p.src = static_cast<const uint8_t *>(m[0]);
         p.costs = static_cast<unsigned long long *>(m[1]);
@@ -722,7 +886,7 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
         p.hsz = static_cast<uint64_t *>(m[21]);
         p.size0 = static_cast<uint64_t *>(m[22]);
         p.bits0 = static_cast<uint64_t *>(m[23]);
-        const scz_hse hs{p.codes_r, p.cf, p.scnt, (uint32_t)(nch * Q), 2 * p.R + 2, p.cf, 1, p.sK};
+        const scz_hse hs{p.codes_r, p.cf, p.scnt, (uint32_t)(nch * Q), 2 * p.R + 2, p.cf, 1, p.sK, nullptr};
         p.hist = scz__hse_hist(&hs, m[15], &p.hstride);
         p.rlast = static_cast<uint32_t *>(m[24]);
         p.runs = static_cast<unsigned long long *>(m[25]);
@@ -733,21 +897,29 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
         p.rformed = static_cast<uint32_t *>(m[31]);
         p.rle = static_cast<uint32_t *>(m[32]);
         p.rsz = static_cast<uint64_t *>(m[33]);
-        const scz_hse h2{p.codes_r, p.cf, p.r2cnt, (uint32_t)(nch * 2), LZ_MAX_RUN, p.cf, 1, p.r2K};
+        const scz_hse h2{p.codes_r, p.cf, p.r2cnt, (uint32_t)(nch * 2), LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr};
         p.hist2 = scz__hse_hist(&h2, m[27], &p.h2stride);
         p.olast = static_cast<uint32_t *>(m[36]);
         p.obytes = static_cast<unsigned long long *>(m[37]);
         p.bh = static_cast<uint64_t *>(m[38]);
         p.br = static_cast<uint64_t *>(m[39]);
-        cudaEvent_t ev[6];
+        p.bodies = static_cast<uint8_t *>(m[40]);
+        p.tob = static_cast<unsigned long long *>(m[41]);
+        p.tvn = static_cast<unsigned long long *>(m[42]);
+        p.w3cnt = static_cast<uint32_t *>(m[43]);
+        p.w3K = static_cast<uint32_t *>(m[44]);
+        p.w3soff = static_cast<uint64_t *>(m[45]);
+        p.w3size = static_cast<uint64_t *>(m[46]);
+        p.w3off = static_cast<uint64_t *>(m[47]);
+        cudaEvent_t ev[7];
         int nev = 0;
-        for (; nev < 6 && cudaEventCreate(&ev[nev]) == cudaSuccess; nev++) {}
-        e = p.es == 4 ? launch_all<true>(p, m[15], m[27], 0, nev == 6 ? ev : nullptr)
-                      : launch_all<false>(p, m[15], m[27], 0, nev == 6 ? ev : nullptr);
+        for (; nev < 7 && cudaEventCreate(&ev[nev]) == cudaSuccess; nev++) {}
+        e = p.es == 4 ? launch_all<true>(p, m[15], m[27], m[48], m[49], 0, nev == 7 ? ev : nullptr)
+                      : launch_all<false>(p, m[15], m[27], m[48], m[49], 0, nev == 7 ? ev : nullptr);
         if (!e) e = cudaDeviceSynchronize();
-        for (int k = 0; k < 5; k++) {
+        for (int k = 0; k < 6; k++) {
             float ms = 0;
-            if (!e && nev == 6) cudaEventElapsedTime(&ms, ev[k], ev[k + 1]);
+            if (!e && nev == 7) cudaEventElapsedTime(&ms, ev[k], ev[k + 1]);
             d->ms[k] = ms;
         }
         for (int k = 0; k < nev; k++) cudaEventDestroy(ev[k]);
@@ -778,6 +950,16 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     if (!e && d->obytes) e = cudaMemcpy(d->obytes, m[37], nch * 8, cudaMemcpyDeviceToHost);
     if (!e && d->bh) e = cudaMemcpy(d->bh, m[38], nch * 8, cudaMemcpyDeviceToHost);
     if (!e && d->br) e = cudaMemcpy(d->br, m[39], nch * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->bodies) {
+        uint64_t *bh = static_cast<uint64_t *>(malloc(nch * 8));
+        if (!bh) e = cudaErrorMemoryAllocation;
+        if (!e) e = cudaMemcpy(bh, m[38], nch * 8, cudaMemcpyDeviceToHost);
+        for (uint64_t c = 0; c < nch && !e; c++)
+            if (bh[c] <= d->bstride)
+                e = cudaMemcpy(d->bodies + c * d->bstride, static_cast<uint8_t *>(m[40]) + c * p.bodycap, bh[c],
+                               cudaMemcpyDeviceToHost);
+        free(bh);
+    }
     if (!e) {
         for (uint64_t c = 0; c < nch; c++) {
             if (d->dec) memcpy(d->dec + 5 * c, dec + ND * c, 5);
