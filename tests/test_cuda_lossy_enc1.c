@@ -33,7 +33,7 @@
 
 static int quick, model;
 static scz_ctx *cpu;
-static long n_bytes_ok, n_body_ok, n_rform, n_rkeep, n_rok, n_g, n_gok, n_gpos, n_cases, n_chunks, n_cost_ok, n_sweep_chunks, n_sweep_ok, n_interp_dec, n_trial, n_tight, n_outl, n_vrep,
+static long n_rbytes_ok, n_bytes_ok, n_body_ok, n_rform, n_rkeep, n_rok, n_g, n_gok, n_gpos, n_cases, n_chunks, n_cost_ok, n_sweep_chunks, n_sweep_ok, n_interp_dec, n_trial, n_tight, n_outl, n_vrep,
     n_vnew, n_ord[LZ1_MAX_ORDERS];
 
 /* CPU interpolation of one chunk against the GPU's codes, aux, r, counts. */
@@ -117,6 +117,7 @@ static int cpu_model(scz_l1dbg *d) {
         scz_l1trace tr;
         memset(&tr, 0, sizeof tr);
         tr.body = d->bodies + (size_t)c * d->bstride;
+        tr.rbody = d->rbodies + (size_t)c * d->bstride;
         tr.body_cap = d->bstride;
         scz__lossy1_debug_encode(cpu, cg, src, d->eb, d->R, 0, pred, order, tight, &tr);
         d->g[c] = tr.g, d->hsz[c] = tr.hsz, d->size0[c] = tr.size0, d->bits0[c] = tr.bits0;
@@ -136,12 +137,13 @@ static int gpu_writer(scz_l1dbg *d) { return model ? cpu_model(d) : scz__lossy1_
 static int cmp_streams(const char *what, const scz_chunk_geom *cg, const void *src, double eb, uint32_t R,
                        unsigned pred, unsigned order, unsigned tight, uint32_t g, uint64_t hsz, uint64_t size0,
                        uint64_t bits0, uint32_t rformed, uint64_t rsz, uint32_t rle, uint64_t obytes, uint64_t bh,
-                       uint64_t br, const uint8_t *gbody, uint64_t bstride) {
+                       uint64_t br, const uint8_t *gbody, const uint8_t *grbody, uint64_t bstride) {
     scz_l1trace tr;
     memset(&tr, 0, sizeof tr);
     tr.body = malloc(bstride);
+    tr.rbody = malloc(bstride);
     tr.body_cap = bstride;
-    CHECK(tr.body != NULL, "memory");
+    CHECK(tr.body && tr.rbody, "memory");
     const int e = scz__lossy1_debug_encode(cpu, cg, src, eb, R, 0, pred, order, tight, &tr);
     CHECK(e == 0, "%s: CPU encode: %d", what, e);
     n_g++;
@@ -171,7 +173,16 @@ static int cmp_streams(const char *what, const scz_chunk_geom *cg, const void *s
     if (bok && !yok)
         CHECK(0, "%s (pred %u order %u tl %u, g %u): Huffman body (%llu bytes) differs at byte %zu", what, pred, order,
               tight, g, (unsigned long long)bh, tu_first_diff(tr.body, gbody, tr.bh));
+    if (yok && tr.rle) {
+        const int zok = tr.br <= bstride && memcmp(tr.rbody, grbody, tr.br) == 0;
+        n_rbytes_ok += zok;
+        if (!zok)
+            CHECK(0, "%s (pred %u order %u tl %u): run-length body (%llu bytes) differs at byte %zu", what, pred, order,
+                  tight, (unsigned long long)br, tu_first_diff(tr.rbody, grbody, tr.br));
+        yok = zok;
+    }
     free(tr.body);
+    free(tr.rbody);
     return ok && rok && yok;
 }
 
@@ -191,8 +202,8 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
     uint32_t *grf = calloc(nch, 4), *grl = calloc(nch, 4);
     uint64_t *gob = calloc(nch, 8), *gbh = calloc(nch, 8), *gbr = calloc(nch, 8);
     const uint64_t bstride = cf * es * 9 / 2 + (1u << 20);
-    uint8_t *gbody = malloc((size_t)nch * bstride);
-    CHECK(gcost && gdec && force && gcodes && gaux && gr && gno && gnv && gg && ghsz && gs0 && gb0 && grsz && grf && grl && gob && gbh && gbr && gbody, "memory");
+    uint8_t *gbody = malloc((size_t)nch * bstride), *grbody = malloc((size_t)nch * bstride);
+    CHECK(gcost && gdec && force && gcodes && gaux && gr && gno && gnv && gg && ghsz && gs0 && gb0 && grsz && grf && grl && gob && gbh && gbr && gbody && grbody, "memory");
     scz_l1dbg d;
     memset(&d, 0, sizeof d);
     d.src = a;
@@ -212,7 +223,7 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
     d.g = gg, d.hsz = ghsz, d.size0 = gs0, d.bits0 = gb0;
     d.rformed = grf, d.rsz = grsz, d.rle = grl;
     d.obytes = gob, d.bh = gbh, d.br = gbr;
-    d.bodies = gbody, d.bstride = bstride;
+    d.bodies = gbody, d.rbodies = grbody, d.bstride = bstride;
     int e = gpu_writer(&d);
     CHECK(e == 0, "%s: GPU writer: %s", what, cudaGetErrorString((cudaError_t)e));
     if (e) goto done;
@@ -265,7 +276,7 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
                                      gaux + (size_t)c * cf, gr[c], gno[c], gnv[c]);
             n_gok += cmp_streams(w, cg, src, eb, R, pred, order, tight, gg[c], ghsz[c], gs0[c], gb0[c], grf[c],
                                  grsz[c], grl[c], gob[c], gbh[c], gbr[c],
-                                 gbody + (size_t)c * bstride, bstride);
+                                 gbody + (size_t)c * bstride, grbody + (size_t)c * bstride, bstride);
         }
         if (pass == 0) {
             d.force = force;
@@ -279,7 +290,7 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
 done:
     free(gcost), free(gdec), free(force), free(gcodes), free(gaux), free(gr), free(gno), free(gnv);
     free(gg), free(ghsz), free(gs0), free(gb0), free(grsz), free(grf), free(grl);
-    free(gob), free(gbh), free(gbr), free(gbody);
+    free(gob), free(gbh), free(gbr), free(gbody), free(grbody);
 }
 
 /* Finite range of an array. */
@@ -425,7 +436,7 @@ static void bench(void) {
         for (uint32_t c = 0; c < d.nch; c++) ni += dec[5 * c] != 0;
         printf("bench wmag 512^3 f32 REL 1e-3, %u chunks (%u interpolated): estimate %.3f ms, sweeps %.3f ms, "
                "V_new/V_repeat %.3f ms (%.1f GB/s for the three), choice of g %.3f ms, run-length candidate, outlier list "
-               "and body sizes %.3f ms, Huffman bodies %.3f ms\n",
+               "and body sizes %.3f ms, bodies %.3f ms\n",
                d.nch, ni, d.ms[0], d.ms[1], d.ms[2], (double)n * 4 / ((d.ms[0] + d.ms[1] + d.ms[2]) * 1e6), d.ms[3],
                d.ms[4], d.ms[5]);
     }
@@ -458,8 +469,8 @@ int main(void) {
     printf(") (%.1f s)\n", tu_now() - t0);
     printf("sweep streams, run-length candidate, outlier list and bodies' sizes: equal in %ld of %ld chunks (g > 0 in "
            "%ld; run-length equal in %ld, formed in %ld, kept in %ld; outlier list and bodies' sizes equal in %ld; Huffman "
-           "bodies byte-identical in %ld)\n",
-           n_gok, n_g, n_gpos, n_rok, n_rform, n_rkeep, n_body_ok, n_bytes_ok);
+           "bodies byte-identical in %ld, run-length bodies in %ld)\n",
+           n_gok, n_g, n_gpos, n_rok, n_rform, n_rkeep, n_body_ok, n_bytes_ok, n_rbytes_ok);
     CHECK(n_gpos > 0 && n_rform > 0 && n_rkeep > 0, "coverage: g > 0, run-length formed and kept");
     CHECK(n_interp_dec > 0 && n_trial > 0 && n_tight > 0 && n_outl > 0 && n_vrep > 0, "coverage");
     for (unsigned o = 0; o < LZ1_MAX_ORDERS; o++) CHECK(n_ord[o] > 0, "axis order %u swept", o);

@@ -1129,6 +1129,7 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     if (rl.on) {
         rle_write(&rl, bodyr, w0 + o_gap);
         write_tail(bodyr + rle_size(&rl), obytes, ts, T, oidx, odel, vpos, sb, es);
+        if (lz1_trace && lz1_trace->rbody && br <= lz1_trace->body_cap) memcpy(lz1_trace->rbody, bodyr, br);
     }
     uint64_t *btot = total2; /* free again */
     scz_hs_info bi_h, bi_r;
@@ -1640,10 +1641,11 @@ int scz__lossy1_debug_encode(scz_ctx *ctx, const scz_chunk_geom *cg, const void 
     uint8_t *dst = malloc(cap ? cap : 1);
     uint64_t out = 0;
     uint32_t info = 0;
-    uint8_t *body = tr->body;
+    uint8_t *body = tr->body, *rbody = tr->rbody;
     const uint64_t body_cap = tr->body_cap;
     memset(tr, 0, sizeof *tr);
     tr->body = body;
+    tr->rbody = rbody;
     tr->body_cap = body_cap;
     if (!dst) st = SCZ_ERR_NOMEM;
     if (!st) {

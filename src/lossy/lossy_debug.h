@@ -44,6 +44,7 @@ typedef struct scz_l1trace {
     uint64_t obytes, nvnew; /* the outlier list's bytes, the verbatim values */
     uint64_t bh, br;   /* the bodies' sizes: Huffman (knobs[1] != 2), run-length (0 where not kept) */
     uint8_t *body;     /* in: NULL, or where the Huffman body goes (its bh bytes, if at most body_cap) */
+    uint8_t *rbody;    /* in: NULL, or where the run-length body goes (br bytes where kept, if at most body_cap) */
     uint64_t body_cap;
 } scz_l1trace;
 int scz__lossy1_debug_encode(scz_ctx *ctx, const scz_chunk_geom *cg, const void *src, double eb, uint32_t R,
@@ -81,7 +82,7 @@ typedef struct scz_l1dbg {
     uint64_t *obytes, *bh, *br;
     /* the Huffman bodies (7.9) of the interpolated chunks: chunk c's bh[c]
      * bytes at bodies + c x bstride where they fit */
-    uint8_t *bodies;
+    uint8_t *bodies, *rbodies; /* rbodies: the run-length bodies where kept (br[c] bytes) */
     uint64_t bstride;
     double ms[6];      /* out: device time of the estimate and decision, the sweeps, V_new / V_repeat, the choice of
                           g, the run-length candidate with the outlier list's bytes, the Huffman bodies */      /* out: device time of the estimate and decision, the sweeps, V_new / V_repeat, the choice of g */

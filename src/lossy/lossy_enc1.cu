@@ -51,7 +51,13 @@
  *             streams (a stream set whose streams start anywhere in the
  *             codes, scz_hse.soff), the outlier list (each thread's varints
  *             at its offset: tile sums scanned per chunk, a block scan) and
- *             the verbatim values (the same with the V_new counts).
+ *             the verbatim values (the same with the V_new counts);
+ *   k_rw, k_rhdr, scz__hse_plan / _write, k_ow, k_vw   the run-length body
+ *             where the candidate is kept: each piece's code and length - 1
+ *             at its index (the pieces before a tile scanned per chunk, a
+ *             block scan, each position's offset in its run as k_rt2), the
+ *             piece count, the two streams, the outlier list and the
+ *             verbatim values.
  */
 #include "../util/ieee.h" /* first: the host side of the shared headers seals its operations */
 
@@ -143,6 +149,11 @@ struct E1 {
     unsigned long long *tob, *tvn; /* nch x tpc: outlier-list bytes, V_new per tile; then their exclusive sums */
     uint32_t *w3cnt, *w3K;      /* nch x W3 */
     uint64_t *w3soff, *w3size, *w3off;
+    /* the run-length bodies */
+    uint8_t *rbodies;           /* chunk c's at c bodycap */
+    unsigned long long *tpp;    /* nch x tpc: pieces per tile, then before it */
+    uint16_t *rvl;              /* 2 nch x cf: chunk c's piece codes at 2c cf, lengths - 1 at (2c + 1) cf */
+    uint64_t *w4size, *w4off;   /* 2 nch */
 };
 
 __device__ __forceinline__ const CGeo &geo(const E1 &p, uint32_t c) { return c + 1 == p.nch ? p.glast : p.gfull; }
@@ -560,7 +571,10 @@ __global__ void __launch_bounds__(NT) k_rt2(E1 p) {
         agg_add(p.hist2, kl);
     }
     const uint32_t sp = BR(tr).Sum(pieces);
-    if (threadIdx.x == 0 && sp) atomicAdd(&p.r2cnt[2 * c], sp);
+    if (threadIdx.x == 0) {
+        if (sp) atomicAdd(&p.r2cnt[2 * c], sp);
+        p.tpp[(uint64_t)c * p.tpc + t] = sp;
+    }
 }
 
 __global__ void k_rcnt(E1 p) {
@@ -676,13 +690,13 @@ __global__ void k_w3off(E1 p) {
 }
 
 /* The outlier list (7.6) after the body's streams. */
-__global__ void __launch_bounds__(NT) k_ow(E1 p) {
+__global__ void __launch_bounds__(NT) k_ow(E1 p, uint8_t *bodies, const uint64_t *sec, int rle) {
     typedef cub::BlockScan<uint32_t, NT> BS;
     typedef cub::BlockScan<unsigned long long, NT> BS64;
     __shared__ typename BS::TempStorage ts;
     __shared__ typename BS64::TempStorage ts64;
     const uint32_t c = blockIdx.y, t = blockIdx.x;
-    if (p.nsw[c] == NONE) return;
+    if (p.nsw[c] == NONE || (rle && !p.rle[c])) return;
     const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
     if (a >= n) return;
     const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
@@ -707,7 +721,7 @@ __global__ void __launch_bounds__(NT) k_ow(E1 p) {
     }
     unsigned long long off;
     BS64(ts64).ExclusiveSum(bytes, off);
-    uint8_t *q = p.bodies + (uint64_t)c * p.bodycap + p.hsz[c] + p.tob[(uint64_t)c * p.tpc + t] + off;
+    uint8_t *q = bodies + (uint64_t)c * p.bodycap + sec[c] + p.tob[(uint64_t)c * p.tpc + t] + off;
     nextp = p0;
     for (uint32_t k = 0; k < PER; k++) {
         const uint64_t pos = a0 + k;
@@ -726,11 +740,12 @@ __global__ void __launch_bounds__(NT) k_ow(E1 p) {
 
 /* The verbatim values (7.6: the codes 2r in order, their bit patterns)
  * after the outlier list. */
-template <bool F32> __global__ void __launch_bounds__(NT) k_vw(E1 p) {
+template <bool F32>
+__global__ void __launch_bounds__(NT) k_vw(E1 p, uint8_t *bodies, const uint64_t *sec, int rle) {
     typedef cub::BlockScan<uint32_t, NT> BS;
     __shared__ typename BS::TempStorage ts;
     const uint32_t c = blockIdx.y, t = blockIdx.x;
-    if (p.nsw[c] == NONE) return;
+    if (p.nsw[c] == NONE || (rle && !p.rle[c])) return;
     const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
     if (a >= n) return;
     const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
@@ -744,7 +759,7 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_vw(E1 p) {
     BS(ts).ExclusiveSum(cnt, off);
     if (!cnt) return;
     const uint32_t es = F32 ? 4 : 8;
-    uint8_t *q = p.bodies + (uint64_t)c * p.bodycap + p.hsz[c] + p.obytes[c] +
+    uint8_t *q = bodies + (uint64_t)c * p.bodycap + sec[c] + p.obytes[c] +
                  (p.tvn[(uint64_t)c * p.tpc + t] + off) * es;
     for (uint32_t k = 0; k < PER; k++) {
         const uint64_t pos = a0 + k;
@@ -753,6 +768,66 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_vw(E1 p) {
             for (uint32_t h = 0; h < es; h++) *q++ = (uint8_t)(b >> (8 * h));
         }
     }
+}
+
+/* The pieces of the runs (7.5) of a chunk whose run-length candidate is
+ * kept: piece k's code at rvl[2c cf + k], its length - 1 at rvl[(2c + 1)
+ * cf + k]. */
+__global__ void __launch_bounds__(NT) k_rw(E1 p) {
+    typedef cub::BlockScan<uint32_t, NT> BS;
+    __shared__ typename BS::TempStorage ts;
+    const uint32_t c = blockIdx.y, t = blockIdx.x;
+    if (p.nsw[c] == NONE || !p.rle[c]) return;
+    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
+    if (a >= n) return;
+    const uint16_t *cr = p.codes_r + (uint64_t)c * p.cf;
+    uint16_t *rv = p.rvl + (uint64_t)(2 * c) * p.cf, *rl = rv + p.cf;
+    const uint64_t a0 = a + threadIdx.x * PER;
+    uint32_t last = 0;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        if (pos < n && (pos == 0 || cr[pos] != cr[pos - 1])) last = (uint32_t)pos + 1;
+    }
+    uint32_t before;
+    BS(ts).ExclusiveScan(last, before, 0u, MaxOp());
+    __syncthreads();
+    uint32_t rs = before ? before - 1 : p.rlast[(uint64_t)c * p.tpc + t];
+    /* piece starts in this thread's positions (the run starts known from the scan) */
+    uint32_t cnt = 0, rs2 = rs;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        if (pos < n) {
+            if (pos == 0 || cr[pos - 1] != cr[pos]) rs2 = (uint32_t)pos;
+            cnt += ((uint32_t)pos - rs2) % LZ_MAX_RUN == 0;
+        }
+    }
+    uint32_t off;
+    BS(ts).ExclusiveSum(cnt, off);
+    uint64_t idx = p.tpp[(uint64_t)c * p.tpc + t] + off; /* pieces started before this thread's positions */
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        if (pos >= n) break;
+        const uint32_t v = cr[pos];
+        if (pos == 0 || cr[pos - 1] != v) rs = (uint32_t)pos;
+        const uint32_t om = ((uint32_t)pos - rs) % LZ_MAX_RUN;
+        if (om == 0) rv[idx++] = (uint16_t)v;
+        if (pos + 1 == n || cr[pos + 1] != v || om == LZ_MAX_RUN - 1) rl[idx - 1] = (uint16_t)om;
+    }
+}
+
+/* The run-length bodies: n_runs (7.5) and the offsets of their streams. */
+__global__ void k_rhdr(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch) return;
+    if (p.nsw[c] == NONE || !p.rle[c]) {
+        p.w4off[2 * c] = p.w4off[2 * c + 1] = ~0ull;
+        return;
+    }
+    uint8_t *b = p.rbodies + (uint64_t)c * p.bodycap;
+    const uint32_t nr = p.r2cnt[2 * c];
+    for (int h = 0; h < 4; h++) b[h] = (uint8_t)(nr >> (8 * h));
+    p.w4off[2 * c] = (uint64_t)c * p.bodycap + 4;
+    p.w4off[2 * c + 1] = (uint64_t)c * p.bodycap + 4 + p.w4size[2 * c];
 }
 
 uint32_t sweep_entries(const CGeo &g) { return lz1_nsweeps(g.rank, g.e) + 1; }
@@ -812,8 +887,17 @@ cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, void *hstate3, 
     if ((e = scz__hse_write(&h3, hstate3, hwork3, p.w3off, p.bodies, s))) return e;
     k_tsum<<<gc, NT, 0, s>>>(p, p.tob);
     k_tsum<<<gc, NT, 0, s>>>(p, p.tvn);
-    k_ow<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
-    k_vw<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+    k_ow<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.bodies, p.hsz, 0);
+    k_vw<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.bodies, p.hsz, 0);
+    /* the run-length bodies */
+    k_tsum<<<gc, NT, 0, s>>>(p, p.tpp);
+    k_rw<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+    const scz_hse h4{p.rvl, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 0, p.r2K, nullptr};
+    if ((e = scz__hse_plan(&h4, hstate3, nullptr, p.w4size, nullptr, s))) return e;
+    k_rhdr<<<gc, NT, 0, s>>>(p);
+    if ((e = scz__hse_write(&h4, hstate3, hwork3, p.w4off, p.rbodies, s))) return e;
+    k_ow<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.rbodies, p.rsz, 1);
+    k_vw<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.rbodies, p.rsz, 1);
     if (ev) cudaEventRecord(ev[6], s);
     return cudaGetLastError();
 }
@@ -842,7 +926,7 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     const uint64_t nch = d->nch, cf = p.cf;
     const size_t srcb = (nch - 1) * p.raw_full + d->last.count * p.es;
     cudaError_t e = cudaSuccess;
-    constexpr int NM = 50;
+    constexpr int NM = 55;
     p.bodycap = ((p.raw_full * 9 / 2 + (1u << 20)) + 255) & ~(uint64_t)255;
     void *m[NM] = {};
     const size_t hss = scz__hse_scratch((uint32_t)(nch * Q), cf), hs2 = scz__hse_scratch((uint32_t)(nch * 2), cf);
@@ -854,7 +938,8 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
                            /* 24.. */ nch * p.tpc * 4, nch * 8, nch * 4, hs2, nch * 2 * 4, nch * 2 * 4, nch * 2 * 8,
                            nch * 4, nch * 4, nch * 8, 8, 8, /* 36.. */ nch * p.tpc * 4, nch * 8, nch * 8, nch * 8,
                            /* 40.. */ nch * p.bodycap, nch * p.tpc * 8, nch * p.tpc * 8, nch * W3 * 4, nch * W3 * 4,
-                           nch * W3 * 8, nch * W3 * 8, nch * W3 * 8, hs3, hw3};
+                           nch * W3 * 8, nch * W3 * 8, nch * W3 * 8, hs3, hw3,
+                           /* 50.. */ nch * p.bodycap, nch * p.tpc * 8, nch * 2 * cf * 2, nch * 2 * 8, nch * 2 * 8};
     for (int k = 0; k < NM && !e; k++) e = cudaMalloc(&m[k], sz[k]);
     if (!e) e = cudaMemcpy(m[0], d->src, srcb, cudaMemcpyHostToDevice);
     if (!e && d->force) e = cudaMemcpy(m[12], d->force, nch * 3, cudaMemcpyHostToDevice);
@@ -862,6 +947,8 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     if (!e) e = cudaMemset(m[6], 0, sz[6]);
     if (!e) e = cudaMemset(m[7], 0, sz[7]);
     if (!e) e = cudaMemset(m[13], 0, sz[13]); /* codes_r: the unused stream slots read symbol 0 */
+    if (!e) e = cudaMemset(m[52], 0, sz[52]); /* rvl: likewise */
+    if (!e) e = cudaMemset(m[51], 0, sz[51]); /* tpp: chunks without a candidate */
     if (!e) {
         p.src = static_cast<const uint8_t *>(m[0]);
         p.costs = static_cast<unsigned long long *>(m[1]);
@@ -911,6 +998,11 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
         p.w3soff = static_cast<uint64_t *>(m[45]);
         p.w3size = static_cast<uint64_t *>(m[46]);
         p.w3off = static_cast<uint64_t *>(m[47]);
+        p.rbodies = static_cast<uint8_t *>(m[50]);
+        p.tpp = static_cast<unsigned long long *>(m[51]);
+        p.rvl = static_cast<uint16_t *>(m[52]);
+        p.w4size = static_cast<uint64_t *>(m[53]);
+        p.w4off = static_cast<uint64_t *>(m[54]);
         cudaEvent_t ev[7];
         int nev = 0;
         for (; nev < 7 && cudaEventCreate(&ev[nev]) == cudaSuccess; nev++) {}
@@ -950,13 +1042,15 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     if (!e && d->obytes) e = cudaMemcpy(d->obytes, m[37], nch * 8, cudaMemcpyDeviceToHost);
     if (!e && d->bh) e = cudaMemcpy(d->bh, m[38], nch * 8, cudaMemcpyDeviceToHost);
     if (!e && d->br) e = cudaMemcpy(d->br, m[39], nch * 8, cudaMemcpyDeviceToHost);
-    if (!e && d->bodies) {
+    for (int w = 0; w < 2 && !e; w++) {
+        uint8_t *dst = w ? d->rbodies : d->bodies;
+        if (!dst) continue;
         uint64_t *bh = static_cast<uint64_t *>(malloc(nch * 8));
         if (!bh) e = cudaErrorMemoryAllocation;
-        if (!e) e = cudaMemcpy(bh, m[38], nch * 8, cudaMemcpyDeviceToHost);
+        if (!e) e = cudaMemcpy(bh, m[w ? 39 : 38], nch * 8, cudaMemcpyDeviceToHost);
         for (uint64_t c = 0; c < nch && !e; c++)
             if (bh[c] <= d->bstride)
-                e = cudaMemcpy(d->bodies + c * d->bstride, static_cast<uint8_t *>(m[40]) + c * p.bodycap, bh[c],
+                e = cudaMemcpy(dst + c * d->bstride, static_cast<uint8_t *>(m[w ? 50 : 40]) + c * p.bodycap, bh[c],
                                cudaMemcpyDeviceToHost);
         free(bh);
     }
