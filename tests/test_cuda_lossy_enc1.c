@@ -33,7 +33,7 @@
 
 static int quick, model;
 static scz_ctx *cpu;
-static long n_rbytes_ok, n_bytes_ok, n_body_ok, n_rform, n_rkeep, n_rok, n_g, n_gok, n_gpos, n_cases, n_chunks, n_cost_ok, n_sweep_chunks, n_sweep_ok, n_interp_dec, n_trial, n_tight, n_outl, n_vrep,
+static long n_pay_ok, n_pay_be, n_pay_stored, n_rbytes_ok, n_bytes_ok, n_body_ok, n_rform, n_rkeep, n_rok, n_g, n_gok, n_gpos, n_cases, n_chunks, n_cost_ok, n_sweep_chunks, n_sweep_ok, n_interp_dec, n_trial, n_tight, n_outl, n_vrep,
     n_vnew, n_ord[LZ1_MAX_ORDERS];
 
 /* CPU interpolation of one chunk against the GPU's codes, aux, r, counts. */
@@ -118,11 +118,13 @@ static int cpu_model(scz_l1dbg *d) {
         memset(&tr, 0, sizeof tr);
         tr.body = d->bodies + (size_t)c * d->bstride;
         tr.rbody = d->rbodies + (size_t)c * d->bstride;
+        tr.payload = d->pay + (size_t)c * d->bstride;
         tr.body_cap = d->bstride;
         scz__lossy1_debug_encode(cpu, cg, src, d->eb, d->R, 0, pred, order, tight, &tr);
         d->g[c] = tr.g, d->hsz[c] = tr.hsz, d->size0[c] = tr.size0, d->bits0[c] = tr.bits0;
         d->rformed[c] = tr.rformed, d->rsz[c] = tr.rsz, d->rle[c] = tr.rle;
         d->obytes[c] = tr.obytes, d->bh[c] = tr.bh, d->br[c] = tr.br;
+        d->psize[c] = tr.psize, d->pinfo[c] = tr.pinfo;
         for (uint64_t k = 0; k < d->nout[c]; k++) aux[oidx[k]] = odel[k];
         for (uint64_t p = 0, iv = 0; p < n; p++)
             if (codes[p] == LZ_VNEW(d->R)) aux[p] = vpos[iv++];
@@ -137,13 +139,15 @@ static int gpu_writer(scz_l1dbg *d) { return model ? cpu_model(d) : scz__lossy1_
 static int cmp_streams(const char *what, const scz_chunk_geom *cg, const void *src, double eb, uint32_t R,
                        unsigned pred, unsigned order, unsigned tight, uint32_t g, uint64_t hsz, uint64_t size0,
                        uint64_t bits0, uint32_t rformed, uint64_t rsz, uint32_t rle, uint64_t obytes, uint64_t bh,
-                       uint64_t br, const uint8_t *gbody, const uint8_t *grbody, uint64_t bstride) {
+                       uint64_t br, const uint8_t *gbody, const uint8_t *grbody, uint64_t bstride, const uint8_t *gpay,
+                       uint64_t gpsize, uint32_t gpinfo) {
     scz_l1trace tr;
     memset(&tr, 0, sizeof tr);
     tr.body = malloc(bstride);
     tr.rbody = malloc(bstride);
+    tr.payload = malloc(bstride);
     tr.body_cap = bstride;
-    CHECK(tr.body && tr.rbody, "memory");
+    CHECK(tr.body && tr.rbody && tr.payload, "memory");
     const int e = scz__lossy1_debug_encode(cpu, cg, src, eb, R, 0, pred, order, tight, &tr);
     CHECK(e == 0, "%s: CPU encode: %d", what, e);
     n_g++;
@@ -181,9 +185,18 @@ static int cmp_streams(const char *what, const scz_chunk_geom *cg, const void *s
                   tight, (unsigned long long)br, tu_first_diff(tr.rbody, grbody, tr.br));
         yok = zok;
     }
+    const int pok = tr.psize == gpsize && tr.pinfo == gpinfo && tr.psize <= bstride &&
+                    memcmp(tr.payload, gpay, tr.psize) == 0;
+    n_pay_ok += pok;
+    n_pay_be += tr.pinfo && tr.psize > 6 && tr.payload[6];
+    n_pay_stored += tr.pinfo == 0;
+    CHECK(pok, "%s (pred %u order %u tl %u): payload GPU %llu bytes (workflow %u), CPU %llu (%u), first difference at %zu",
+          what, pred, order, tight, (unsigned long long)gpsize, gpinfo, (unsigned long long)tr.psize, tr.pinfo,
+          tu_first_diff(tr.payload, gpay, tr.psize < gpsize ? tr.psize : gpsize));
     free(tr.body);
     free(tr.rbody);
-    return ok && rok && yok;
+    free(tr.payload);
+    return ok && rok && yok && pok;
 }
 
 /* One batch: nch chunks of geometry full (the last: last) of the array a. */
@@ -203,7 +216,10 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
     uint64_t *gob = calloc(nch, 8), *gbh = calloc(nch, 8), *gbr = calloc(nch, 8);
     const uint64_t bstride = cf * es * 9 / 2 + (1u << 20);
     uint8_t *gbody = malloc((size_t)nch * bstride), *grbody = malloc((size_t)nch * bstride);
-    CHECK(gcost && gdec && force && gcodes && gaux && gr && gno && gnv && gg && ghsz && gs0 && gb0 && grsz && grf && grl && gob && gbh && gbr && gbody && grbody, "memory");
+    uint8_t *gpay = malloc((size_t)nch * bstride);
+    uint64_t *gps = calloc(nch, 8);
+    uint32_t *gpi = calloc(nch, 4);
+    CHECK(gcost && gdec && force && gcodes && gaux && gr && gno && gnv && gg && ghsz && gs0 && gb0 && grsz && grf && grl && gob && gbh && gbr && gbody && grbody && gpay && gps && gpi, "memory");
     scz_l1dbg d;
     memset(&d, 0, sizeof d);
     d.src = a;
@@ -224,6 +240,7 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
     d.rformed = grf, d.rsz = grsz, d.rle = grl;
     d.obytes = gob, d.bh = gbh, d.br = gbr;
     d.bodies = gbody, d.rbodies = grbody, d.bstride = bstride;
+    d.pay = gpay, d.psize = gps, d.pinfo = gpi;
     int e = gpu_writer(&d);
     CHECK(e == 0, "%s: GPU writer: %s", what, cudaGetErrorString((cudaError_t)e));
     if (e) goto done;
@@ -276,7 +293,8 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
                                      gaux + (size_t)c * cf, gr[c], gno[c], gnv[c]);
             n_gok += cmp_streams(w, cg, src, eb, R, pred, order, tight, gg[c], ghsz[c], gs0[c], gb0[c], grf[c],
                                  grsz[c], grl[c], gob[c], gbh[c], gbr[c],
-                                 gbody + (size_t)c * bstride, grbody + (size_t)c * bstride, bstride);
+                                 gbody + (size_t)c * bstride, grbody + (size_t)c * bstride, bstride,
+                                 gpay + (size_t)c * bstride, gps[c], gpi[c]);
         }
         if (pass == 0) {
             d.force = force;
@@ -290,7 +308,7 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
 done:
     free(gcost), free(gdec), free(force), free(gcodes), free(gaux), free(gr), free(gno), free(gnv);
     free(gg), free(ghsz), free(gs0), free(gb0), free(grsz), free(grf), free(grl);
-    free(gob), free(gbh), free(gbr), free(gbody), free(grbody);
+    free(gob), free(gbh), free(gbr), free(gbody), free(grbody), free(gpay), free(gps), free(gpi);
 }
 
 /* Finite range of an array. */
@@ -436,7 +454,7 @@ static void bench(void) {
         for (uint32_t c = 0; c < d.nch; c++) ni += dec[5 * c] != 0;
         printf("bench wmag 512^3 f32 REL 1e-3, %u chunks (%u interpolated): estimate %.3f ms, sweeps %.3f ms, "
                "V_new/V_repeat %.3f ms (%.1f GB/s for the three), choice of g %.3f ms, run-length candidate, outlier list "
-               "and body sizes %.3f ms, bodies %.3f ms\n",
+               "and body sizes %.3f ms, bodies and payloads %.3f ms\n",
                d.nch, ni, d.ms[0], d.ms[1], d.ms[2], (double)n * 4 / ((d.ms[0] + d.ms[1] + d.ms[2]) * 1e6), d.ms[3],
                d.ms[4], d.ms[5]);
     }
@@ -469,8 +487,11 @@ int main(void) {
     printf(") (%.1f s)\n", tu_now() - t0);
     printf("sweep streams, run-length candidate, outlier list and bodies' sizes: equal in %ld of %ld chunks (g > 0 in "
            "%ld; run-length equal in %ld, formed in %ld, kept in %ld; outlier list and bodies' sizes equal in %ld; Huffman "
-           "bodies byte-identical in %ld, run-length bodies in %ld)\n",
-           n_gok, n_g, n_gpos, n_rok, n_rform, n_rkeep, n_body_ok, n_bytes_ok, n_rbytes_ok);
+           "bodies byte-identical in %ld, run-length bodies in %ld)\npayloads (interpolated chunks): byte-identical in %ld "
+           "of %ld (back end in %ld, stored %ld)\n",
+           n_gok, n_g, n_gpos, n_rok, n_rform, n_rkeep, n_body_ok, n_bytes_ok, n_rbytes_ok, n_pay_ok, n_g, n_pay_be,
+           n_pay_stored);
+    CHECK(n_pay_be > 0 && n_pay_stored > 0, "coverage: back end, stored");
     CHECK(n_gpos > 0 && n_rform > 0 && n_rkeep > 0, "coverage: g > 0, run-length formed and kept");
     CHECK(n_interp_dec > 0 && n_trial > 0 && n_tight > 0 && n_outl > 0 && n_vrep > 0, "coverage");
     for (unsigned o = 0; o < LZ1_MAX_ORDERS; o++) CHECK(n_ord[o] > 0, "axis order %u swept", o);

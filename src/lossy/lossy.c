@@ -1641,17 +1641,21 @@ int scz__lossy1_debug_encode(scz_ctx *ctx, const scz_chunk_geom *cg, const void 
     uint8_t *dst = malloc(cap ? cap : 1);
     uint64_t out = 0;
     uint32_t info = 0;
-    uint8_t *body = tr->body, *rbody = tr->rbody;
+    uint8_t *body = tr->body, *rbody = tr->rbody, *payload = tr->payload;
     const uint64_t body_cap = tr->body_cap;
     memset(tr, 0, sizeof *tr);
     tr->body = body;
     tr->rbody = rbody;
+    tr->payload = payload;
     tr->body_cap = body_cap;
     if (!dst) st = SCZ_ERR_NOMEM;
     if (!st) {
         lz1_trace = tr;
         st = lz1_encode(ctx, &h, cg, src, pred, order, tight, dst, cap, &out, &info);
         lz1_trace = NULL;
+        tr->psize = out;
+        tr->pinfo = info;
+        if (!st && payload && out <= body_cap) memcpy(payload, dst, out);
     }
     free(dst);
     return (int)st;

@@ -46,6 +46,9 @@ typedef struct scz_l1trace {
     uint8_t *body;     /* in: NULL, or where the Huffman body goes (its bh bytes, if at most body_cap) */
     uint8_t *rbody;    /* in: NULL, or where the run-length body goes (br bytes where kept, if at most body_cap) */
     uint64_t body_cap;
+    uint8_t *payload;  /* in: NULL, or where the chunk's payload goes (if at most body_cap) */
+    uint64_t psize;    /* the payload's size */
+    uint32_t pinfo;    /* its codec_info */
 } scz_l1trace;
 int scz__lossy1_debug_encode(scz_ctx *ctx, const scz_chunk_geom *cg, const void *src, double eb, uint32_t R,
                              uint32_t knob1, unsigned pred, unsigned order, unsigned tight, scz_l1trace *tr);
@@ -84,6 +87,12 @@ typedef struct scz_l1dbg {
      * bytes at bodies + c x bstride where they fit */
     uint8_t *bodies, *rbodies; /* rbodies: the run-length bodies where kept (br[c] bytes) */
     uint64_t bstride;
+    /* the payloads (7.9) of the interpolated chunks: psize[c] bytes (0:
+     * not written: Lorenzo) at pay + c x bstride where they fit, workflow
+     * pinfo[c] (= codec_info) */
+    uint8_t *pay;
+    uint64_t *psize;
+    uint32_t *pinfo;
     double ms[6];      /* out: device time of the estimate and decision, the sweeps, V_new / V_repeat, the choice of
                           g, the run-length candidate with the outlier list's bytes, the Huffman bodies */      /* out: device time of the estimate and decision, the sweeps, V_new / V_repeat, the choice of g */
 } scz_l1dbg;

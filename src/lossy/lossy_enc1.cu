@@ -57,7 +57,13 @@
  *             at its index (the pieces before a tile scanned per chunk, a
  *             block scan, each position's offset in its run as k_rt2), the
  *             piece count, the two streams, the outlier list and the
- *             verbatim values.
+ *             verbatim values;
+ *   k_bsym, scz__hse_plan, k_pdecide, k_pcopy, scz__hse_write   the back
+ *             end (7.9: the body's bytes as a Huffman stream, K = 256) of
+ *             each body, the workflow and back end with the smallest final
+ *             size, the stored fallback, the 32-byte header and the payload
+ *             (7.10 step 3). Lorenzo chunks and the trial are not written
+ *             yet (their payload sizes are 0).
  */
 #include "../util/ieee.h" /* first: the host side of the shared headers seals its operations */
 
@@ -154,6 +160,13 @@ struct E1 {
     unsigned long long *tpp;    /* nch x tpc: pieces per tile, then before it */
     uint16_t *rvl;              /* 2 nch x cf: chunk c's piece codes at 2c cf, lengths - 1 at (2c + 1) cf */
     uint64_t *w4size, *w4off;   /* 2 nch */
+    /* the back end and the payloads */
+    uint16_t *bsym;             /* 2 nch x bodycap: body 2c + w's bytes as symbols (w = 1: run-length) */
+    uint32_t *b5cnt;            /* 2 nch */
+    uint64_t *b5size, *b5off;   /* 2 nch */
+    uint8_t *pay;               /* chunk c's payload at c paycap */
+    uint64_t paycap, *psize;
+    uint32_t *pinfo;
 };
 
 __device__ __forceinline__ const CGeo &geo(const E1 &p, uint32_t c) { return c + 1 == p.nch ? p.glast : p.gfull; }
@@ -830,11 +843,99 @@ __global__ void k_rhdr(E1 p) {
     p.w4off[2 * c + 1] = (uint64_t)c * p.bodycap + 4 + p.w4size[2 * c];
 }
 
+/* Whether body w (0 Huffman, 1 run-length) of chunk c exists, its size. */
+__device__ __forceinline__ uint64_t body_len(const E1 &p, uint32_t c, uint32_t w) {
+    if (p.nsw[c] == NONE || (w && !p.rle[c])) return 0;
+    return w ? p.br[c] : p.bh[c];
+}
+
+/* The bodies' bytes as the back end's symbols (blockIdx.y = body 2c + w);
+ * a body the back end does not take (none, or B outside 1 .. 2^32 - 2)
+ * gets one symbol 0 (its size is not read). */
+__global__ void __launch_bounds__(NT) k_bsym(E1 p) {
+    const uint32_t b = blockIdx.y, c = b / 2, w = b % 2;
+    const uint64_t B = body_len(p, c, w);
+    const bool ok = B >= 1 && B <= 0xfffffffeull;
+    if (blockIdx.x == 0 && threadIdx.x == 0) p.b5cnt[b] = ok ? (uint32_t)B : 1;
+    if (!ok) return;
+    const uint8_t *src = (w ? p.rbodies : p.bodies) + (uint64_t)c * p.bodycap;
+    uint16_t *d = p.bsym + (uint64_t)b * p.bodycap;
+    for (uint64_t i = (uint64_t)blockIdx.x * NT + threadIdx.x; i < B; i += (uint64_t)gridDim.x * NT) d[i] = src[i];
+}
+
+__device__ __forceinline__ void st32(uint8_t *q, uint32_t v) {
+    for (int h = 0; h < 4; h++) q[h] = (uint8_t)(v >> (8 * h));
+}
+
+/* The final choice of each interpolated chunk (7.10 step 3, lossy.c
+ * lz1_encode): per body the smaller of its bytes and its back-end stream,
+ * run-length where strictly smaller, stored where the payload would be at
+ * least 24 + N E; the header (7.7 / 7.9) and where the back end's stream
+ * goes. */
+__global__ void k_pdecide(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch) return;
+    p.b5off[2 * c] = p.b5off[2 * c + 1] = ~0ull;
+    p.psize[c] = 0;
+    p.pinfo[c] = 0;
+    if (p.nsw[c] == NONE) return;
+    const uint64_t MX = ~0ull, bh = p.bh[c], br = body_len(p, c, 1);
+    const uint64_t eh = bh >= 1 && bh <= 0xfffffffeull ? p.b5size[2 * c] : MX;
+    const uint64_t er = p.rle[c] && br >= 1 && br <= 0xfffffffeull ? p.b5size[2 * c + 1] : MX;
+    const uint64_t fh = eh < bh ? eh : bh, fr = p.rle[c] ? (er < br ? er : br) : MX;
+    const uint32_t wf = fr < fh ? LZ_WF_RLE : LZ_WF_HUFFMAN;
+    const uint64_t blen = wf == LZ_WF_RLE ? br : bh, esz = wf == LZ_WF_RLE ? er : eh;
+    const uint32_t be = esz < blen ? LZ_BE_HUFF : LZ_BE_NONE;
+    const uint64_t total = LZ1_HDR + (be ? esz : blen);
+    const CGeo &g = geo(p, c);
+    uint8_t *d = p.pay + (uint64_t)c * p.paycap;
+    for (int h = 0; h < (int)LZ1_HDR; h++) d[h] = 0;
+    if (total >= LZ_HDR + g.n * p.es) { /* stored (k_pcopy copies the raw bytes) */
+        p.psize[c] = LZ_HDR + g.n * p.es;
+        p.pinfo[c] = LZ_WF_STORED;
+        return;
+    }
+    const uint8_t *dc = p.dec + (uint64_t)c * ND;
+    d[0] = (uint8_t)wf;
+    d[1] = (uint8_t)g.rank;
+    d[5] = dc[5];
+    d[6] = (uint8_t)be;
+    d[7] = dc[6];
+    st32(d + 8, (uint32_t)p.nout[c]);
+    st32(d + 12, (uint32_t)p.nvnew[c]);
+    st32(d + 16, (uint32_t)p.obytes[c]);
+    st32(d + 20, (uint32_t)(p.obytes[c] >> 32));
+    st32(d + 24, p.rch[c]);
+    d[28] = (uint8_t)(wf == LZ_WF_HUFFMAN ? p.g[c] : 0);
+    d[29] = dc[7];
+    if (be) p.b5off[2 * c + (wf == LZ_WF_RLE)] = (uint64_t)c * p.paycap + LZ1_HDR;
+    p.psize[c] = total;
+    p.pinfo[c] = wf;
+}
+
+/* The payload bytes without the back end: the chosen body, or the raw
+ * bytes of a stored chunk. */
+__global__ void __launch_bounds__(NT) k_pcopy(E1 p) {
+    const uint32_t c = blockIdx.y;
+    if (p.nsw[c] == NONE || p.psize[c] == 0) return;
+    uint8_t *d = p.pay + (uint64_t)c * p.paycap;
+    const uint8_t *s;
+    uint64_t len, at;
+    if (p.pinfo[c] == LZ_WF_STORED) {
+        s = p.src + (uint64_t)c * p.raw_full, len = geo(p, c).n * p.es, at = LZ_HDR;
+    } else {
+        if (d[6] == LZ_BE_HUFF) return;
+        const uint32_t w = p.pinfo[c] == LZ_WF_RLE;
+        s = (w ? p.rbodies : p.bodies) + (uint64_t)c * p.bodycap, len = body_len(p, c, w), at = LZ1_HDR;
+    }
+    for (uint64_t i = (uint64_t)blockIdx.x * NT + threadIdx.x; i < len; i += (uint64_t)gridDim.x * NT) d[at + i] = s[i];
+}
+
 uint32_t sweep_entries(const CGeo &g) { return lz1_nsweeps(g.rank, g.e) + 1; }
 
 template <bool F32>
-cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, void *hstate3, void *hwork3, cudaStream_t s,
-                       cudaEvent_t *ev) {
+cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, void *hstate3, void *hwork3, void *hstate5,
+                       void *hwork5, cudaStream_t s, cudaEvent_t *ev) {
     const uint64_t nsf = p.gfull.n > LZ1_SAMPLE_OFF ? (p.gfull.n - LZ1_SAMPLE_OFF) / LZ1_SAMPLE_STEP + 1 : 1;
     const uint32_t ge = (uint32_t)((nsf + NT - 1) / NT < 1024 ? (nsf + NT - 1) / NT : 1024);
     if (ev) cudaEventRecord(ev[0], s);
@@ -898,6 +999,14 @@ cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, void *hstate3, 
     if ((e = scz__hse_write(&h4, hstate3, hwork3, p.w4off, p.rbodies, s))) return e;
     k_ow<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.rbodies, p.rsz, 1);
     k_vw<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.rbodies, p.rsz, 1);
+    /* the back end, the choice, the payloads */
+    const uint32_t gb = (uint32_t)((p.bodycap + NT - 1) / NT < 256 ? (p.bodycap + NT - 1) / NT : 256);
+    k_bsym<<<dim3(gb, 2 * p.nch), NT, 0, s>>>(p);
+    const scz_hse h5{p.bsym, p.bodycap, p.b5cnt, p.nch * 2, 256, p.bodycap, 0, nullptr, nullptr};
+    if ((e = scz__hse_plan(&h5, hstate5, nullptr, p.b5size, nullptr, s))) return e;
+    k_pdecide<<<gc, NT, 0, s>>>(p);
+    k_pcopy<<<dim3(gb, p.nch), NT, 0, s>>>(p);
+    if ((e = scz__hse_write(&h5, hstate5, hwork5, p.b5off, p.pay, s))) return e;
     if (ev) cudaEventRecord(ev[6], s);
     return cudaGetLastError();
 }
@@ -926,7 +1035,8 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     const uint64_t nch = d->nch, cf = p.cf;
     const size_t srcb = (nch - 1) * p.raw_full + d->last.count * p.es;
     cudaError_t e = cudaSuccess;
-    constexpr int NM = 55;
+    constexpr int NM = 64;
+    p.paycap = p.bodycap + LZ1_HDR;
     p.bodycap = ((p.raw_full * 9 / 2 + (1u << 20)) + 255) & ~(uint64_t)255;
     void *m[NM] = {};
     const size_t hss = scz__hse_scratch((uint32_t)(nch * Q), cf), hs2 = scz__hse_scratch((uint32_t)(nch * 2), cf);
@@ -939,7 +1049,10 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
                            nch * 4, nch * 4, nch * 8, 8, 8, /* 36.. */ nch * p.tpc * 4, nch * 8, nch * 8, nch * 8,
                            /* 40.. */ nch * p.bodycap, nch * p.tpc * 8, nch * p.tpc * 8, nch * W3 * 4, nch * W3 * 4,
                            nch * W3 * 8, nch * W3 * 8, nch * W3 * 8, hs3, hw3,
-                           /* 50.. */ nch * p.bodycap, nch * p.tpc * 8, nch * 2 * cf * 2, nch * 2 * 8, nch * 2 * 8};
+                           /* 50.. */ nch * p.bodycap, nch * p.tpc * 8, nch * 2 * cf * 2, nch * 2 * 8, nch * 2 * 8,
+                           /* 55.. */ nch * 2 * p.bodycap * 2, nch * 2 * 4, nch * 2 * 8, nch * 2 * 8, nch * p.paycap,
+                           nch * 8, nch * 4, scz__hse_scratch((uint32_t)(nch * 2), p.bodycap),
+                           scz__hse_work((uint32_t)(nch * 2), p.bodycap)};
     for (int k = 0; k < NM && !e; k++) e = cudaMalloc(&m[k], sz[k]);
     if (!e) e = cudaMemcpy(m[0], d->src, srcb, cudaMemcpyHostToDevice);
     if (!e && d->force) e = cudaMemcpy(m[12], d->force, nch * 3, cudaMemcpyHostToDevice);
@@ -949,6 +1062,7 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     if (!e) e = cudaMemset(m[13], 0, sz[13]); /* codes_r: the unused stream slots read symbol 0 */
     if (!e) e = cudaMemset(m[52], 0, sz[52]); /* rvl: likewise */
     if (!e) e = cudaMemset(m[51], 0, sz[51]); /* tpp: chunks without a candidate */
+    if (!e) e = cudaMemset(m[55], 0, sz[55]); /* bsym: likewise */
     if (!e) {
         p.src = static_cast<const uint8_t *>(m[0]);
         p.costs = static_cast<unsigned long long *>(m[1]);
@@ -1003,11 +1117,18 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
         p.rvl = static_cast<uint16_t *>(m[52]);
         p.w4size = static_cast<uint64_t *>(m[53]);
         p.w4off = static_cast<uint64_t *>(m[54]);
+        p.bsym = static_cast<uint16_t *>(m[55]);
+        p.b5cnt = static_cast<uint32_t *>(m[56]);
+        p.b5size = static_cast<uint64_t *>(m[57]);
+        p.b5off = static_cast<uint64_t *>(m[58]);
+        p.pay = static_cast<uint8_t *>(m[59]);
+        p.psize = static_cast<uint64_t *>(m[60]);
+        p.pinfo = static_cast<uint32_t *>(m[61]);
         cudaEvent_t ev[7];
         int nev = 0;
         for (; nev < 7 && cudaEventCreate(&ev[nev]) == cudaSuccess; nev++) {}
-        e = p.es == 4 ? launch_all<true>(p, m[15], m[27], m[48], m[49], 0, nev == 7 ? ev : nullptr)
-                      : launch_all<false>(p, m[15], m[27], m[48], m[49], 0, nev == 7 ? ev : nullptr);
+        e = p.es == 4 ? launch_all<true>(p, m[15], m[27], m[48], m[49], m[62], m[63], 0, nev == 7 ? ev : nullptr)
+                      : launch_all<false>(p, m[15], m[27], m[48], m[49], m[62], m[63], 0, nev == 7 ? ev : nullptr);
         if (!e) e = cudaDeviceSynchronize();
         for (int k = 0; k < 6; k++) {
             float ms = 0;
@@ -1042,6 +1163,18 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     if (!e && d->obytes) e = cudaMemcpy(d->obytes, m[37], nch * 8, cudaMemcpyDeviceToHost);
     if (!e && d->bh) e = cudaMemcpy(d->bh, m[38], nch * 8, cudaMemcpyDeviceToHost);
     if (!e && d->br) e = cudaMemcpy(d->br, m[39], nch * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->psize) e = cudaMemcpy(d->psize, m[60], nch * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->pinfo) e = cudaMemcpy(d->pinfo, m[61], nch * 4, cudaMemcpyDeviceToHost);
+    if (!e && d->pay) {
+        uint64_t *ps = static_cast<uint64_t *>(malloc(nch * 8));
+        if (!ps) e = cudaErrorMemoryAllocation;
+        if (!e) e = cudaMemcpy(ps, m[60], nch * 8, cudaMemcpyDeviceToHost);
+        for (uint64_t c = 0; c < nch && !e; c++)
+            if (ps[c] && ps[c] <= d->bstride)
+                e = cudaMemcpy(d->pay + c * d->bstride, static_cast<uint8_t *>(m[59]) + c * p.paycap, ps[c],
+                               cudaMemcpyDeviceToHost);
+        free(ps);
+    }
     for (int w = 0; w < 2 && !e; w++) {
         uint8_t *dst = w ? d->rbodies : d->bodies;
         if (!dst) continue;
