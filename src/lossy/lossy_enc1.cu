@@ -1036,8 +1036,8 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     const size_t srcb = (nch - 1) * p.raw_full + d->last.count * p.es;
     cudaError_t e = cudaSuccess;
     constexpr int NM = 64;
-    p.paycap = p.bodycap + LZ1_HDR;
     p.bodycap = ((p.raw_full * 9 / 2 + (1u << 20)) + 255) & ~(uint64_t)255;
+    p.paycap = p.bodycap + LZ1_HDR;
     void *m[NM] = {};
     const size_t hss = scz__hse_scratch((uint32_t)(nch * Q), cf), hs2 = scz__hse_scratch((uint32_t)(nch * 2), cf);
     const size_t hs3 = scz__hse_scratch((uint32_t)(nch * W3), cf), hw3 = scz__hse_work((uint32_t)(nch * W3), cf);
