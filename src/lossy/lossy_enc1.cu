@@ -62,8 +62,15 @@
  *             end (7.9: the body's bytes as a Huffman stream, K = 256) of
  *             each body, the workflow and back end with the smallest final
  *             size, the stored fallback, the 32-byte header and the payload
- *             (7.10 step 3). Lorenzo chunks and the trial are not written
- *             yet (their payload sizes are 0).
+ *             (7.10 step 3);
+ *   k_lor     Lorenzo chunks (7.4 with radius R): one block per lossy block,
+ *             prequantization into shared memory, the prediction errors
+ *             (inclusion-exclusion over the block's integers; a block with
+ *             verbatim elements sequentially in one thread, Q = P there),
+ *             codes at their code indices with aux as k_isw's. Such a chunk
+ *             then goes through every step above as a chunk of no sweeps
+ *             (g = 0, one stream). The trial (7.10 step 1) is not formed
+ *             yet.
  */
 #include "../util/ieee.h" /* first: the host side of the shared headers seals its operations */
 
@@ -113,7 +120,7 @@ CGeo cgeo(const scz_chunk_geom &g) {
 struct E1 {
     const uint8_t *src;         /* chunk c's elements at src + c raw_full */
     uint64_t raw_full, cf;      /* bytes of a full chunk; its elements (stride of the per-position arrays) */
-    uint32_t nch, es, R, swn, tpc;
+    uint32_t nch, es, R, swn, tpc, nbl; /* nbl: Lorenzo blocks of a chunk, at most */
     int psnr;
     CGeo gfull, glast;
     double eb, ebx2, recip;
@@ -234,7 +241,7 @@ __global__ void k_stab(E1 p) {
     p.nout[c] = 0;
     p.nvnew[c] = 0;
     if (pred == LZ_PRED_LORENZO) {
-        p.nsw[c] = NONE;
+        p.nsw[c] = 0; /* coded by k_lor; no sweeps */
         return;
     }
     const CGeo &g = geo(p, c);
@@ -246,7 +253,7 @@ __global__ void k_stab(E1 p) {
 template <bool F32> __global__ void __launch_bounds__(NT) k_isw(E1 p, uint32_t j, uint32_t cbase) {
     const uint32_t c = cbase + blockIdx.y;
     const uint32_t S = p.nsw[c];
-    if (S == NONE || j > S) return;
+    if (S == NONE || j > S || p.dec[(uint64_t)c * ND + 5] == LZ_PRED_LORENZO) return;
     const Sweep W = p.sw[(uint64_t)c * p.swn + j];
     const CGeo &g = geo(p, c);
     const int cubic = p.dec[(uint64_t)c * ND + 5] == LZ_PRED_CUBIC;
@@ -292,6 +299,106 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_isw(E1 p, uint32_t j
         m = v > m ? v : m;
     }
     if ((threadIdx.x & 31) == 0 && m) atomicMax(&p.rmax[c], m);
+}
+
+/* Lorenzo (7.4) of chunk blockIdx.y's lossy block blockIdx.x (7.2: the
+ * writer's shape, codes in block order, x fastest inside a block), radius
+ * R: codes at their code indices, an outlier's error or a verbatim
+ * element's index in aux, |d| for the radius (as k_isw). */
+template <bool F32> __global__ void __launch_bounds__(NT) k_lor(E1 p) {
+    __shared__ long long q[4096];
+    __shared__ uint8_t vf[4096];
+    const uint32_t c = blockIdx.y, b = blockIdx.x;
+    if (p.nsw[c] != 0 || p.dec[(uint64_t)c * ND + 5] != LZ_PRED_LORENZO) return;
+    const CGeo &g = geo(p, c);
+    uint64_t nb[3];
+    for (int k = 0; k < 3; k++) nb[k] = (g.e[k] + (1ull << g.lb[k]) - 1) >> g.lb[k];
+    if (b >= nb[0] * nb[1] * nb[2]) return;
+    const uint64_t bx = b % nb[0], bt = b / nb[0], by = bt % nb[1], bz = bt / nb[1];
+    const uint64_t x0 = bx << g.lb[0], y0 = by << g.lb[1], z0 = bz << g.lb[2];
+    const uint64_t sx = 1ull << g.lb[0], sy = 1ull << g.lb[1], sz = 1ull << g.lb[2];
+    const uint32_t ex = (uint32_t)(g.e[0] - x0 < sx ? g.e[0] - x0 : sx), ey = (uint32_t)(g.e[1] - y0 < sy ? g.e[1] - y0 : sy),
+                   ez = (uint32_t)(g.e[2] - z0 < sz ? g.e[2] - z0 : sz);
+    const uint32_t m = ex * ey * ez, exy = ex * ey;
+    const uint64_t e0 = g.e[0], e01 = g.e[0] * g.e[1];
+    const uint64_t base = (z0 * g.e[1] + y0) * g.e[0] + x0;
+    const uint64_t co = z0 * g.e[1] * g.e[0] + (uint64_t)ez * y0 * g.e[0] + (uint64_t)ez * ey * x0;
+    const void *src = p.src + (uint64_t)c * p.raw_full;
+    uint16_t *codes = p.codes + (uint64_t)c * p.cf + co;
+    long long *aux = p.aux + (uint64_t)c * p.cf + co;
+    const int64_t R = p.R;
+    const uint64_t span = 2 * (uint64_t)R - 1;
+    int any = 0;
+    for (uint32_t i = threadIdx.x; i < m; i += NT) {
+        const uint32_t x = i % ex, y = i / ex % ey, z = i / exy;
+        int64_t v;
+        const int bad = lz1_pq(lz1_elem(src, F32, base + z * e01 + y * e0 + x), F32, p.recip, p.ebx2, p.eb, &v);
+        q[i] = (long long)v;
+        vf[i] = (uint8_t)bad;
+        any |= bad;
+    }
+    any = __syncthreads_or(any);
+    uint32_t mx = 0;
+    if (!any) {
+        for (uint32_t i = threadIdx.x; i < m; i += NT) {
+            const uint32_t x = i % ex, y = i / ex % ey, z = i / exy;
+            uint64_t P = 0;
+            if (x) P += (uint64_t)q[i - 1];
+            if (y) P += (uint64_t)q[i - ex];
+            if (x && y) P -= (uint64_t)q[i - ex - 1];
+            if (z) {
+                P += (uint64_t)q[i - exy];
+                if (x) P -= (uint64_t)q[i - exy - 1];
+                if (y) P -= (uint64_t)q[i - exy - ex];
+                if (x && y) P += (uint64_t)q[i - exy - ex - 1];
+            }
+            const int64_t d = (int64_t)((uint64_t)q[i] - P);
+            if ((uint64_t)d + (uint64_t)(R - 1) < span) {
+                codes[i] = (uint16_t)(d + R);
+                const uint32_t a = (uint32_t)(d < 0 ? -d : d);
+                mx = a > mx ? a : mx;
+            } else {
+                codes[i] = LZ_CODE_OUTLIER;
+                aux[i] = (long long)d;
+            }
+        }
+    } else if (threadIdx.x == 0) {
+        /* verbatim elements: Q = P there, sequentially (lossy_kern.h compress_range) */
+        for (uint32_t i = 0; i < m; i++) {
+            const uint32_t x = i % ex, y = i / ex % ey, z = i / exy;
+            uint64_t P = 0;
+            if (x) P += (uint64_t)q[i - 1];
+            if (y) P += (uint64_t)q[i - ex];
+            if (x && y) P -= (uint64_t)q[i - ex - 1];
+            if (z) {
+                P += (uint64_t)q[i - exy];
+                if (x) P -= (uint64_t)q[i - exy - 1];
+                if (y) P -= (uint64_t)q[i - exy - ex];
+                if (x && y) P += (uint64_t)q[i - exy - ex - 1];
+            }
+            if (vf[i]) {
+                q[i] = (long long)P;
+                codes[i] = (uint16_t)LZ_VNEW(R);
+                aux[i] = (long long)(base + z * e01 + y * e0 + x);
+                continue;
+            }
+            const int64_t d = (int64_t)((uint64_t)q[i] - P);
+            if ((uint64_t)d + (uint64_t)(R - 1) < span) {
+                codes[i] = (uint16_t)(d + R);
+                const uint32_t a = (uint32_t)(d < 0 ? -d : d);
+                mx = a > mx ? a : mx;
+            } else {
+                codes[i] = LZ_CODE_OUTLIER;
+                aux[i] = (long long)d;
+            }
+        }
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        const uint32_t v = __shfl_down_sync(0xffffffffu, mx, o);
+        mx = v > mx ? v : mx;
+    }
+    if ((threadIdx.x & 31) == 0 && mx) atomicMax(&p.rmax[c], mx);
 }
 
 /* The last position of each tile whose code (radius R) is `match` (NONE:
@@ -898,6 +1005,8 @@ __global__ void k_pdecide(E1 p) {
     const uint8_t *dc = p.dec + (uint64_t)c * ND;
     d[0] = (uint8_t)wf;
     d[1] = (uint8_t)g.rank;
+    if (dc[5] == LZ_PRED_LORENZO)
+        for (uint32_t k = 0; k < g.rank; k++) d[2 + k] = (uint8_t)g.lb[k];
     d[5] = dc[5];
     d[6] = (uint8_t)be;
     d[7] = dc[6];
@@ -948,6 +1057,7 @@ cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, void *hstate3, 
     for (uint32_t j = 0; j < p.swn; j++)
         for (uint32_t cb = 0; cb < p.nch; cb += 65535)
             k_isw<F32><<<dim3(gx, p.nch - cb < 65535 ? p.nch - cb : 65535), NT, 0, s>>>(p, j, cb);
+    k_lor<F32><<<dim3(p.nbl, p.nch), NT, 0, s>>>(p);
     if (ev) cudaEventRecord(ev[2], s);
     k_tlast<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, (uint16_t)LZ_VNEW(p.R), p.tlast);
     k_vscan<<<gc, NT, 0, s>>>(p, p.tlast);
@@ -1032,6 +1142,12 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     const uint32_t sa = sweep_entries(p.gfull), sb = sweep_entries(p.glast);
     p.swn = sa > sb ? sa : sb;
     p.tpc = (uint32_t)((p.cf + TILE - 1) / TILE);
+    for (int w = 0; w < 2; w++) {
+        const CGeo &g = w ? p.glast : p.gfull;
+        uint64_t nb = 1;
+        for (int k = 0; k < 3; k++) nb *= (g.e[k] + (1ull << g.lb[k]) - 1) >> g.lb[k];
+        if (nb > p.nbl) p.nbl = (uint32_t)nb;
+    }
     const uint64_t nch = d->nch, cf = p.cf;
     const size_t srcb = (nch - 1) * p.raw_full + d->last.count * p.es;
     cudaError_t e = cudaSuccess;
