@@ -34,7 +34,7 @@
 
 static int quick, model;
 static scz_ctx *cpu;
-static long n_lor, n_pay_ok, n_pay_be, n_pay_stored, n_rbytes_ok, n_bytes_ok, n_body_ok, n_rform, n_rkeep, n_rok, n_g, n_gok, n_gpos, n_cases, n_chunks, n_cost_ok, n_sweep_chunks, n_sweep_ok, n_interp_dec, n_trial, n_tight, n_outl, n_vrep,
+static long n_final, n_final_ok, n_trial_won, n_lor, n_pay_ok, n_pay_be, n_pay_stored, n_rbytes_ok, n_bytes_ok, n_body_ok, n_rform, n_rkeep, n_rok, n_g, n_gok, n_gpos, n_cases, n_chunks, n_cost_ok, n_sweep_chunks, n_sweep_ok, n_interp_dec, n_trial, n_tight, n_outl, n_vrep,
     n_vnew, n_ord[LZ1_MAX_ORDERS];
 
 /* CPU interpolation of one chunk against the GPU's codes, aux, r, counts. */
@@ -148,7 +148,22 @@ static int cpu_model(scz_l1dbg *d) {
     return 0;
 }
 
-static int gpu_writer(scz_l1dbg *d) { return model ? cpu_model(d) : scz__lossy1_cuda_debug(d); }
+static int gpu_writer(scz_l1dbg *d) {
+    if (!model) return scz__lossy1_cuda_debug(d);
+    cpu_model(d);
+    const uint64_t cf = d->full.count ? d->full.count : 1, es = d->full.esize;
+    for (uint32_t c = 0; d->fpay && c < d->nch; c++) {
+        const scz_chunk_geom *cg = c + 1 == d->nch ? &d->last : &d->full;
+        if (d->force) { /* no trial where the predictor is forced */
+            d->fpsize[c] = d->psize[c], d->fpinfo[c] = d->pinfo[c];
+            memcpy(d->fpay + (size_t)c * d->bstride, d->pay + (size_t)c * d->bstride, d->psize[c]);
+            continue;
+        }
+        scz__lossy1_debug_compress(cpu, cg, (const uint8_t *)d->src + (uint64_t)c * cf * es, d->eb, d->psnr, d->R,
+                                   d->fpay + (size_t)c * d->bstride, d->bstride, &d->fpsize[c], &d->fpinfo[c]);
+    }
+    return 0;
+}
 
 /* The CPU writer's sweep streams for one chunk against the GPU's. */
 static int cmp_streams(const char *what, const scz_chunk_geom *cg, const void *src, double eb, uint32_t R,
@@ -231,10 +246,13 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
     uint64_t *gob = calloc(nch, 8), *gbh = calloc(nch, 8), *gbr = calloc(nch, 8);
     const uint64_t bstride = cf * es * 9 / 2 + (1u << 20);
     uint8_t *gbody = malloc((size_t)nch * bstride), *grbody = malloc((size_t)nch * bstride);
-    uint8_t *gpay = malloc((size_t)nch * bstride);
+    uint8_t *gpay = malloc((size_t)nch * bstride), *gfpay = malloc((size_t)nch * bstride), *cpay = malloc(bstride);
+    uint64_t *gfps = calloc(nch, 8);
+    uint32_t *gfpi = calloc(nch, 4);
     uint64_t *gps = calloc(nch, 8);
     uint32_t *gpi = calloc(nch, 4);
-    CHECK(gcost && gdec && force && gcodes && gaux && gr && gno && gnv && gg && ghsz && gs0 && gb0 && grsz && grf && grl && gob && gbh && gbr && gbody && grbody && gpay && gps && gpi, "memory");
+    CHECK(gcost && gdec && force && gcodes && gaux && gr && gno && gnv && gg && ghsz && gs0 && gb0 && grsz && grf && grl && gob && gbh && gbr && gbody && grbody && gpay && gps && gpi && gfpay && cpay && gfps && gfpi,
+          "memory");
     scz_l1dbg d;
     memset(&d, 0, sizeof d);
     d.src = a;
@@ -256,6 +274,7 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
     d.obytes = gob, d.bh = gbh, d.br = gbr;
     d.bodies = gbody, d.rbodies = grbody, d.bstride = bstride;
     d.pay = gpay, d.psize = gps, d.pinfo = gpi;
+    d.fpay = gfpay, d.fpsize = gfps, d.fpinfo = gfpi;
     int e = gpu_writer(&d);
     CHECK(e == 0, "%s: GPU writer: %s", what, cudaGetErrorString((cudaError_t)e));
     if (e) goto done;
@@ -283,6 +302,20 @@ static void run_case(const char *what, const void *a, uint32_t nch, const scz_ch
                 n_cost_ok += ok;
                 n_interp_dec += dec[0] != LZ_PRED_LORENZO;
                 n_trial += dec[2] != LZ_PRED_LORENZO;
+                /* the final payload (with the trial) against the CPU writer's */
+                if (cg->count) {
+                    uint64_t csz = 0;
+                    uint32_t cinfo = 0;
+                    const int ce = scz__lossy1_debug_compress(cpu, cg, src, eb, psnr, R, cpay, bstride, &csz, &cinfo);
+                    n_final++;
+                    const int fok = ce == 0 && csz == gfps[c] && cinfo == gfpi[c] &&
+                                    memcmp(cpay, gfpay + (size_t)c * bstride, csz) == 0;
+                    n_final_ok += fok;
+                    n_trial_won += dec[2] != LZ_PRED_LORENZO && cinfo && csz > 5 && cpay[5] != LZ_PRED_LORENZO;
+                    CHECK(fok, "%s: final payload GPU %llu bytes (workflow %u), CPU %llu (%u), first difference at %zu",
+                          w, (unsigned long long)gfps[c], gfpi[c], (unsigned long long)csz, cinfo,
+                          tu_first_diff(cpay, gfpay + (size_t)c * bstride, csz < gfps[c] ? csz : gfps[c]));
+                }
             }
             unsigned pred = dec[0], order = dec[1], tight = dec[4];
             if (pass == 1) {
@@ -324,6 +357,7 @@ done:
     free(gcost), free(gdec), free(force), free(gcodes), free(gaux), free(gr), free(gno), free(gnv);
     free(gg), free(ghsz), free(gs0), free(gb0), free(grsz), free(grf), free(grl);
     free(gob), free(gbh), free(gbr), free(gbody), free(grbody), free(gpay), free(gps), free(gpi);
+    free(gfpay), free(cpay), free(gfps), free(gfpi);
 }
 
 /* Finite range of an array. */
@@ -508,7 +542,11 @@ int main(void) {
            "Lorenzo; back end in %ld, stored %ld)\n",
            n_gok, n_g, n_gpos, n_rok, n_rform, n_rkeep, n_body_ok, n_bytes_ok, n_rbytes_ok, n_pay_ok, n_g, n_lor,
            n_pay_be, n_pay_stored);
+    printf("final chunk payloads (the whole writer, trial included): byte-identical in %ld of %ld (the trial's "
+           "interpolation kept in %ld)\n",
+           n_final_ok, n_final, n_trial_won);
     if (quick < 2) CHECK(n_pay_be > 0 && n_pay_stored > 0 && n_lor > 0, "coverage: back end, stored, Lorenzo");
+    if (quick < 2) CHECK(n_trial_won > 0, "coverage: the trial's interpolation kept");
     if (quick < 2) CHECK(n_gpos > 0 && n_rform > 0 && n_rkeep > 0, "coverage: g > 0, run-length formed and kept");
     if (quick < 2) { /* coverage of the full and QUICK=1 runs */
         CHECK(n_interp_dec > 0 && n_trial > 0 && n_tight > 0 && n_outl > 0 && n_vrep > 0, "coverage");

@@ -1660,3 +1660,16 @@ int scz__lossy1_debug_encode(scz_ctx *ctx, const scz_chunk_geom *cg, const void 
     free(dst);
     return (int)st;
 }
+
+int scz__lossy1_debug_compress(scz_ctx *ctx, const scz_chunk_geom *cg, const void *src, double eb, int psnr,
+                               uint32_t R, uint8_t *dst, uint64_t cap, uint64_t *size, uint32_t *info) {
+    scz_header h;
+    memset(&h, 0, sizeof h);
+    h.codec = SCZ_CODEC_LOSSY;
+    h.dtype = cg->dtype;
+    h.eb_mode = psnr ? SCZ_EB_PSNR : SCZ_EB_ABS;
+    h.eb_user = h.eb_abs = eb;
+    h.knobs[0] = R;
+    h.knobs[2] = 1;
+    return (int)lz1_compress(ctx, &h, cg, src, dst, cap, size, info);
+}

@@ -53,6 +53,13 @@ typedef struct scz_l1trace {
 int scz__lossy1_debug_encode(scz_ctx *ctx, const scz_chunk_geom *cg, const void *src, double eb, uint32_t R,
                              uint32_t knob1, unsigned pred, unsigned order, unsigned tight, scz_l1trace *tr);
 
+/* CPU (context ctx), one chunk: the whole level-1 writer (lossy.c
+ * lz1_compress: estimate, trial, payload) at bound eb (psnr: the PSNR
+ * rule's Lorenzo), knobs[0] = R, knobs[1] = 0: the payload at dst (cap
+ * bytes), *size, *info. Returns 0 or a status. */
+int scz__lossy1_debug_compress(scz_ctx *ctx, const scz_chunk_geom *cg, const void *src, double eb, int psnr,
+                               uint32_t R, uint8_t *dst, uint64_t cap, uint64_t *size, uint32_t *info);
+
 /* GPU (lossy_enc1.cu), a batch of nch chunks: chunk c's elements at src +
  * c x full.count x esize (host memory), every chunk of geometry full but
  * the last (last). Outputs in host memory, NULL where not wanted. */
@@ -93,6 +100,11 @@ typedef struct scz_l1dbg {
     uint8_t *pay;
     uint64_t *psize;
     uint32_t *pinfo;
+    /* the final payloads: with the trial (7.10 step 1) where the decision
+     * asks for it (the trial runs as extra chunks after the batch's) */
+    uint8_t *fpay;
+    uint64_t *fpsize;
+    uint32_t *fpinfo;
     double ms[6];      /* out: device time of the estimate and decision, the sweeps, V_new / V_repeat, the choice of
                           g, the run-length candidate with the outlier list's bytes, the Huffman bodies */      /* out: device time of the estimate and decision, the sweeps, V_new / V_repeat, the choice of g */
 } scz_l1dbg;

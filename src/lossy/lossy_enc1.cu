@@ -121,6 +121,7 @@ struct E1 {
     const uint8_t *src;         /* chunk c's elements at src + c raw_full */
     uint64_t raw_full, cf;      /* bytes of a full chunk; its elements (stride of the per-position arrays) */
     uint32_t nch, es, R, swn, tpc, nbl; /* nbl: Lorenzo blocks of a chunk, at most */
+    uint32_t nreal;             /* chunks of the batch; nch = 2 nreal (the trial's payloads after them) */
     int psnr;
     CGeo gfull, glast;
     double eb, ebx2, recip;
@@ -176,7 +177,12 @@ struct E1 {
     uint32_t *pinfo;
 };
 
-__device__ __forceinline__ const CGeo &geo(const E1 &p, uint32_t c) { return c + 1 == p.nch ? p.glast : p.gfull; }
+/* Chunks c >= nreal are the trial's second payloads of chunks c - nreal
+ * (7.10 step 1: linear interpolation in the trial order). */
+__device__ __forceinline__ uint32_t sc(const E1 &p, uint32_t c) { return c < p.nreal ? c : c - p.nreal; }
+__device__ __forceinline__ const CGeo &geo(const E1 &p, uint32_t c) {
+    return sc(p, c) + 1 == p.nreal ? p.glast : p.gfull;
+}
 
 struct MaxOp {
     __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
@@ -192,10 +198,10 @@ __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
  * the blocks blockIdx.x, their costs summed per chunk (64-bit). */
 template <bool F32> __global__ void __launch_bounds__(NT) k_est(E1 p) {
     const uint32_t c = blockIdx.y;
-    if (p.psnr) return;
+    if (p.psnr || c >= p.nreal) return;
     const CGeo g = geo(p, c);
     const uint64_t ns = g.n > LZ1_SAMPLE_OFF ? (g.n - LZ1_SAMPLE_OFF + LZ1_SAMPLE_STEP - 1) / LZ1_SAMPLE_STEP : 0;
-    const void *src = p.src + (uint64_t)c * p.raw_full;
+    const void *src = p.src + (uint64_t)sc(p, c) * p.raw_full;
     uint64_t kk[LZ1_NCOST];
 #pragma unroll
     for (uint32_t k = 0; k < LZ1_NCOST; k++) kk[k] = 0;
@@ -216,7 +222,7 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_est(E1 p) {
 /* The decision of each chunk from its sums (7.10 step 1). */
 __global__ void k_decide(E1 p) {
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= p.nch) return;
+    if (c >= p.nreal) return;
     unsigned pred = LZ_PRED_LORENZO, order = 0, alt = LZ_PRED_LORENZO, alt_order = 0, tight = 0;
     if (!p.psnr) {
         uint64_t cc[LZ1_NCOST];
@@ -233,13 +239,25 @@ __global__ void k_stab(E1 p) {
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= p.nch) return;
     uint8_t *d = p.dec + (uint64_t)c * ND;
-    unsigned pred = d[0], order = d[1], tight = d[4];
-    if (p.force) pred = p.force[3 * c], order = p.force[3 * c + 1], tight = p.force[3 * c + 2];
-    if (pred == LZ_PRED_LORENZO) tight = 0;
-    d[5] = (uint8_t)pred, d[6] = (uint8_t)order, d[7] = (uint8_t)tight;
     p.rmax[c] = 0;
     p.nout[c] = 0;
     p.nvnew[c] = 0;
+    unsigned pred, order, tight;
+    if (c >= p.nreal) { /* the trial's interpolation payload, where the decision asks for it */
+        const uint8_t *r = p.dec + (uint64_t)(c - p.nreal) * ND;
+        d[0] = d[1] = d[2] = d[3] = d[4] = 0;
+        if (p.force || r[2] == LZ_PRED_LORENZO) {
+            d[5] = d[6] = d[7] = 0;
+            p.nsw[c] = NONE;
+            return;
+        }
+        pred = r[2], order = r[3], tight = r[4];
+    } else {
+        pred = d[0], order = d[1], tight = d[4];
+        if (p.force) pred = p.force[3 * c], order = p.force[3 * c + 1], tight = p.force[3 * c + 2];
+    }
+    if (pred == LZ_PRED_LORENZO) tight = 0;
+    d[5] = (uint8_t)pred, d[6] = (uint8_t)order, d[7] = (uint8_t)tight;
     if (pred == LZ_PRED_LORENZO) {
         p.nsw[c] = 0; /* coded by k_lor; no sweeps */
         return;
@@ -260,7 +278,7 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_isw(E1 p, uint32_t j
     double *Rv = p.Rv + (uint64_t)c * p.cf;
     uint16_t *codes = p.codes + (uint64_t)c * p.cf;
     long long *aux = p.aux + (uint64_t)c * p.cf;
-    const void *src = p.src + (uint64_t)c * p.raw_full;
+    const void *src = p.src + (uint64_t)sc(p, c) * p.raw_full;
     const uint64_t e0 = g.e[0], e1 = g.e[1];
     const uint64_t sta = W.a == 0 ? 1 : W.a == 1 ? e0 : e0 * e1, ea = W.a < 3 ? g.e[W.a] : 1;
     const int64_t R = p.R;
@@ -323,7 +341,7 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_lor(E1 p) {
     const uint64_t e0 = g.e[0], e01 = g.e[0] * g.e[1];
     const uint64_t base = (z0 * g.e[1] + y0) * g.e[0] + x0;
     const uint64_t co = z0 * g.e[1] * g.e[0] + (uint64_t)ez * y0 * g.e[0] + (uint64_t)ez * ey * x0;
-    const void *src = p.src + (uint64_t)c * p.raw_full;
+    const void *src = p.src + (uint64_t)sc(p, c) * p.raw_full;
     uint16_t *codes = p.codes + (uint64_t)c * p.cf + co;
     long long *aux = p.aux + (uint64_t)c * p.cf + co;
     const int64_t R = p.R;
@@ -453,7 +471,7 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_vt2(E1 p) {
     if (a >= n) return;
     uint16_t *codes = p.codes + (uint64_t)c * p.cf;
     const long long *aux = p.aux + (uint64_t)c * p.cf;
-    const void *src = p.src + (uint64_t)c * p.raw_full;
+    const void *src = p.src + (uint64_t)sc(p, c) * p.raw_full;
     const uint16_t vnew = (uint16_t)LZ_VNEW(p.R), vrep = (uint16_t)LZ_VREP(p.R);
     uint16_t cv[PER];
     uint32_t last = 0;
@@ -870,7 +888,7 @@ __global__ void __launch_bounds__(NT) k_vw(E1 p, uint8_t *bodies, const uint64_t
     if (a >= n) return;
     const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
     const long long *aux = p.aux + (uint64_t)c * p.cf;
-    const void *src = p.src + (uint64_t)c * p.raw_full;
+    const void *src = p.src + (uint64_t)sc(p, c) * p.raw_full;
     const uint16_t vnew = (uint16_t)LZ_VNEW(p.R);
     const uint64_t a0 = a + threadIdx.x * PER;
     uint32_t cnt = 0;
@@ -1031,7 +1049,7 @@ __global__ void __launch_bounds__(NT) k_pcopy(E1 p) {
     const uint8_t *s;
     uint64_t len, at;
     if (p.pinfo[c] == LZ_WF_STORED) {
-        s = p.src + (uint64_t)c * p.raw_full, len = geo(p, c).n * p.es, at = LZ_HDR;
+        s = p.src + (uint64_t)sc(p, c) * p.raw_full, len = geo(p, c).n * p.es, at = LZ_HDR;
     } else {
         if (d[6] == LZ_BE_HUFF) return;
         const uint32_t w = p.pinfo[c] == LZ_WF_RLE;
@@ -1130,7 +1148,8 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     memset(&p, 0, sizeof p);
     p.gfull = cgeo(d->full);
     p.glast = cgeo(d->last);
-    p.nch = d->nch;
+    p.nreal = d->nch;
+    p.nch = 2 * d->nch;
     p.es = d->full.esize;
     p.cf = d->full.count ? d->full.count : 1;
     p.raw_full = d->full.count * p.es;
@@ -1148,8 +1167,8 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
         for (int k = 0; k < 3; k++) nb *= (g.e[k] + (1ull << g.lb[k]) - 1) >> g.lb[k];
         if (nb > p.nbl) p.nbl = (uint32_t)nb;
     }
-    const uint64_t nch = d->nch, cf = p.cf;
-    const size_t srcb = (nch - 1) * p.raw_full + d->last.count * p.es;
+    const uint64_t nr = d->nch, nch = 2 * nr, cf = p.cf;
+    const size_t srcb = (nr - 1) * p.raw_full + d->last.count * p.es;
     cudaError_t e = cudaSuccess;
     constexpr int NM = 64;
     p.bodycap = ((p.raw_full * 9 / 2 + (1u << 20)) + 255) & ~(uint64_t)255;
@@ -1171,7 +1190,7 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
                            scz__hse_work((uint32_t)(nch * 2), p.bodycap)};
     for (int k = 0; k < NM && !e; k++) e = cudaMalloc(&m[k], sz[k]);
     if (!e) e = cudaMemcpy(m[0], d->src, srcb, cudaMemcpyHostToDevice);
-    if (!e && d->force) e = cudaMemcpy(m[12], d->force, nch * 3, cudaMemcpyHostToDevice);
+    if (!e && d->force) e = cudaMemcpy(m[12], d->force, nr * 3, cudaMemcpyHostToDevice);
     if (!e) e = cudaMemset(m[1], 0, sz[1]);
     if (!e) e = cudaMemset(m[6], 0, sz[6]);
     if (!e) e = cudaMemset(m[7], 0, sz[7]);
@@ -1264,32 +1283,49 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     if (!e) e = cudaMemcpy(dec, m[2], nch * ND, cudaMemcpyDeviceToHost);
     if (!e) e = cudaMemcpy(nsw, m[4], nch * 4, cudaMemcpyDeviceToHost);
     if (!e) e = cudaMemcpy(rmax, m[8], nch * 4, cudaMemcpyDeviceToHost);
-    if (!e && d->costs) e = cudaMemcpy(d->costs, m[1], sz[1], cudaMemcpyDeviceToHost);
-    if (!e && d->codes) e = cudaMemcpy(d->codes, m[6], sz[6], cudaMemcpyDeviceToHost);
-    if (!e && d->aux) e = cudaMemcpy(d->aux, m[7], sz[7], cudaMemcpyDeviceToHost);
-    if (!e && d->nout) e = cudaMemcpy(d->nout, m[10], nch * 8, cudaMemcpyDeviceToHost);
-    if (!e && d->nvnew) e = cudaMemcpy(d->nvnew, m[11], nch * 8, cudaMemcpyDeviceToHost);
-    if (!e && d->g) e = cudaMemcpy(d->g, m[20], nch * 4, cudaMemcpyDeviceToHost);
-    if (!e && d->hsz) e = cudaMemcpy(d->hsz, m[21], nch * 8, cudaMemcpyDeviceToHost);
-    if (!e && d->size0) e = cudaMemcpy(d->size0, m[22], nch * 8, cudaMemcpyDeviceToHost);
-    if (!e && d->bits0) e = cudaMemcpy(d->bits0, m[23], nch * 8, cudaMemcpyDeviceToHost);
-    if (!e && d->rformed) e = cudaMemcpy(d->rformed, m[31], nch * 4, cudaMemcpyDeviceToHost);
-    if (!e && d->rle) e = cudaMemcpy(d->rle, m[32], nch * 4, cudaMemcpyDeviceToHost);
-    if (!e && d->rsz) e = cudaMemcpy(d->rsz, m[33], nch * 8, cudaMemcpyDeviceToHost);
-    if (!e && d->obytes) e = cudaMemcpy(d->obytes, m[37], nch * 8, cudaMemcpyDeviceToHost);
-    if (!e && d->bh) e = cudaMemcpy(d->bh, m[38], nch * 8, cudaMemcpyDeviceToHost);
-    if (!e && d->br) e = cudaMemcpy(d->br, m[39], nch * 8, cudaMemcpyDeviceToHost);
-    if (!e && d->psize) e = cudaMemcpy(d->psize, m[60], nch * 8, cudaMemcpyDeviceToHost);
-    if (!e && d->pinfo) e = cudaMemcpy(d->pinfo, m[61], nch * 4, cudaMemcpyDeviceToHost);
+    if (!e && d->costs) e = cudaMemcpy(d->costs, m[1], nr * LZ1_NCOST * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->codes) e = cudaMemcpy(d->codes, m[6], nr * cf * 2, cudaMemcpyDeviceToHost);
+    if (!e && d->aux) e = cudaMemcpy(d->aux, m[7], nr * cf * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->nout) e = cudaMemcpy(d->nout, m[10], nr * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->nvnew) e = cudaMemcpy(d->nvnew, m[11], nr * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->g) e = cudaMemcpy(d->g, m[20], nr * 4, cudaMemcpyDeviceToHost);
+    if (!e && d->hsz) e = cudaMemcpy(d->hsz, m[21], nr * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->size0) e = cudaMemcpy(d->size0, m[22], nr * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->bits0) e = cudaMemcpy(d->bits0, m[23], nr * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->rformed) e = cudaMemcpy(d->rformed, m[31], nr * 4, cudaMemcpyDeviceToHost);
+    if (!e && d->rle) e = cudaMemcpy(d->rle, m[32], nr * 4, cudaMemcpyDeviceToHost);
+    if (!e && d->rsz) e = cudaMemcpy(d->rsz, m[33], nr * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->obytes) e = cudaMemcpy(d->obytes, m[37], nr * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->bh) e = cudaMemcpy(d->bh, m[38], nr * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->br) e = cudaMemcpy(d->br, m[39], nr * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->psize) e = cudaMemcpy(d->psize, m[60], nr * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->pinfo) e = cudaMemcpy(d->pinfo, m[61], nr * 4, cudaMemcpyDeviceToHost);
     if (!e && d->pay) {
         uint64_t *ps = static_cast<uint64_t *>(malloc(nch * 8));
         if (!ps) e = cudaErrorMemoryAllocation;
         if (!e) e = cudaMemcpy(ps, m[60], nch * 8, cudaMemcpyDeviceToHost);
-        for (uint64_t c = 0; c < nch && !e; c++)
+        for (uint64_t c = 0; c < nr && !e; c++)
             if (ps[c] && ps[c] <= d->bstride)
                 e = cudaMemcpy(d->pay + c * d->bstride, static_cast<uint8_t *>(m[59]) + c * p.paycap, ps[c],
                                cudaMemcpyDeviceToHost);
         free(ps);
+    }
+    if (!e && d->fpay) { /* the trial: the interpolation payload where strictly smaller (a stored one with its size) */
+        uint64_t *ps = static_cast<uint64_t *>(malloc(nch * 8));
+        uint32_t *pi = static_cast<uint32_t *>(malloc(nch * 4));
+        if (!ps || !pi) e = cudaErrorMemoryAllocation;
+        if (!e) e = cudaMemcpy(ps, m[60], nch * 8, cudaMemcpyDeviceToHost);
+        if (!e) e = cudaMemcpy(pi, m[61], nch * 4, cudaMemcpyDeviceToHost);
+        for (uint64_t c = 0; c < nr && !e; c++) {
+            const uint64_t t = ps[c + nr] && ps[c + nr] < ps[c] ? c + nr : c;
+            d->fpsize[c] = ps[t];
+            d->fpinfo[c] = pi[t];
+            if (ps[t] && ps[t] <= d->bstride)
+                e = cudaMemcpy(d->fpay + c * d->bstride, static_cast<uint8_t *>(m[59]) + t * p.paycap, ps[t],
+                               cudaMemcpyDeviceToHost);
+        }
+        free(ps);
+        free(pi);
     }
     for (int w = 0; w < 2 && !e; w++) {
         uint8_t *dst = w ? d->rbodies : d->bodies;
@@ -1297,14 +1333,14 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
         uint64_t *bh = static_cast<uint64_t *>(malloc(nch * 8));
         if (!bh) e = cudaErrorMemoryAllocation;
         if (!e) e = cudaMemcpy(bh, m[w ? 39 : 38], nch * 8, cudaMemcpyDeviceToHost);
-        for (uint64_t c = 0; c < nch && !e; c++)
+        for (uint64_t c = 0; c < nr && !e; c++)
             if (bh[c] <= d->bstride)
                 e = cudaMemcpy(dst + c * d->bstride, static_cast<uint8_t *>(m[w ? 50 : 40]) + c * p.bodycap, bh[c],
                                cudaMemcpyDeviceToHost);
         free(bh);
     }
     if (!e) {
-        for (uint64_t c = 0; c < nch; c++) {
+        for (uint64_t c = 0; c < nr; c++) {
             if (d->dec) memcpy(d->dec + 5 * c, dec + ND * c, 5);
             if (d->r) d->r[c] = nsw[c] == NONE ? 0 : rmax[c] + 1;
         }
