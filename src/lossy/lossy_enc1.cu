@@ -2,9 +2,12 @@
  * lossy_enc1.cu -- level-1 compression (knobs[2] = 1, FORMAT.md 7.9-7.10)
  * on the GPU, to write exactly the CPU writer's bytes (lossy.c lz1_*,
  * lossy_interp.h). Work in progress (docs/GPU.md "Level 1 on the GPU:
- * compression"): the writer's choices and codes exist, the payload does
- * not yet, so scz__cuda_can_hdr keeps level-1 encoding on the CPU. One
- * launch per step over all chunks of a batch:
+ * compression"): every chunk's payload is written, through the white-box
+ * entry scz__lossy1_cuda_debug (lossy_debug.h); the batch driver in
+ * scz__lossy_cuda_encode is not, so scz__cuda_can_hdr keeps level-1
+ * encoding on the CPU. One launch per step over all chunks of a batch
+ * (the trial's interpolation payloads are extra chunks after the batch's,
+ * chunk n + c reading chunk c's elements; the smaller payload is kept):
  *
  *   k_est     the predictor estimate (7.10 step 1): one thread per sample
  *             (lossy_est_hd.h lz1_est_sample, the CPU's function), 64-bit
@@ -69,8 +72,7 @@
  *             verbatim elements sequentially in one thread, Q = P there),
  *             codes at their code indices with aux as k_isw's. Such a chunk
  *             then goes through every step above as a chunk of no sweeps
- *             (g = 0, one stream). The trial (7.10 step 1) is not formed
- *             yet.
+ *             (g = 0, one stream).
  */
 #include "../util/ieee.h" /* first: the host side of the shared headers seals its operations */
 
