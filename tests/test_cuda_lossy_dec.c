@@ -132,6 +132,13 @@ static void compare(const scz_shape *s, const void *data, const scz_params *p, i
 
 static uint32_t g_level; /* knobs[2] of the streams params() sets up */
 
+/* A generated array's name in messages: family, dtype, rank, extents. */
+static void array_name(char *buf, size_t n, gen_family f, const scz_shape *s) {
+    snprintf(buf, n, "%s %s rank %u (%llux%llux%llux%llu)", gen_family_name(f),
+             s->dtype == SCZ_DTYPE_F64 ? "f64" : "f32", s->rank, (unsigned long long)s->dims[0],
+             (unsigned long long)s->dims[1], (unsigned long long)s->dims[2], (unsigned long long)s->dims[3]);
+}
+
 static void params(scz_params *p, scz_eb_mode mode, double eb, uint32_t radius, uint32_t wf, uint64_t chunk) {
     scz_params_init(p, SCZ_CODEC_LOSSY);
     p->knobs[2] = g_level;
@@ -171,10 +178,7 @@ static void test_generated(void) {
                 size_t bytes;
                 void *data = gen_field((gen_family)f, s, 1000 + (uint64_t)f * 7 + (uint64_t)si, &bytes);
                 char name[200];
-                snprintf(name, sizeof name, "%s %s rank %u (%llux%llux%llux%llu)", gen_family_name((gen_family)f),
-                         dt ? "f64" : "f32", s->rank, (unsigned long long)s->dims[0],
-                         (unsigned long long)s->dims[1], (unsigned long long)s->dims[2],
-                         (unsigned long long)s->dims[3]);
+                array_name(name, sizeof name, (gen_family)f, s);
                 scz_params p;
                 /* a rotating subset of the settings per array, all of them over the loop */
                 const int k = f * 5 + si + dt * 3;
@@ -260,10 +264,7 @@ static void test_level1(void) {
                 size_t bytes;
                 void *data = gen_field((gen_family)f, s, 2000 + (uint64_t)f * 11 + (uint64_t)si, &bytes);
                 char name[200];
-                snprintf(name, sizeof name, "%s %s rank %u (%llux%llux%llux%llu)", gen_family_name((gen_family)f),
-                         dt ? "f64" : "f32", s->rank, (unsigned long long)s->dims[0],
-                         (unsigned long long)s->dims[1], (unsigned long long)s->dims[2],
-                         (unsigned long long)s->dims[3]);
+                array_name(name, sizeof name, (gen_family)f, s);
                 scz_params p;
                 const int k = f * 7 + si + dt * 3;
                 params(&p, SCZ_EB_REL, rels[k % 6], radii[k % 4], (uint32_t)(k % 3), 0);
@@ -448,6 +449,39 @@ static void flip_region(const uint8_t *z, size_t zn, const scz_shape *s, size_t 
     }
 }
 
+/* The field of `bytes` (1, 4, 8) bytes at z + at plus add, chunk 0's
+ * checksum resealed: the GPU must answer as the CPU. */
+static void corrupt_field(const uint8_t *z, size_t zn, const scz_shape *s, size_t at, int bytes, int64_t add,
+                          const char *what) {
+    uint8_t *c = dup(z, zn);
+    uint8_t *q = c + at;
+    if (bytes == 1) *q = (uint8_t)(*q + add);
+    else if (bytes == 4) scz__st32(q, (uint32_t)(scz__ld32(q) + add));
+    else scz__st64(q, (uint64_t)(scz__ld64(q) + add));
+    tu_reseal_chunk(c, 0);
+    corrupt_stream(c, zn, s, 0, what);
+    free(c);
+}
+
+/* Chunk 0's payload (size bytes, codec_info wf) made 1, 2 or an element
+ * shorter or longer, and the stream truncated: rejected alike. */
+static void corrupt_sizes(const uint8_t *z, size_t zn, const scz_shape *s, size_t size, unsigned wf, unsigned es,
+                          const char *name) {
+    char what[200];
+    const int64_t dsz[] = {-1, -2, -(int64_t)es, 1, (int64_t)es};
+    for (size_t k = 0; k < sizeof dsz / sizeof dsz[0]; k++) {
+        size_t cn;
+        uint8_t *c = tu_edit_chunk(z, zn, 0, (uint64_t)((int64_t)size + dsz[k]), wf, &cn);
+        snprintf(what, sizeof what, "%s: payload %+lld bytes", name, (long long)dsz[k]);
+        corrupt_stream(c, cn, s, 1, what);
+        free(c);
+    }
+    snprintf(what, sizeof what, "%s truncated by 1 byte", name);
+    corrupt_stream(z, zn - 1, s, 1, what);
+    snprintf(what, sizeof what, "%s truncated to half", name);
+    corrupt_stream(z, zn / 2, s, 1, what);
+}
+
 static void corrupt_base(const scz_shape *s, const void *data, const scz_params *p, const char *name) {
     size_t zn;
     uint8_t *z = tu_compress(cpu, p, s, data, &zn, name);
@@ -475,15 +509,8 @@ static void corrupt_base(const scz_shape *s, const void *data, const scz_params 
     };
     for (size_t k = 0; k < sizeof F / sizeof F[0]; k++) {
         if (A.wf != 2 && !strncmp(F[k].what, "n_runs", 6)) continue;
-        uint8_t *c = dup(z, zn);
-        uint8_t *q = c + F[k].at;
-        if (F[k].bytes == 1) *q = (uint8_t)(*q + F[k].add);
-        else if (F[k].bytes == 4) scz__st32(q, (uint32_t)(scz__ld32(q) + F[k].add));
-        else scz__st64(q, (uint64_t)(scz__ld64(q) + F[k].add));
-        tu_reseal_chunk(c, 0);
         snprintf(what, sizeof what, "%s: %s", name, F[k].what);
-        corrupt_stream(c, zn, s, 0, what);
-        free(c);
+        corrupt_field(z, zn, s, F[k].at, F[k].bytes, F[k].add, what);
     }
     snprintf(what, sizeof what, "%s header", name);
     flip_region(z, zn, s, A.pay, 24, fl / 2, what);
@@ -493,15 +520,6 @@ static void corrupt_base(const scz_shape *s, const void *data, const scz_params 
     flip_region(z, zn, s, A.olist, (size_t)A.obytes, fl, what);
     snprintf(what, sizeof what, "%s verbatim values", name);
     flip_region(z, zn, s, A.vvals, (size_t)A.n_verb * es, fl / 4, what);
-    /* sizes */
-    const int64_t dsz[] = {-1, -2, -(int64_t)es, 1, (int64_t)es};
-    for (size_t k = 0; k < sizeof dsz / sizeof dsz[0]; k++) {
-        size_t cn;
-        uint8_t *c = tu_edit_chunk(z, zn, 0, (uint64_t)((int64_t)A.size + dsz[k]), A.wf, &cn);
-        snprintf(what, sizeof what, "%s: payload %+lld bytes", name, (long long)dsz[k]);
-        corrupt_stream(c, cn, s, 1, what);
-        free(c);
-    }
     {
         size_t cn;
         uint8_t *c = tu_edit_chunk(z, zn, 0, A.size, A.wf == 1 ? 2 : 1, &cn);
@@ -509,10 +527,7 @@ static void corrupt_base(const scz_shape *s, const void *data, const scz_params 
         corrupt_stream(c, cn, s, 1, what);
         free(c);
     }
-    snprintf(what, sizeof what, "%s truncated by 1 byte", name);
-    corrupt_stream(z, zn - 1, s, 1, what);
-    snprintf(what, sizeof what, "%s truncated to half", name);
-    corrupt_stream(z, zn / 2, s, 1, what);
+    corrupt_sizes(z, zn, s, A.size, A.wf, es, name);
     free(z);
 }
 
@@ -573,15 +588,8 @@ static void corrupt1_base(const scz_shape *s, const void *data, const scz_params
         {"B - 1", 36, 4, -1},
     };
     for (size_t k = 0; k < sizeof F / sizeof F[0]; k++) {
-        uint8_t *c = dup(z, zn);
-        uint8_t *q = c + A.pay + F[k].at;
-        if (F[k].bytes == 1) *q = (uint8_t)(*q + F[k].add);
-        else if (F[k].bytes == 4) scz__st32(q, (uint32_t)(scz__ld32(q) + F[k].add));
-        else scz__st64(q, (uint64_t)(scz__ld64(q) + F[k].add));
-        tu_reseal_chunk(c, 0);
         snprintf(what, sizeof what, "%s: %s", name, F[k].what);
-        corrupt_stream(c, zn, s, 0, what);
-        free(c);
+        corrupt_field(z, zn, s, A.pay + F[k].at, F[k].bytes, F[k].add, what);
     }
     snprintf(what, sizeof what, "%s header", name);
     flip_region(z, zn, s, A.pay, 32, fl / 2, what);
@@ -589,14 +597,6 @@ static void corrupt1_base(const scz_shape *s, const void *data, const scz_params
     flip_region(z, zn, s, A.pay + 32, A.size - 32 < 64 ? A.size - 32 : 64, fl / 2, what);
     snprintf(what, sizeof what, "%s %s", name, P[6] ? "back end stream" : "body");
     flip_region(z, zn, s, A.pay + 32, A.size - 32, 2 * fl, what);
-    const int64_t dsz[] = {-1, -2, -(int64_t)es, 1, (int64_t)es};
-    for (size_t k = 0; k < sizeof dsz / sizeof dsz[0]; k++) {
-        size_t cn;
-        uint8_t *c = tu_edit_chunk(z, zn, 0, (uint64_t)((int64_t)A.size + dsz[k]), A.wf, &cn);
-        snprintf(what, sizeof what, "%s: payload %+lld bytes", name, (long long)dsz[k]);
-        corrupt_stream(c, cn, s, 1, what);
-        free(c);
-    }
     for (size_t cut = 1; cut < 40 && cut < A.size; cut += 7) {
         size_t cn;
         uint8_t *c = tu_edit_chunk(z, zn, 0, (uint64_t)cut, A.wf, &cn);
@@ -604,10 +604,7 @@ static void corrupt1_base(const scz_shape *s, const void *data, const scz_params
         corrupt_stream(c, cn, s, 1, what);
         free(c);
     }
-    snprintf(what, sizeof what, "%s truncated by 1 byte", name);
-    corrupt_stream(z, zn - 1, s, 1, what);
-    snprintf(what, sizeof what, "%s truncated to half", name);
-    corrupt_stream(z, zn / 2, s, 1, what);
+    corrupt_sizes(z, zn, s, A.size, A.wf, es, name);
     free(z);
 }
 

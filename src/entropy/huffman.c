@@ -446,17 +446,21 @@ static int encode_range(const scz_huff_enc *book, const void *syms, int width, u
             }                                                                         \
             ENC_UNITS(i)                                                              \
         }                                                                             \
+        /* acc keeps the stream's last 64 bits (its low bit the last one   \
+         * written): the last complete word, (pos >> 5) - 1, is            \
+         * acc >> (pos & 31) and is stored after every step (again while   \
+         * no other completes; words before first_full are edges, left to  \
+         * the end), so only acc and pos chain from step to step */        \
+        uint32_t spill_;                                                              \
         for (; i + 2 <= b; i += 2) { /* two codes (<= 32 bits) per step */           \
             const uint32_t e1 = ent[s[i]], e2 = ent[s[i + 1]];                        \
             const unsigned l1 = e1 & 31, l2 = e2 & 31, L = l1 + l2;                   \
             acc = (acc << L) | ((uint64_t)(e1 >> 5) << l2) | (e2 >> 5);               \
-            nacc += L;                                                                \
             const uint64_t pos1 = pos + l1;                                           \
             pos += L;                                                                 \
-            const unsigned f = nacc >= 32;                                            \
-            nacc -= 32 * f;                                                           \
-            scz__st32(words + 4 * widx, (uint32_t)(acc >> nacc));                     \
-            widx += f;                                                                \
+            const uint64_t wn = pos >> 5;                                             \
+            uint8_t *wp = wn > first_full ? words + 4 * (wn - 1) : (uint8_t *)&spill_; \
+            scz__st32(wp, (uint32_t)(acc >> (pos & 31)));                             \
             if (pos >= next_b) { /* a unit starts in this pair (L < U) */             \
                 const int first = pos1 >= next_b;                                     \
                 const uint64_t u = next_b / U;                                        \
@@ -472,14 +476,14 @@ static int encode_range(const scz_huff_enc *book, const void *syms, int width, u
             uint32_t e = ent[s[i]];                                                   \
             unsigned l = e & 31;                                                      \
             acc = (acc << l) | (e >> 5);                                              \
-            nacc += l;                                                                \
             pos += l;                                                                 \
-            const unsigned f = nacc >= 32;                                            \
-            nacc -= 32 * f;                                                           \
-            scz__st32(words + 4 * widx, (uint32_t)(acc >> nacc));                     \
-            widx += f;                                                                \
+            const uint64_t wn = pos >> 5;                                             \
+            uint8_t *wp = wn > first_full ? words + 4 * (wn - 1) : (uint8_t *)&spill_; \
+            scz__st32(wp, (uint32_t)(acc >> (pos & 31)));                             \
             ENC_UNITS(i)                                                              \
         }                                                                             \
+        nacc = (unsigned)(pos & 31);                                                  \
+        widx = pos >> 5;                                                              \
     } while (0)
     if (width == 1) ENC_LOOP(uint8_t);
     else ENC_LOOP(uint16_t);

@@ -147,6 +147,14 @@ static inline int64_t unzigzag(uint64_t z) { return (int64_t)((z >> 1) ^ (0 - (z
 /* The per-element arithmetic of the level-1 writer (residual quantization,
  * the estimate's samples and costs, the choice from them): lossy_est_hd.h,
  * shared with the GPU writer (lossy_enc1.cu). */
+/* The CPU estimate's and encoder's names for them (lossy_interp.h: its
+ * estimate is an SSE2 form of lz1_est_sample, with the same sums; the GPU
+ * writer's test compares them). */
+static inline uint64_t lz_cost(uint64_t d) { return lz1_cost(d); }
+static inline int lz_rquant(double x, double P, double recip, double ebx2, double eb, int f32, int64_t *q,
+                            double *xr) {
+    return lz1_rq(x, P, recip, ebx2, eb, f32, q, xr);
+}
 
 /* The same predictions where all four (cubic) or both (linear) neighbours
  * exist, o the neighbour offset: no tests. */
@@ -704,6 +712,39 @@ static void join_ranges(lz_tstate *ts, int T, uint16_t *codes, const uint32_t *o
     *obytes_ = obytes;
 }
 
+/* The chunk's codes stay in the alphabet of the largest radius R (7.10
+ * step 2 maps them to that of r): map takes a code there to the chunk's
+ * (NULL: the same code, r = R); the codes used are 0, lo .. hi and the two
+ * verbatim codes of R. The writers read the codes through map: the
+ * histograms through it, the codebooks through bk, a copy of a codebook of
+ * the chunk's alphabet with its entries at the codes of R (its lengths,
+ * which the codebook bytes are written from, those of the chunk). */
+typedef struct lz_cmap {
+    const uint16_t *map;
+    uint32_t lo, hi, R;
+    scz_huff_enc *bk;
+} lz_cmap;
+
+static const scz_huff_enc *cmap_book(const lz_cmap *cm, const scz_huff_enc *b) {
+    if (!cm->map) return b;
+    scz_huff_enc *k = cm->bk;
+    k->K = b->K;
+    k->used = b->used;
+    memcpy(k->len, b->len, b->K);
+    k->entry[0] = b->entry[cm->map[0]];
+    k->entry[LZ_VNEW(cm->R)] = b->entry[cm->map[LZ_VNEW(cm->R)]];
+    k->entry[LZ_VREP(cm->R)] = b->entry[cm->map[LZ_VREP(cm->R)]];
+    for (uint32_t c = cm->lo; c <= cm->hi; c++) k->entry[c] = b->entry[cm->map[c]];
+    return k;
+}
+
+/* Bits of the codes [a, b) under the codebook bk (codes of R). */
+static uint64_t cmap_bits(const scz_huff_enc *bk, const uint16_t *codes, uint64_t a, uint64_t b) {
+    uint64_t bits = 0;
+    for (uint64_t i = a; i < b; i++) bits += bk->entry[codes[i]] & 31;
+    return bits;
+}
+
 /* The run-length candidate of a chunk (7.5): whether it is evaluated (the
  * workflow knob, or the auto rule's test against the codes' Huffman plan
  * hc) and, if so, its runs, their two codebooks and stream plans. */
@@ -715,6 +756,9 @@ typedef struct {
     uint16_t *vals, *lens;  /* the runs */
     scz_huff_enc *bookv, *bookl;
     uint64_t rs[LZ_MAXT + 1], rbv[LZ_MAXT], rbl[LZ_MAXT]; /* ranges and their bits */
+    uint64_t nb;            /* pending: the runs are still to be written from nb starts at bnd */
+    const uint32_t *bnd;
+    int pending;
 } lz_rle;
 
 /* scz__huff_build + scz__hs_plan of the histogram tot (consumed: its
@@ -739,10 +783,150 @@ static void sparse_book(uint64_t *tot, uint32_t Ku, uint32_t K, uint64_t count, 
     free(sym);
 }
 
-static void rle_plan(scz_ctx *ctx, const scz_header *h, const uint16_t *codes, uint64_t n, int T, uint32_t K,
-                     const scz_hs_info *hc, uint32_t *bnd, uint32_t *rh, uint64_t *tot, void *work, lz_rle *R) {
+/* Starts of the maximal runs of equal codes (bnd[0] = 0), as
+ * scz__rle_encode's first step on one thread: four codes at a time, equal
+ * stretches skipped, boundaries recorded without a branch on the data.
+ * Returns their number. */
+static uint64_t run_starts(const uint16_t *s, uint64_t n, uint32_t *bnd) {
+    if (n == 0) return 0;
+    uint64_t k = 0, i = 1;
+    bnd[k++] = 0;
+#if LZ_SSE2
+    /* eight at a time: a mask of the codes that differ from the one before */
+    while (i + 8 <= n) {
+        const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+        const __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(s + i - 1));
+        const unsigned ne = ~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(x, y)) & 0xffffu;
+        if (ne) {
+            for (unsigned t = 0; t < 8; t++) {
+                bnd[k] = (uint32_t)(i + t);
+                k += ne >> (2 * t) & 1;
+            }
+        }
+        i += 8;
+    }
+#endif
+    while (i + 4 <= n) {
+        uint64_t x, y;
+        memcpy(&x, s + i, 8);
+        memcpy(&y, s + i - 1, 8);
+        if (x != y) {
+            bnd[k] = (uint32_t)i;
+            k += s[i] != s[i - 1];
+            bnd[k] = (uint32_t)(i + 1);
+            k += s[i + 1] != s[i];
+            bnd[k] = (uint32_t)(i + 2);
+            k += s[i + 2] != s[i + 1];
+            bnd[k] = (uint32_t)(i + 3);
+            k += s[i + 3] != s[i + 2];
+        }
+        i += 4;
+    }
+    for (; i < n; i++) {
+        bnd[k] = (uint32_t)i;
+        k += s[i] != s[i - 1];
+    }
+    return k;
+}
+
+/* rle_plan on one thread: the histograms of the run codes and run lengths
+ * (runs longer than LZ_MAX_RUN cut as scz__rle_encode cuts them) from the
+ * run starts, without writing the runs; their codebooks and stream plans,
+ * the same as from the written runs. rle_fill writes the runs if the
+ * candidate stays. */
+static void rle_plan1(const uint16_t *codes, const uint16_t *map, uint64_t n, uint32_t K, uint32_t *bnd,
+                      uint32_t *hl, uint64_t hcap, uint64_t *tot, void *work, lz_rle *R) {
+    const uint64_t m = run_starts(codes, n, bnd);
+    uint64_t *hv = tot;
+    memset(hv, 0, (size_t)K * sizeof *hv);
+    /* the run lengths' alphabet: 0 .. the longest piece - 1 */
+    uint64_t lmax = m ? n - bnd[m - 1] : 0;
+    for (uint64_t j = 0; j + 1 < m; j++) lmax = bnd[j + 1] - bnd[j] > lmax ? bnd[j + 1] - bnd[j] : lmax;
+    const uint32_t Kl = lmax > LZ_MAX_RUN ? LZ_MAX_RUN : lmax ? (uint32_t)lmax : 1;
+    memset(hl, 0, (size_t)Kl * sizeof *hl);
+    uint64_t nr = 0, j = 0;
+    if (lmax <= LZ_MAX_RUN && 4 * ((uint64_t)K + Kl) <= hcap) {
+        /* no run to cut: four interleaved counters of each (runs of equal
+         * codes or lengths do not chain their increments through memory),
+         * in the space after hl */
+        uint32_t *v0 = hl + Kl, *v1 = v0 + K, *v2 = v1 + K, *v3 = v2 + K;
+        uint32_t *l1 = v3 + K, *l2 = l1 + Kl, *l3 = l2 + Kl;
+        memset(v0, 0, ((size_t)4 * K + (size_t)3 * Kl) * 4);
+        for (; j + 4 < m; j += 4) {
+            const uint64_t s0 = bnd[j], s1 = bnd[j + 1], s2 = bnd[j + 2], s3 = bnd[j + 3], s4 = bnd[j + 4];
+            v0[map ? map[codes[s0]] : codes[s0]]++;
+            v1[map ? map[codes[s1]] : codes[s1]]++;
+            v2[map ? map[codes[s2]] : codes[s2]]++;
+            v3[map ? map[codes[s3]] : codes[s3]]++;
+            hl[s1 - s0 - 1]++;
+            l1[s2 - s1 - 1]++;
+            l2[s3 - s2 - 1]++;
+            l3[s4 - s3 - 1]++;
+        }
+        nr = j;
+        for (uint32_t c = 0; c < K; c++) hv[c] = (uint64_t)v0[c] + v1[c] + v2[c] + v3[c];
+        for (uint32_t c = 0; c < Kl; c++) hl[c] += l1[c] + l2[c] + l3[c];
+    }
+    for (; j < m; j++) {
+        const uint64_t st = bnd[j], len = (j + 1 < m ? bnd[j + 1] : n) - st;
+        const uint16_t v = map ? map[codes[st]] : codes[st];
+        if (len <= LZ_MAX_RUN) {
+            hv[v]++;
+            hl[len - 1]++;
+            nr++;
+            continue;
+        }
+        const uint64_t pieces = (len + LZ_MAX_RUN - 1) / LZ_MAX_RUN, last = len - (pieces - 1) * LZ_MAX_RUN;
+        hv[v] += pieces;
+        hl[LZ_MAX_RUN - 1] += (uint32_t)(pieces - 1);
+        hl[last - 1]++;
+        nr += pieces;
+    }
+    R->nruns = nr;
+    R->Tr = 1;
+    R->rs[0] = 0;
+    R->rs[1] = nr;
+    sparse_book(hv, K, K, nr, R->bookv, work, &R->hv);
+    R->rbv[0] = R->hv.total_bits;
+    for (uint32_t c = 0; c < Kl; c++) tot[c] = hl[c];
+    sparse_book(tot, Kl, 65536, nr, R->bookl, work, &R->hl);
+    R->rbl[0] = R->hl.total_bits;
+    R->nb = m;
+    R->bnd = bnd;
+    R->pending = 1;
+}
+
+/* Writes the runs that rle_plan1 planned (scz__rle_encode's runs). */
+static void rle_fill(lz_rle *R, const uint16_t *codes, const uint16_t *map, uint64_t n) {
+    const uint64_t m = R->nb;
+    const uint32_t *bnd = R->bnd;
+    uint64_t o = 0;
+    for (uint64_t j = 0; j < m; j++) {
+        const uint64_t st = bnd[j], len = (j + 1 < m ? bnd[j + 1] : n) - st;
+        const uint16_t v = map ? map[codes[st]] : codes[st];
+        if (len <= LZ_MAX_RUN) {
+            R->vals[o] = v;
+            R->lens[o] = (uint16_t)(len - 1);
+            o++;
+            continue;
+        }
+        for (uint64_t l = len; l; ) {
+            const uint64_t p = l < LZ_MAX_RUN ? l : LZ_MAX_RUN;
+            R->vals[o] = v;
+            R->lens[o] = (uint16_t)(p - 1);
+            o++;
+            l -= p;
+        }
+    }
+    R->pending = 0;
+}
+
+static void rle_plan(scz_ctx *ctx, const scz_header *h, const uint16_t *codes, const uint16_t *map, uint64_t n, int T,
+                     uint32_t K, const scz_hs_info *hc, uint32_t *bnd, uint32_t *rh, uint64_t rh_cap, uint64_t *tot,
+                     void *work, lz_rle *R) {
     R->nruns = 0;
     R->Tr = T;
+    R->pending = 0;
     R->on = h->knobs[1] == 2;
     if (h->knobs[1] == 0) {
         /* the paper's criterion, or an estimate of the run-length payload
@@ -753,7 +937,15 @@ static void rle_plan(scz_ctx *ctx, const scz_header *h, const uint16_t *codes, u
                 (double)runs * fmax(LZ_RUN_BITS_MIN, avg + LZ_RUN_BITS_ADD) < bits;
     }
     if (!R->on) return;
+    if (T == 1) {
+        rle_plan1(codes, map, n, K, bnd, rh, rh_cap, tot, work, R);
+        return;
+    }
     R->nruns = scz__rle_encode(codes, n, LZ_MAX_RUN, T, bnd, R->vals, R->lens);
+    if (map) {
+#pragma omp parallel for schedule(static) num_threads(T) if (T > 1)
+        for (uint64_t i = 0; i < R->nruns; i++) R->vals[i] = map[R->vals[i]];
+    }
     int Tr = pick_threads(ctx, R->nruns, R->nruns * 8);
     if (Tr > T) Tr = T;
     R->Tr = Tr;
@@ -831,28 +1023,40 @@ static void swp_hist(const uint16_t *codes, uint64_t a, uint64_t b, const uint32
  * sizes (the smaller g on ties); *hsz gets that sum. size0: the single
  * stream's size (g = 0), total: the histogram of all codes. With g > 0, *p
  * keeps the histograms for sweep_write (which frees them). */
-static unsigned sweep_plan(const uint16_t *codes, const uint64_t *sw, unsigned S, uint32_t K, const uint64_t *total,
-                           uint64_t size0, scz_huff_enc *book, void *work, uint64_t *hsz, lz_swp *p) {
+static unsigned sweep_plan(const uint16_t *codes, const lz_cmap *cm, const uint64_t *sw, unsigned S, uint32_t K,
+                           const uint64_t *total, uint64_t size0, scz_huff_enc *book, void *work, uint64_t *hsz,
+                           lz_swp *p) {
     const unsigned G = S < LZ1_GMAX ? S : LZ1_GMAX;
     *hsz = size0;
     memset(p, 0, sizeof *p);
     if (!G) return 0;
     uint32_t m = 0;
     for (uint32_t c = 0; c < K; c++) m += total[c] != 0;
-    /* idx[K], sym[m], t4[4m] (u32); rest[m], cur[m], H[G m] (u64) */
-    uint32_t *idx = malloc((size_t)K * 4 + (size_t)m * 20 + (size_t)m * 8 * (G + 2) + 16);
+    /* idx[K], sym[m], t4[4m] (u32); rest[m], cur[m], H[G m] (u64); the
+     * codes' places by their code of R: idxR[2 R + 2] (u32) */
+    const uint32_t KR = cm->map ? 2 * cm->R + 2 : 0;
+    uint32_t *idx = malloc((size_t)K * 4 + (size_t)m * 20 + (size_t)m * 8 * (G + 2) + 16 + (size_t)KR * 4);
     if (!idx) return 0; /* valid: one stream */
     uint32_t *sym = idx + K, *t4 = sym + m;
     uint64_t *rest = (uint64_t *)(void *)(((uintptr_t)(t4 + 4 * (size_t)m) + 7) & ~(uintptr_t)7), *cur = rest + m,
              *H = cur + m;
     for (uint32_t c = 0, j = 0; c < K; c++)
         if (total[c]) sym[j] = c, rest[j] = total[c], idx[c] = j++;
+    const uint32_t *idc = idx;
+    if (cm->map) {
+        uint32_t *idxR = (uint32_t *)(void *)(H + (size_t)G * m);
+        idxR[0] = idx[cm->map[0]];
+        idxR[LZ_VNEW(cm->R)] = idx[cm->map[LZ_VNEW(cm->R)]];
+        idxR[LZ_VREP(cm->R)] = idx[cm->map[LZ_VREP(cm->R)]];
+        for (uint32_t c = cm->lo; c <= cm->hi; c++) idxR[c] = idx[cm->map[c]];
+        idc = idxR;
+    }
     uint64_t swsum = 0, best = size0;
     unsigned gb = 0;
     for (unsigned gg = 1; gg <= G; gg++) {
         uint64_t *hs = H + (size_t)(gg - 1) * m;
         const uint64_t a = sw[S - gg], b = sw[S - gg + 1];
-        swp_hist(codes, a, b, idx, m, hs, t4);
+        swp_hist(codes, a, b, idc, m, hs, t4);
         for (uint32_t j = 0; j < m; j++) rest[j] -= hs[j];
         swsum += scz__hs_size_sparse(sym, hs, m, K, b - a, book, work);
         const uint64_t tot = swsum + scz__hs_size_sparse(sym, rest, m, K, a, book, work);
@@ -873,8 +1077,8 @@ static unsigned sweep_plan(const uint16_t *codes, const uint64_t *sw, unsigned S
 /* Writes the g + 1 Huffman streams of the sweep streams at out: codes
  * [0, sw[S-g]), then each of the last g sweeps (codebooks from p's
  * histograms); frees p's memory. */
-static void sweep_write(const uint16_t *codes, const uint64_t *sw, unsigned S, unsigned gs, uint32_t K, lz_swp *p,
-                        int T, scz_huff_enc *book, void *work, uint8_t *out, uint8_t *gap) {
+static void sweep_write(const uint16_t *codes, const lz_cmap *cm, const uint64_t *sw, unsigned S, unsigned gs,
+                        uint32_t K, lz_swp *p, int T, scz_huff_enc *book, void *work, uint8_t *out, uint8_t *gap) {
     uint64_t a = 0;
     for (unsigned j = 0; j <= gs; j++) {
         const uint64_t b = sw[S - gs + j];
@@ -885,7 +1089,12 @@ static void sweep_write(const uint16_t *codes, const uint64_t *sw, unsigned S, u
         uint64_t rs[LZ_MAXT + 1];
         int Tw = (uint64_t)T > (b - a) / 32768 + 1 ? (int)((b - a) / 32768 + 1) : T;
         for (int t = 0; t <= Tw; t++) rs[t] = (b - a) * (uint64_t)t / (uint64_t)Tw;
-        scz__hs_write(&hi, book, codes + a, 2, Tw, rs, NULL, out, gap);
+        const scz_huff_enc *bk = cmap_book(cm, book);
+        uint64_t rb[LZ_MAXT];
+        if (Tw == 1) rb[0] = hi.total_bits;
+        else
+            for (int t = 0; t < Tw; t++) rb[t] = cmap_bits(bk, codes + a, rs[t], rs[t + 1]);
+        scz__hs_write(&hi, bk, codes + a, 2, Tw, rs, rb, out, gap);
         out += hi.size;
         a = b;
     }
@@ -992,10 +1201,13 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     size_t o_book2 = o_book + al64(sizeof(scz_huff_enc));
     size_t o_book3 = o_book2 + al64(sizeof(scz_huff_enc));
     size_t o_book4 = o_book3 + al64(sizeof(scz_huff_enc));
-    size_t o_work = o_book4 + al64(sizeof(scz_huff_enc));
+    size_t o_book5 = o_book4 + al64(sizeof(scz_huff_enc));
+    size_t o_work = o_book5 + al64(sizeof(scz_huff_enc));
     size_t o_gap = o_work + al64(scz__huff_work_size(SCZ_HUFF_MAX_K));
     size_t o_rh = o_gap + al64((size_t)(16 * n / SCZ_HUFF_UNIT_BITS) + 16);
-    size_t o_map = o_rh + al64((size_t)T * 65536 * 4);
+    /* rh: T histograms of 65536 (the run-length streams), before them the
+     * interpolation's three extra histograms of KR (one thread) */
+    size_t o_map = o_rh + al64((size_t)(T > 3 ? T : 3) * 65536 * 4);
     size_t need0 = o_map + al64((size_t)KR * 2);
     uint8_t *w0 = scz__scratch(ctx, 0, need0);
     size_t s_oidx = 0, s_odel = al64(4 * (size_t)n), s_vpos = s_odel + al64(8 * (size_t)n);
@@ -1032,29 +1244,40 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
             memset(ts[t].hist, 0, (size_t)KR * 4);
         }
         const int cub = pred == LZ_PRED_CUBIC;
-        if (es == 4) interp_encode_f32(&g, src, &qp, cub, order, (int)tight, T, ts, codes, oidx, odel, vpos, Rv);
-        else interp_encode_f64(&g, src, &qp, cub, order, (int)tight, T, ts, codes, oidx, odel, vpos, Rv);
+        uint32_t *hx = (uint32_t *)(w0 + o_rh);
+        if (es == 4) interp_encode_f32(&g, src, &qp, cub, order, (int)tight, T, ts, codes, oidx, odel, vpos, Rv, hx);
+        else interp_encode_f64(&g, src, &qp, cub, order, (int)tight, T, ts, codes, oidx, odel, vpos, Rv, hx);
     }
     uint64_t n_out, n_vnew, obytes;
     join_ranges(ts, T, codes, oidx, odel, R, &n_out, &n_vnew, &obytes);
 
     /* 2. the chunk's radius: 1 + the largest |error| coded inside R; codes
      * and histograms mapped to its alphabet */
-    scz__hist_reduce(hist, T, KR, total3, NULL, NULL);
     /* the in-range codes used lie in [lo, hi] (none: lo > hi); the radius
-     * from the farther end; only those codes and 0, V_new, V_repeat occur */
-    uint32_t lo, hi;
-    const uint32_t r = lz1_radius(total3, R, &lo, &hi);
+     * from the farther end; only those codes and 0, V_new, V_repeat occur
+     * (one thread: its histogram is the total) */
+    uint32_t lo = 1, hi = 2 * R - 1;
+    if (T == 1) {
+        while (lo <= hi && !hist[lo]) lo++;
+        while (hi >= lo && !hist[hi]) hi--;
+    } else {
+        scz__hist_reduce(hist, T, KR, total3, NULL, NULL);
+        while (lo <= hi && !total3[lo]) lo++;
+        while (hi >= lo && !total3[hi]) hi--;
+    }
+    uint32_t r = 1;
+    if (lo <= hi) {
+        const uint32_t mlo = lo > R ? lo - R : R - lo, mhi = hi > R ? hi - R : R - hi;
+        r = (mlo > mhi ? mlo : mhi) + 1;
+    }
     const uint32_t K = 2 * r + 2;
     uint16_t *map = (uint16_t *)(w0 + o_map);
     map[0] = 0;
     map[LZ_VNEW(R)] = (uint16_t)LZ_VNEW(r);
     map[LZ_VREP(R)] = (uint16_t)LZ_VREP(r);
     for (uint32_t c = lo; c <= hi; c++) map[c] = (uint16_t)(c - R + r); /* |c - R| < r */
-    if (r != R) {
-#pragma omp parallel for schedule(static) num_threads(T) if (T > 1)
-        for (uint64_t i = 0; i < n; i++) codes[i] = map[codes[i]];
-    }
+    /* the codes stay those of R; the writers read them through cm */
+    lz_cmap cm = {r != R ? map : NULL, lo, hi, R, (scz_huff_enc *)(w0 + o_book5)};
     for (int t = 0; t < T; t++) {
         uint32_t *hs = hist + (size_t)t * KR, *hd = hist2 + (size_t)t * K;
         memset(hd, 0, (size_t)K * 4);
@@ -1074,31 +1297,33 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     scz_hs_info hc;
     scz__hs_plan(book, total, n, &hc);
 
-    /* 4. run-length candidate (the criterion of 7.5) */
-    scz_huff_enc *bookb = (scz_huff_enc *)(w0 + o_book4);
-    lz_rle rl;
-    rl.vals = (uint16_t *)(w1 + s_vals);
-    rl.lens = (uint16_t *)(w1 + s_lens);
-    rl.bookv = (scz_huff_enc *)(w0 + o_book2);
-    rl.bookl = (scz_huff_enc *)(w0 + o_book3);
-    rle_plan(ctx, h, codes, n, T, K, &hc, (uint32_t *)(w1 + s_bnd), (uint32_t *)(w0 + o_rh), total2, w0 + o_work,
-             &rl);
-
-    /* 4b. sweep streams of an interpolated chunk's Huffman workflow */
+    /* 4. sweep streams of an interpolated chunk's Huffman workflow */
     uint64_t sw[LZ1_MAX_SWEEPS + 1], hsz = hc.size;
     unsigned S = 0, gs = 0;
     lz_swp swp;
     memset(&swp, 0, sizeof swp);
+    scz_huff_enc *bookb = (scz_huff_enc *)(w0 + o_book4);
     if (pred != LZ_PRED_LORENZO && h->knobs[1] != 2) {
         S = lz_sweep_starts(&g, order, sw);
-        gs = sweep_plan(codes, sw, S, K, total, hc.size, bookb, w0 + o_work, &hsz, &swp);
+        gs = sweep_plan(codes, &cm, sw, S, K, total, hc.size, bookb, w0 + o_work, &hsz, &swp);
     }
+
+    /* 4b. run-length candidate (the criterion of 7.5) */
+    lz_rle rl;
+    memset(&rl, 0, sizeof rl);
+    rl.vals = (uint16_t *)(w1 + s_vals);
+    rl.lens = (uint16_t *)(w1 + s_lens);
+    rl.bookv = (scz_huff_enc *)(w0 + o_book2);
+    rl.bookl = (scz_huff_enc *)(w0 + o_book3);
+    rle_plan(ctx, h, codes, cm.map, n, T, K, &hc, (uint32_t *)(w1 + s_bnd), (uint32_t *)(w0 + o_rh),
+             (uint64_t)(T > 3 ? T : 3) * 65536, total2, w0 + o_work, &rl);
 
     /* level 1 (7.10 step 3): the run-length body only where its section is
      * at most 21/20 of the Huffman section (run-length never won above
      * 0.99 on the data fields: the back end favours the Huffman body) */
     const int rl_formed = rl.on;
     if (rl.on && h->knobs[1] == 0 && (uint64_t)LZ1_RLE_NUM * rle_size(&rl) > (uint64_t)LZ1_RLE_DEN * hsz) rl.on = 0;
+    if (rl.on && rl.pending) rle_fill(&rl, codes, cm.map, n);
     if (lz1_trace) {
         lz1_trace->r = r, lz1_trace->S = S, lz1_trace->g = gs, lz1_trace->rle = (uint32_t)rl.on;
         lz1_trace->size0 = hc.size, lz1_trace->bits0 = hc.total_bits, lz1_trace->hsz = hsz;
@@ -1121,8 +1346,8 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     uint8_t *bodyh = w3, *bodyr = w3 + al64(bh), *gtmp = w3 + al64(bh) + al64(br);
     const uint8_t *sb = src;
     if (h->knobs[1] != 2) {
-        if (gs) sweep_write(codes, sw, S, gs, K, &swp, T, bookb, w0 + o_work, bodyh, w0 + o_gap);
-        else scz__hs_write(&hc, book, codes, 2, T, rs, rb, bodyh, w0 + o_gap);
+        if (gs) sweep_write(codes, &cm, sw, S, gs, K, &swp, T, bookb, w0 + o_work, bodyh, w0 + o_gap);
+        else scz__hs_write(&hc, cmap_book(&cm, book), codes, 2, T, rs, rb, bodyh, w0 + o_gap);
         write_tail(bodyh + hsz, obytes, ts, T, oidx, odel, vpos, sb, es);
         if (lz1_trace && lz1_trace->body && bh <= lz1_trace->body_cap) memcpy(lz1_trace->body, bodyh, bh);
     }
@@ -1242,9 +1467,10 @@ static scz_status lz_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk
     rl.lens = (uint16_t *)(w1 + s_lens);
     rl.bookv = (scz_huff_enc *)(w0 + o_book2);
     rl.bookl = (scz_huff_enc *)(w0 + o_book3);
-    rle_plan(ctx, h, codes, n, T, K, &hc, (uint32_t *)(w1 + s_bnd), (uint32_t *)(w0 + o_rh), total2, w0 + o_work,
-             &rl);
+    rle_plan(ctx, h, codes, NULL, n, T, K, &hc, (uint32_t *)(w1 + s_bnd), (uint32_t *)(w0 + o_rh),
+             (uint64_t)T * 65536, total2, w0 + o_work, &rl);
     if (rl.on && (h->knobs[1] == 2 || rle_size(&rl) < size_huff)) wf = LZ_WF_RLE;
+    if (wf == LZ_WF_RLE && rl.pending) rle_fill(&rl, codes, NULL, n);
     uint64_t csize = wf == LZ_WF_HUFFMAN ? size_huff : rle_size(&rl);
     uint64_t total_size = LZ_HDR + csize + obytes + n_vnew * es;
     if (total_size >= LZ_HDR + n * es) return stored(ctx, cg, src, dst, cap, out, info);
@@ -1614,8 +1840,14 @@ int scz__lossy1_debug_interp(const scz_chunk_geom *cg, const void *src, double e
     ts[0].c1 = g.n;
     ts[0].hist = hist;
     const int cub = pred == LZ_PRED_CUBIC;
-    if (cg->esize == 4) interp_encode_f32(&g, src, &qp, cub, order, (int)tight, 1, ts, codes, oidx, odel, vpos, Rv);
-    else interp_encode_f64(&g, src, &qp, cub, order, (int)tight, 1, ts, codes, oidx, odel, vpos, Rv);
+    uint32_t *hx = calloc((size_t)3 * KR + 16, 4); /* interp_encode's counters (lz1_encode: slot o_rh) */
+    if (!hx) {
+        free(hist), free(tot), free(Rv);
+        return -1;
+    }
+    if (cg->esize == 4) interp_encode_f32(&g, src, &qp, cub, order, (int)tight, 1, ts, codes, oidx, odel, vpos, Rv, hx);
+    else interp_encode_f64(&g, src, &qp, cub, order, (int)tight, 1, ts, codes, oidx, odel, vpos, Rv, hx);
+    free(hx);
     for (uint32_t c = 0; c < KR; c++) tot[c] = hist[c];
     uint32_t lo, hi;
     *r = lz1_radius(tot, R, &lo, &hi);

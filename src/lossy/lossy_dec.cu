@@ -583,6 +583,22 @@ struct HShared {
     uint8_t ctab[TABLE];
 };
 
+/* A stream's decoding tables (primary table, long-code arrays, count
+ * table) into the block's shared memory; every thread calls it, the
+ * block's warps having finished with the previous ones. */
+__device__ __forceinline__ void load_tables(HShared &sm, const uint32_t *t, const Stream &S) {
+    __syncthreads();
+    for (uint32_t i = threadIdx.x; i < TABLE; i += NT) sm.table[i] = t[i];
+    if (threadIdx.x < LMAX + 2) {
+        sm.L.first[threadIdx.x] = S.first[threadIdx.x];
+        sm.L.lcount[threadIdx.x] = S.lcount[threadIdx.x];
+        sm.L.loff[threadIdx.x] = S.loff[threadIdx.x];
+    }
+    __syncthreads();
+    hs_build_ctab(sm.table, sm.ctab, threadIdx.x, NT);
+    __syncthreads();
+}
+
 /* Counts of k_ctile for the codes of a Huffman chunk, as k_huff writes
  * them (outliers and new verbatim values are rare: a few atomics). */
 struct CntSink {
@@ -622,17 +638,7 @@ __global__ void __launch_bounds__(NT, 5) k_huff(Params p) {
         for (uint64_t is; s + 1 < M.nstr && j >= (is = (M.S[s].n_segs + DW - 1) / DW); s++) j -= is;
         const uint32_t key = p.nsl * c + s;
         if (key != loaded) { /* block-uniform */
-            __syncthreads();
-            const uint32_t *t = p.tables + (size_t)key * TABLE;
-            for (uint32_t i = threadIdx.x; i < TABLE; i += NT) sm.table[i] = t[i];
-            if (threadIdx.x < LMAX + 2) {
-                sm.L.first[threadIdx.x] = M.S[s].first[threadIdx.x];
-                sm.L.lcount[threadIdx.x] = M.S[s].lcount[threadIdx.x];
-                sm.L.loff[threadIdx.x] = M.S[s].loff[threadIdx.x];
-            }
-            __syncthreads();
-            hs_build_ctab(sm.table, sm.ctab, threadIdx.x, NT);
-            __syncthreads();
+            load_tables(sm, p.tables + (size_t)key * TABLE, M.S[s]);
             loaded = key;
         }
         const uint32_t g = (uint32_t)(j * DW + warp);
@@ -981,6 +987,22 @@ __device__ __forceinline__ void scan_lines(unsigned long long *D, uint32_t nl, u
                 acc += d[(size_t)k * stride];
                 d[(size_t)k * stride] = acc;
             }
+        }
+        return;
+    }
+    if (len <= 16) { /* rows of at most 16 (16^3 blocks): two rows per warp step, segmented shuffles */
+        const uint32_t half = lane >> 4, k = lane & 15;
+        for (uint32_t l0 = 2 * warp; l0 < nl; l0 += 2 * DW) {
+            const uint32_t l = l0 + half;
+            const bool in = l < nl && k < len;
+            const uint32_t s0 = l < nl ? start(l) : 0;
+            unsigned long long v = in ? D[s0 + k] : 0;
+#pragma unroll
+            for (int d = 1; d < 16; d *= 2) {
+                const unsigned long long y = __shfl_up_sync(FULL, v, d, 16);
+                if ((int)k >= d) v += y;
+            }
+            if (in) D[s0 + k] = v;
         }
         return;
     }
@@ -1425,17 +1447,7 @@ __global__ void __launch_bounds__(NT, 5) k_bhuff(Params p) {
         const uint32_t c = item_chunk(ib, p.n, it);
         const LMeta &M = p.meta[c];
         if (c != loaded) { /* block-uniform */
-            __syncthreads();
-            const uint32_t *t = p.tables + ((size_t)c * p.nsl + SB) * TABLE;
-            for (uint32_t i = threadIdx.x; i < TABLE; i += NT) sm.table[i] = t[i];
-            if (threadIdx.x < LMAX + 2) {
-                sm.L.first[threadIdx.x] = M.S[SB].first[threadIdx.x];
-                sm.L.lcount[threadIdx.x] = M.S[SB].lcount[threadIdx.x];
-                sm.L.loff[threadIdx.x] = M.S[SB].loff[threadIdx.x];
-            }
-            __syncthreads();
-            hs_build_ctab(sm.table, sm.ctab, threadIdx.x, NT);
-            __syncthreads();
+            load_tables(sm, p.tables + ((size_t)c * p.nsl + SB) * TABLE, M.S[SB]);
             loaded = c;
         }
         const uint32_t g = (uint32_t)((it - ib[c]) * DW + warp);

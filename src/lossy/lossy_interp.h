@@ -3,15 +3,15 @@
  * 7.9-7.10), included by lossy.c once per element type with LZ_T, LZ_U and
  * LZ_SFX defined (as lossy_kern.h): the predictor estimate and the
  * multilevel interpolation predictor over a whole chunk, with residual
- * quantization against the values a decoder reconstructs (lz1_rq,
- * lz_rrecon: lossy_est_hd.h and lossy_interp_hd.h, one definition of each
- * operation for the CPU and the GPU).
+ * quantization against the values a decoder reconstructs (lz_rquant,
+ * lz_rrecon in lossy.c: one definition of each operation for both sides).
  */
 #define LZ_CAT2(a, b) a##b
 #define LZ_CAT(a, b) LZ_CAT2(a, b)
 #define LZ_FN(name) LZ_CAT(name, LZ_SFX)
 
 #ifndef LZ_SWEEPS
+/* LZ_SSE2, LZ_VSEAL, lz_pq2, lz_rq2: lossy_kern.h */
 /* The sweeps of the interpolation order (FORMAT.md 7.9) after element 0:
  * levels s = 2^(L-1) .. 1, in each the axes in the chunk's axis order ord
  * (lz1_order); a sweep's rows go to Tp threads (its elements depend on
@@ -57,17 +57,7 @@
                         BODY(i_, lz_ipred(R, i_, a_ == 0 ? x_ : tc_, s_, sa_, ea_, cubic), c0_ + k_, lv_); \
                     }                                                                                      \
                     const uint64_t o_ = s_ * sa_;                                                          \
-                    if (cubic) {                                                                           \
-                        for (uint64_t k_ = klo_; k_ < khi_; k_++) {                                        \
-                            const uint64_t i_ = row_ + b_[0] + k_ * d_[0];                                 \
-                            BODY(i_, lz_icub(R, i_, o_), c0_ + k_, lv_);                                   \
-                        }                                                                                  \
-                    } else {                                                                               \
-                        for (uint64_t k_ = klo_; k_ < khi_; k_++) {                                        \
-                            const uint64_t i_ = row_ + b_[0] + k_ * d_[0];                                 \
-                            BODY(i_, lz_ilin(R, i_, o_), c0_ + k_, lv_);                                   \
-                        }                                                                                  \
-                    }                                                                                      \
+                    LZ_SWEEP_INTERIOR(cubic, R, row_ + b_[0], d_[0], o_, klo_, khi_, c0_, lv_, BODY);      \
                     for (uint64_t k_ = khi_; k_ < nx_; k_++) {                                             \
                         const uint64_t x_ = b_[0] + k_ * d_[0], i_ = row_ + x_;                            \
                         BODY(i_, lz_ipred(R, i_, a_ == 0 ? x_ : tc_, s_, sa_, ea_, cubic), c0_ + k_, lv_); \
@@ -77,36 +67,410 @@
             }                                                                                              \
         }                                                                                                  \
     } while (0)
+
+/* The interior elements k in [klo, khi) of a sweep's row (first element x0,
+ * step d, neighbours at +-o, +-3o): every neighbour exists, no tests. A
+ * user of LZ_SWEEPS may define its own (the encoder's). */
+#define LZ_SWEEP_INTERIOR_LOOP(cubic, R, x0, d, o, klo, khi, c0, lv, BODY)                                  \
+    do {                                                                                                   \
+        if (cubic) {                                                                                       \
+            for (uint64_t k_ = (klo); k_ < (khi); k_++) {                                                  \
+                const uint64_t i_ = (x0) + k_ * (d);                                                       \
+                BODY(i_, lz_icub(R, i_, o), (c0) + k_, lv);                                                \
+            }                                                                                              \
+        } else {                                                                                           \
+            for (uint64_t k_ = (klo); k_ < (khi); k_++) {                                                  \
+                const uint64_t i_ = (x0) + k_ * (d);                                                       \
+                BODY(i_, lz_ilin(R, i_, o), (c0) + k_, lv);                                                \
+            }                                                                                              \
+        }                                                                                                  \
+    } while (0)
 #endif
+
+/* Prequantized value of element i and whether it is verbatim (7.3). */
+static inline int LZ_FN(lz_pq)(const LZ_T *src, uint64_t i, const lz_qp *qp, uint64_t *q) {
+    int64_t v;
+    double e;
+    int bad = LZ_FN(lz_prequant)(src[i], qp->recip, qp->ebx2, qp->eb, &v, &e);
+    *q = (uint64_t)v;
+    return bad;
+}
 
 /* Predictor estimate (FORMAT.md 7.10): the exact prediction errors of
  * Lorenzo and of linear and cubic interpolation in every axis order at the
  * sample elements i = LZ1_SAMPLE_OFF + k LZ1_SAMPLE_STEP whose
- * neighbourhoods hold no verbatim element, each costing lz1_cost(error):
+ * neighbourhoods hold no verbatim element, each costing lz_cost(error):
  * costs[0] Lorenzo, costs[1 + 2o] linear and costs[2 + 2o] cubic in axis
  * order o (o < lz1_norders(rank); the others 0), costs[LZ1_NCOST - 1] the
  * number of those samples. An element's interpolation in order o runs
  * along the axis, among those whose coordinate has the fewest trailing
  * zero bits, that comes last in the order: each such axis is computed
- * once. One sample: lossy_est_hd.h lz1_est_sample (the GPU writer's too). */
+ * once. */
 static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, int T, uint64_t *costs) {
-    const unsigned n = g->rank;
+    const unsigned n = g->rank, no = lz1_norders(n);
     const uint64_t e[3] = {g->e[0], g->e[1], g->e[2]};
+    const uint64_t st[3] = {1, e[0], e[0] * e[1]};
     unsigned lb[3] = {0, 0, 0};
     for (unsigned d = 0; d < n; d++) lb[d] = lz_block_log2[n][d];
-    const int f32 = sizeof(LZ_T) == 4;
     uint64_t kk[LZ1_NCOST]; /* integer sums: any thread count, same result */
     memset(kk, 0, sizeof kk);
     const uint64_t ns = g->n > LZ1_SAMPLE_OFF ? (g->n - LZ1_SAMPLE_OFF + LZ1_SAMPLE_STEP - 1) / LZ1_SAMPLE_STEP : 0;
-#pragma omp parallel for schedule(static) num_threads(T) reduction(+ : kk[:LZ1_NCOST]) if (T > 1 && ns > 8192)
-    for (uint64_t si = 0; si < ns; si++) {
+    /* each thread a contiguous range of samples, coordinates stepped from
+     * sample to sample (no division per sample); the sums are integers:
+     * the same whatever the ranges */
+    const int Te = T > 1 && ns > 8192 ? T : 1;
+    /* last_ax[set][o]: the axis of the set that comes last in order o (the
+     * sweep that codes an element whose finest axes are the set) */
+    uint8_t last_ax[8][LZ1_MAX_ORDERS];
+    for (unsigned st_ = 1; st_ < 8; st_++)
+        for (unsigned od = 0; od < no; od++) {
+            uint8_t perm[3], pos[3];
+            lz1_order(n, od, perm, pos);
+            unsigned a = 3;
+            for (unsigned k = 0; k < n; k++)
+                if ((st_ >> k & 1) && (a == 3 || pos[k] > pos[a])) a = k;
+            last_ax[st_][od] = (uint8_t)(a == 3 ? 0 : a);
+        }
+#if LZ_SSE2
+    /* the Lorenzo corners: off[m] = the sum of st[k] over the bits k of m;
+     * bm[k] the block's coordinate mask */
+    uint64_t off[8], bm[3] = {0, 0, 0};
+    for (unsigned m = 0; m < 8; m++) {
+        off[m] = 0;
+        for (unsigned k = 0; k < n; k++)
+            if (m >> k & 1) off[m] += st[k];
+    }
+    for (unsigned k = 0; k < n; k++) bm[k] = ((uint64_t)1 << lb[k]) - 1;
+    lz_vq vq;
+    lz_vq_init(&vq, qp->recip, qp->ebx2, qp->eb);
+#endif
+#pragma omp parallel num_threads(Te) reduction(+ : kk[:LZ1_NCOST]) if (Te > 1)
+    {
+#ifdef _OPENMP
+    const uint64_t nt_ = (uint64_t)omp_get_num_threads(), t_ = (uint64_t)omp_get_thread_num();
+#else
+    const uint64_t nt_ = 1, t_ = 0;
+#endif
+    const uint64_t s0_ = ns * t_ / nt_, s1_ = ns * (t_ + 1) / nt_;
+    const uint64_t i0_ = LZ1_SAMPLE_OFF + s0_ * LZ1_SAMPLE_STEP;
+    uint64_t c[3] = {i0_ % e[0], i0_ / e[0] % e[1], i0_ / st[2]};
+    /* the forward neighbours of a sample a few samples ahead (whole planes
+     * or rows away: cache misses the sample loop would wait for) */
+    const uint64_t pf_d = 8 * LZ1_SAMPLE_STEP, pf1 = n > 1 ? st[1] : 0, pf2 = n > 2 ? st[2] : 0;
+    for (uint64_t si = s0_; si < s1_; si++) {
+        if (si > s0_) {
+            c[0] += LZ1_SAMPLE_STEP;
+            while (c[0] >= e[0]) {
+                c[0] -= e[0];
+                if (++c[1] == e[1]) c[1] = 0, c[2]++;
+            }
+        }
         const uint64_t i = LZ1_SAMPLE_OFF + si * LZ1_SAMPLE_STEP;
-        uint64_t kl, cl[3], cc[3];
-        unsigned set;
-        if (lz1_est_sample(src, f32, n, e, lb, i, qp->recip, qp->ebx2, qp->eb, &kl, cl, cc, &set))
-            lz1_est_add(n, set, kl, cl, cc, kk);
+        if (i + pf_d + 3 * pf2 + 3 * pf1 < g->n) {
+            const LZ_T *pp = src + i + pf_d;
+            if (pf2) {
+                __builtin_prefetch(pp + pf2);
+                __builtin_prefetch(pp + 3 * pf2);
+            }
+            if (pf1) {
+                __builtin_prefetch(pp + pf1);
+                __builtin_prefetch(pp + 3 * pf1);
+            }
+        }
+        uint64_t q, v;
+        uint64_t p = 0;
+        int bad = 0;
+        /* the prequantized values of the axis neighbours i - st[a], where
+         * the Lorenzo terms computed them (the interpolation reads them) */
+        uint64_t qn[3];
+        unsigned hn = 0;
+#if LZ_SSE2
+        unsigned inb = 1;
+        for (unsigned k = 0; k < n; k++) inb &= (c[k] & bm[k]) != 0;
+        if (inb) {
+            /* every Lorenzo term inside the block: the 2^n corners i -
+             * off[m] prequantized two at a time (m and m + 1 are x and
+             * x - 1: neighbours in memory), each operation of
+             * lz_prequant in its lane, sealed */
+            int64_t qc[8];
+            int bm2 = 0;
+            for (unsigned m = 0; m < (1u << n); m += 2) {
+                const LZ_T *px = src + i - off[m] - 1; /* lane 0: corner m + 1, lane 1: corner m */
+                __m128i qv;
+                int ok;
+                (void)lz_pq2(_mm_set_pd((double)px[1], (double)px[0]), &vq, sizeof(LZ_T) == 4, &qv, &ok);
+                bm2 |= ok ^ 3;
+                qc[m + 1] = lz_lane0(qv);
+                qc[m] = lz_lane1(qv);
+            }
+            if (bm2) continue; /* a verbatim element among them */
+            q = (uint64_t)qc[0];
+            for (unsigned m = 1; m < (1u << n); m++) {
+                if (__builtin_popcount(m) & 1) p += (uint64_t)qc[m];
+                else p -= (uint64_t)qc[m];
+            }
+            for (unsigned k = 0; k < n; k++) qn[k] = (uint64_t)qc[1u << k];
+            hn = (1u << n) - 1;
+        } else
+#endif
+        {
+        if (LZ_FN(lz_pq)(src, i, qp, &q)) continue;
+        /* Lorenzo inside the element's block (zero outside it) */
+        for (unsigned m = 1; m < (1u << n) && !bad; m++) {
+            uint64_t j = i;
+            int in = 1;
+            for (unsigned k = 0; k < n; k++)
+                if (m >> k & 1) {
+                    in &= (c[k] & (((uint64_t)1 << lb[k]) - 1)) != 0;
+                    j -= st[k];
+                }
+            if (!in) continue;
+            bad |= LZ_FN(lz_pq)(src, j, qp, &v);
+            if (__builtin_popcount(m) & 1) p += v;
+            else p -= v;
+        }
+        if (bad) continue;
+        }
+        /* interpolation: the element's level s and the axes whose non-zero
+         * coordinate has the fewest trailing zero bits (7.9) */
+        unsigned tz = 64, set = 0;
+        for (unsigned k = 0; k < n; k++)
+            if (c[k]) {
+                unsigned t = (unsigned)__builtin_ctzll(c[k]);
+                if (t < tz) tz = t, set = 1u << k;
+                else if (t == tz) set |= 1u << k;
+            }
+        if (tz == 64) continue; /* element 0 */
+        const uint64_t s = (uint64_t)1 << tz;
+        int64_t qi[3][2]; /* [axis][linear, cubic] */
+        const int f32 = sizeof(LZ_T) == 4;
+        for (unsigned a = 0; a < n && !bad; a++) {
+            if (!(set >> a & 1)) continue;
+            const uint64_t ca = c[a], ea = e[a], o = s * st[a];
+            uint64_t l1, r1 = 0, l3 = 0, r3 = 0;
+            const int hr1 = ca + s < ea, hl3 = hr1 && ca >= 3 * s, hr3 = hr1 && ca + 3 * s < ea;
+#if LZ_SSE2
+            if (hl3 && hr3) {
+                /* all four neighbours: prequantized two at a time (their
+                 * reconstructions are LZ_EST_R's), the linear and the
+                 * cubic residual quantization in the two lanes */
+                __m128i q1, q3, qq;
+                int ok1, ok3, okr;
+                const __m128d y1 = lz_pq2(_mm_set_pd((double)src[i + o], (double)src[i - o]), &vq, f32, &q1, &ok1);
+                const __m128d y3 =
+                    lz_pq2(_mm_set_pd((double)src[i + 3 * o], (double)src[i - 3 * o]), &vq, f32, &q3, &ok3);
+                if ((ok1 & ok3) != 3) {
+                    bad = 1;
+                    break;
+                }
+                const double A = lz_dlane0(y1), B = lz_dlane1(y1), A3 = lz_dlane0(y3), B3 = lz_dlane1(y3);
+                const double xs = (double)src[i];
+                lz_rq2(_mm_set1_pd(xs), _mm_set_pd(lz_cub(A, B, A3, B3), lz_lin(A, B)), &vq, f32, &qq, &okr);
+                if (okr != 3) {
+                    bad = 1;
+                    break;
+                }
+                qi[a][0] = lz_lane0(qq);
+                qi[a][1] = lz_lane1(qq);
+                continue;
+            }
+#endif
+            if (s == 1 && (hn >> a & 1)) l1 = qn[a], bad = 0; /* i - st[a]: a Lorenzo term, not verbatim */
+            else bad = LZ_FN(lz_pq)(src, i - o, qp, &l1);
+            if (hr1) bad |= LZ_FN(lz_pq)(src, i + o, qp, &r1);
+            if (hl3) bad |= LZ_FN(lz_pq)(src, i - 3 * o, qp, &l3);
+            if (hr3) bad |= LZ_FN(lz_pq)(src, i + 3 * o, qp, &r3);
+            if (bad) break;
+            /* residual quantization of the interpolation of the neighbours as
+             * prequantization reconstructs them (7.3): an error like a
+             * decoder's, within the bound */
+#define LZ_EST_R(v) ((double)LZ_FN(lz_recon)((double)(int64_t)(v), qp->ebx2))
+            const double A = LZ_EST_R(l1), B = hr1 ? LZ_EST_R(r1) : 0.0;
+            const double A3 = hl3 ? LZ_EST_R(l3) : 0.0, B3 = hr3 ? LZ_EST_R(r3) : 0.0;
+#undef LZ_EST_R
+            double xr;
+            bad = lz_rquant((double)src[i], lz_finterp(0, A, hr1, B, 0, 0.0, 0, 0.0), qp->recip, qp->ebx2, qp->eb,
+                            f32, &qi[a][0], &xr);
+            bad |= lz_rquant((double)src[i], lz_finterp(1, A, hr1, B, hl3, A3, hr3, B3), qp->recip, qp->ebx2,
+                             qp->eb, f32, &qi[a][1], &xr);
+        }
+        if (bad) continue;
+        kk[0] += lz_cost(q - p);
+        uint64_t cl[3], cc[3];
+        for (unsigned a = 0; a < n; a++)
+            if (set >> a & 1) cl[a] = lz_cost((uint64_t)qi[a][0]), cc[a] = lz_cost((uint64_t)qi[a][1]);
+        for (unsigned od = 0; od < no; od++) {
+            const unsigned a = last_ax[set][od];
+            kk[1 + 2 * od] += cl[a];
+            kk[2 + 2 * od] += cc[a];
+        }
+        kk[LZ1_NCOST - 1]++;
+    }
     }
     memcpy(costs, kk, sizeof kk);
+}
+
+/* The encoder's interior elements of a row (LZ_SWEEP_INTERIOR): cnt
+ * elements from x0, step d, every neighbour at +-o (and +-3o, cubic)
+ * present; codes, verbatim positions and outlier errors at the row's
+ * traversal positions (cd, vp, od point at its first interior one), as
+ * LZ_QUANT in interp_encode. Its own function: the loop keeps its values in
+ * registers. */
+static inline void LZ_FN(enc_interior)(const LZ_T *restrict src, double *restrict R, uint64_t x0, uint64_t d,
+                                       uint64_t o, uint64_t cnt, int cubic, double h, double rc, double eb,
+                                       int64_t r, uint16_t vnew, uint16_t *restrict cd, uint32_t *restrict vp,
+                                       int64_t *restrict od, uint64_t cabs, lz_tstate *tv, uint32_t *vlist) {
+    const int f32 = sizeof(LZ_T) == 4;
+    const uint64_t span = 2 * (uint64_t)r - 1;
+    /* a verbatim element at index ii, row position kk: with tv (one
+     * thread, the traversal in code order), V_new or V_repeat decided here
+     * (tv: the range's verbatim state, its V_new list at vlist[tv->n_vnew]
+     * on); else a placeholder code and its index, for interp_encode's
+     * pass */
+#define LZ_VERBATIM(ii, kk)                                                                                \
+    do {                                                                                                   \
+        if (tv) {                                                                                          \
+            LZ_U b_;                                                                                       \
+            memcpy(&b_, src + (ii), sizeof b_);                                                            \
+            if (tv->has_verb && (uint64_t)b_ == tv->last_bits) {                                           \
+                cd[kk] = (uint16_t)(vnew + 1);                                                             \
+            } else {                                                                                       \
+                cd[kk] = vnew;                                                                             \
+                vlist[tv->n_vnew++] = (uint32_t)(ii);                                                      \
+            }                                                                                              \
+            if (!tv->has_verb) {                                                                           \
+                tv->has_verb = 1;                                                                          \
+                tv->first_verb_code = cabs + (kk);                                                         \
+                tv->first_bits = b_;                                                                       \
+            }                                                                                              \
+            tv->last_bits = b_;                                                                            \
+        } else {                                                                                           \
+            cd[kk] = vnew; /* placeholder: V_new or V_repeat in interp_encode's pass */                    \
+            vp[kk] = (uint32_t)(ii);                                                                       \
+        }                                                                                                  \
+    } while (0)
+#define LZ_ENC_ONE(PRED)                                                                                   \
+    do {                                                                                                   \
+        const uint64_t i = x0 + k * d;                                                                     \
+        const double P = PRED;                                                                             \
+        int64_t q;                                                                                         \
+        double xr;                                                                                         \
+        if (lz_rquant((double)src[i], P, rc, h, eb, f32, &q, &xr)) {                                       \
+            R[i] = P;                                                                                      \
+            LZ_VERBATIM(i, k);                                                                             \
+        } else {                                                                                           \
+            R[i] = xr;                                                                                     \
+            if ((uint64_t)q + (uint64_t)(r - 1) < span) {                                                  \
+                cd[k] = (uint16_t)(q + r);                                                                 \
+            } else {                                                                                       \
+                cd[k] = LZ_CODE_OUTLIER;                                                                   \
+                od[k] = q;                                                                                 \
+            }                                                                                              \
+        }                                                                                                  \
+    } while (0)
+    uint64_t k = 0;
+#if LZ_SSE2
+    /* two elements at a time, one per lane: every operation of lz_rquant
+     * and of the interpolation, each rounded on its own (sealed), as the
+     * scalar code does it (the same values) */
+    {
+        const __m128d vM = _mm_set1_pd(LZ_MAGIC), vrc = _mm_set1_pd(rc), vh = _mm_set1_pd(h);
+        const __m128d veb = _mm_set1_pd(eb), vlim = _mm_set1_pd(LZ_QLIM);
+        const __m128d vabs = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+        const __m128d v9 = _mm_set1_pd(9.0), v16 = _mm_set1_pd(0.0625), v2 = _mm_set1_pd(0.5);
+        const __m128i vMb = _mm_castpd_si128(vM);
+        for (; k + 2 <= cnt; k += 2) {
+            const uint64_t i = x0 + k * d, j = i + d;
+            __m128d P;
+            if (cubic) {
+                __m128d A = _mm_loadh_pd(_mm_load_sd(R + i - o), R + j - o);
+                __m128d B = _mm_loadh_pd(_mm_load_sd(R + i + o), R + j + o);
+                __m128d A3 = _mm_loadh_pd(_mm_load_sd(R + i - 3 * o), R + j - 3 * o);
+                __m128d B3 = _mm_loadh_pd(_mm_load_sd(R + i + 3 * o), R + j + 3 * o);
+                __m128d ab = _mm_add_pd(A, B), ab3 = _mm_add_pd(A3, B3);
+                LZ_VSEAL(ab);
+                LZ_VSEAL(ab3);
+                __m128d m9 = _mm_mul_pd(ab, v9);
+                LZ_VSEAL(m9);
+                __m128d df = _mm_sub_pd(m9, ab3);
+                LZ_VSEAL(df);
+                P = _mm_mul_pd(df, v16);
+            } else {
+                __m128d A = _mm_loadh_pd(_mm_load_sd(R + i - o), R + j - o);
+                __m128d B = _mm_loadh_pd(_mm_load_sd(R + i + o), R + j + o);
+                __m128d ab = _mm_add_pd(A, B);
+                LZ_VSEAL(ab);
+                P = _mm_mul_pd(ab, v2);
+            }
+            LZ_VSEAL(P);
+            const __m128d X = _mm_set_pd((double)src[j], (double)src[i]);
+            __m128d dx = _mm_sub_pd(X, P);
+            LZ_VSEAL(dx);
+            __m128d t = _mm_mul_pd(dx, vrc);
+            LZ_VSEAL(t);
+            __m128d tr = _mm_add_pd(t, vM);
+            LZ_VSEAL(tr);
+            __m128d qd = _mm_sub_pd(tr, vM);
+            LZ_VSEAL(qd);
+            __m128d y = _mm_mul_pd(qd, vh);
+            LZ_VSEAL(y);
+            __m128d xr = _mm_add_pd(P, y);
+            LZ_VSEAL(xr);
+            if (f32) xr = _mm_cvtps_pd(_mm_cvtpd_ps(xr));
+            __m128d er = _mm_sub_pd(X, xr);
+            LZ_VSEAL(er);
+            const __m128d ok = _mm_and_pd(_mm_cmplt_pd(_mm_and_pd(t, vabs), vlim),
+                                          _mm_cmple_pd(_mm_and_pd(er, vabs), veb));
+            const int mk = _mm_movemask_pd(ok);
+            const __m128i qv = _mm_sub_epi64(_mm_castpd_si128(tr), vMb);
+            const int64_t q0 = _mm_cvtsi128_si64(qv), q1 = _mm_cvtsi128_si64(_mm_unpackhi_epi64(qv, qv));
+            if (mk != 3) {
+                /* a verbatim element (lz_rquant's test, lane by lane): R
+                 * takes its prediction, its code a placeholder */
+                double pl[2], xl[2];
+                const int64_t ql[2] = {q0, q1};
+                _mm_storeu_pd(pl, P);
+                _mm_storeu_pd(xl, xr);
+                for (int ln = 0; ln < 2; ln++) {
+                    const uint64_t ii = ln ? j : i, kk = k + (uint64_t)ln;
+                    if (!(mk >> ln & 1)) {
+                        R[ii] = pl[ln];
+                        LZ_VERBATIM(ii, kk);
+                    } else {
+                        R[ii] = xl[ln];
+                        if ((uint64_t)ql[ln] + (uint64_t)(r - 1) < span) {
+                            cd[kk] = (uint16_t)(ql[ln] + r);
+                        } else {
+                            cd[kk] = LZ_CODE_OUTLIER;
+                            od[kk] = ql[ln];
+                        }
+                    }
+                }
+                continue;
+            }
+            _mm_storel_pd(R + i, xr);
+            _mm_storeh_pd(R + j, xr);
+            if ((uint64_t)q0 + (uint64_t)(r - 1) < span) {
+                cd[k] = (uint16_t)(q0 + r);
+            } else {
+                cd[k] = LZ_CODE_OUTLIER;
+                od[k] = q0;
+            }
+            if ((uint64_t)q1 + (uint64_t)(r - 1) < span) {
+                cd[k + 1] = (uint16_t)(q1 + r);
+            } else {
+                cd[k + 1] = LZ_CODE_OUTLIER;
+                od[k + 1] = q1;
+            }
+        }
+    }
+#endif
+    if (cubic)
+        for (; k < cnt; k++) LZ_ENC_ONE(lz_icub(R, i, o));
+    else
+        for (; k < cnt; k++) LZ_ENC_ONE(lz_ilin(R, i, o));
+#undef LZ_ENC_ONE
+#undef LZ_VERBATIM
 }
 
 /* Interpolation encoder over the whole chunk (FORMAT.md 7.9): residual
@@ -121,7 +485,7 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
  * V_repeat (the result does not depend on Tp). */
 static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *qp, int cubic, unsigned ord, int tight, int Tp,
                                  lz_tstate *ts, uint16_t *codes, uint32_t *oidx, int64_t *odel, uint32_t *vpos,
-                                 double *R) {
+                                 double *R, uint32_t *hx) {
     const int64_t r = qp->radius;
     const uint64_t span = 2 * (uint64_t)r - 1;
     const uint16_t vnew = (uint16_t)LZ_VNEW(r), vrep = (uint16_t)LZ_VREP(r);
@@ -133,10 +497,27 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
     do {                                                                                                   \
         int64_t q_;                                                                                        \
         double xr_;                                                                                        \
-        if (lz1_rq((double)src[ii], (P), lr[lv], lh[lv], eb, f32, &q_, &xr_)) {                           \
+        if (lz_rquant((double)src[ii], (P), lr[lv], lh[lv], eb, f32, &q_, &xr_)) {                           \
             R[ii] = (P);                                                                                   \
-            codes[ci] = vnew; /* placeholder: V_new or V_repeat below */                                   \
-            vpos[ci] = (uint32_t)(ii);                                                                     \
+            if (tv) { /* one thread: decided here, as LZ_VERBATIM in enc_interior */                       \
+                LZ_U b_;                                                                                   \
+                memcpy(&b_, src + (ii), sizeof b_);                                                        \
+                if (tv->has_verb && (uint64_t)b_ == tv->last_bits) {                                       \
+                    codes[ci] = vrep;                                                                      \
+                } else {                                                                                   \
+                    codes[ci] = vnew;                                                                      \
+                    vpos[tv->n_vnew++] = (uint32_t)(ii);                                                   \
+                }                                                                                          \
+                if (!tv->has_verb) {                                                                       \
+                    tv->has_verb = 1;                                                                      \
+                    tv->first_verb_code = (ci);                                                            \
+                    tv->first_bits = b_;                                                                   \
+                }                                                                                          \
+                tv->last_bits = b_;                                                                        \
+            } else {                                                                                       \
+                codes[ci] = vnew; /* placeholder: V_new or V_repeat below */                               \
+                vpos[ci] = (uint32_t)(ii);                                                                 \
+            }                                                                                              \
         } else {                                                                                           \
             R[ii] = xr_;                                                                                   \
             if ((uint64_t)q_ + (uint64_t)(r - 1) < span) {                                                 \
@@ -147,8 +528,18 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
             }                                                                                              \
         }                                                                                                  \
     } while (0)
+    /* one thread: the sweeps visit the traversal positions in order, so
+     * V_new / V_repeat are decided as they go (tv); the pass below only
+     * lists the outliers and counts */
+    lz_tstate *tv = Tp == 1 ? &ts[0] : NULL;
+    if (tv) tv->n_vnew = tv->c0; /* the next V_new's place in vpos, until the pass below */
     LZ_QUANT(0, 0.0, 0, L);
+#define LZ_SWEEP_INTERIOR(cubic_, R_, x0_, d_, o_, klo_, khi_, c0_, lv_, BODY_)                              \
+    LZ_FN(enc_interior)(src, R_, (x0_) + (klo_) * (d_), d_, o_, (khi_) > (klo_) ? (khi_) - (klo_) : 0, cubic_, \
+                        lh[lv_], lr[lv_], eb, r, vnew, codes + (c0_) + (klo_), vpos + (c0_) + (klo_),            \
+                        odel + (c0_) + (klo_), (c0_) + (klo_), tv, vpos)
     LZ_SWEEPS(g, cubic, ord, R, Tp, LZ_QUANT);
+#undef LZ_SWEEP_INTERIOR
 #undef LZ_QUANT
     /* per code range ts[t] (Tp ranges, as Lorenzo's thread ranges): its
      * lists at [c0, c0 + count) of oidx / odel / vpos (written at or below
@@ -158,31 +549,73 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
     for (int t = 0; t < Tp; t++) {
         lz_tstate *tsr = &ts[t];
         uint32_t *hist = tsr->hist;
-        uint64_t no = tsr->c0, nvp = tsr->c0;
-        for (uint64_t ci = tsr->c0; ci < tsr->c1; ci++) {
-            uint16_t c = codes[ci];
-            if (c == LZ_CODE_OUTLIER) {
-                oidx[no] = (uint32_t)ci;
-                odel[no++] = odel[ci];
-            } else if (c == vnew) {
-                const uint32_t ii = vpos[ci];
-                LZ_U bits;
-                memcpy(&bits, src + ii, sizeof bits);
-                if (tsr->has_verb && (uint64_t)bits == tsr->last_bits) {
-                    c = vrep;
-                } else {
-                    vpos[nvp++] = ii;
+        /* tv: the verbatim codes are final and their list written (nvp
+         * continues it); counted as any other code */
+        uint64_t no = tsr->c0, nvp = tv ? tsr->n_vnew : tsr->c0;
+        const int fast = hx && Tp == 1;
+        /* codes taken four at a time: 1 .. vnew - 1, with tv 1 .. vrep */
+        const uint32_t Kh = (uint32_t)vrep + 1, lim = tv ? (uint32_t)vrep : (uint32_t)vnew - 1u;
+        if (fast) memset(hx, 0, (size_t)Kh * 12);
+        uint64_t ci = tsr->c0;
+        while (ci < tsr->c1) {
+            /* four codes at a time where none is an outlier or verbatim
+             * (the usual case): four interleaved histograms, so runs of
+             * one code do not chain their increments through memory */
+            if (fast && ci + 4 <= tsr->c1) {
+                const uint32_t a0 = codes[ci], a1 = codes[ci + 1], a2 = codes[ci + 2], a3 = codes[ci + 3];
+                if ((a0 - 1u < lim) & (a1 - 1u < lim) & (a2 - 1u < lim) & (a3 - 1u < lim)) {
+                    hist[a0]++;
+                    hx[a1]++;
+                    hx[Kh + a2]++;
+                    hx[2 * (size_t)Kh + a3]++;
+                    ci += 4;
+                    continue;
                 }
-                if (!tsr->has_verb) {
-                    tsr->has_verb = 1;
-                    tsr->first_verb_code = ci;
-                    tsr->first_bits = bits;
+                /* four verbatim elements repeating the last verbatim value
+                 * (fill values): four V_repeat */
+                if (!tv && (a0 == vnew) & (a1 == vnew) & (a2 == vnew) & (a3 == vnew) && tsr->has_verb) {
+                    LZ_U b0, b1, b2, b3;
+                    memcpy(&b0, src + vpos[ci], sizeof b0);
+                    memcpy(&b1, src + vpos[ci + 1], sizeof b1);
+                    memcpy(&b2, src + vpos[ci + 2], sizeof b2);
+                    memcpy(&b3, src + vpos[ci + 3], sizeof b3);
+                    const uint64_t lb = tsr->last_bits;
+                    if (((uint64_t)b0 == lb) & ((uint64_t)b1 == lb) & ((uint64_t)b2 == lb) & ((uint64_t)b3 == lb)) {
+                        codes[ci] = codes[ci + 1] = codes[ci + 2] = codes[ci + 3] = vrep;
+                        hist[vrep] += 4;
+                        ci += 4;
+                        continue;
+                    }
                 }
-                tsr->last_bits = bits;
-                codes[ci] = c;
             }
-            hist[c]++;
+            const uint64_t ce = fast && ci + 4 < tsr->c1 ? ci + 4 : tsr->c1;
+            for (; ci < ce; ci++) {
+                uint16_t c = codes[ci];
+                if (c == LZ_CODE_OUTLIER) {
+                    oidx[no] = (uint32_t)ci;
+                    odel[no++] = odel[ci];
+                } else if (c == vnew && !tv) {
+                    const uint32_t ii = vpos[ci];
+                    LZ_U bits;
+                    memcpy(&bits, src + ii, sizeof bits);
+                    if (tsr->has_verb && (uint64_t)bits == tsr->last_bits) {
+                        c = vrep;
+                    } else {
+                        vpos[nvp++] = ii;
+                    }
+                    if (!tsr->has_verb) {
+                        tsr->has_verb = 1;
+                        tsr->first_verb_code = ci;
+                        tsr->first_bits = bits;
+                    }
+                    tsr->last_bits = bits;
+                    codes[ci] = c;
+                }
+                hist[c]++;
+            }
         }
+        if (fast)
+            for (uint32_t k = 0; k < Kh; k++) hist[k] += hx[k] + hx[Kh + k] + hx[2 * (size_t)Kh + k];
         tsr->n_out = no - tsr->c0;
         tsr->n_vnew = nvp - tsr->c0;
     }
@@ -233,7 +666,9 @@ static int LZ_FN(interp_decode)(const lz_geo *g, LZ_T *dst, const lz_qp *qp, int
         }                                                                                                  \
     } while (0)
     LZ_TAKE(0, 0.0, 0, L);
+#define LZ_SWEEP_INTERIOR LZ_SWEEP_INTERIOR_LOOP
     LZ_SWEEPS(g, cubic, ord, R, Tp, LZ_TAKE);
+#undef LZ_SWEEP_INTERIOR
 #undef LZ_TAKE
     return 0;
 }

@@ -3,6 +3,80 @@
  * once per element type with LZ_T (float/double), LZ_U (uint32_t/uint64_t,
  * the bit pattern) and LZ_SFX defined. docs/FORMAT.md 7.3-7.4.
  */
+#ifndef LZ_KERN_ONCE
+#define LZ_KERN_ONCE
+/* SSE2 lanes for the encoders (Lorenzo's prequantization, the
+ * interpolation's interior rows and estimate; x86-64 with GNU C): the seal
+ * keeps each packed operation rounded on its own, as SCZ_FP_SEAL the
+ * scalar ones */
+#if defined(__SSE2__) && defined(__x86_64__) && defined(__GNUC__)
+#include <emmintrin.h>
+#define LZ_SSE2 1
+#define LZ_VSEAL(v) __asm__("" : "+x"(v))
+typedef struct lz_vq {
+    __m128d M, rc, h, eb, lim, abs;
+    __m128i Mb;
+} lz_vq;
+static inline void lz_vq_init(lz_vq *v, double rc, double h, double eb) {
+    v->M = _mm_set1_pd(LZ_MAGIC);
+    v->rc = _mm_set1_pd(rc);
+    v->h = _mm_set1_pd(h);
+    v->eb = _mm_set1_pd(eb);
+    v->lim = _mm_set1_pd(LZ_QLIM);
+    v->abs = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+    v->Mb = _mm_castpd_si128(v->M);
+}
+/* lz_prequant of two values (7.3), lane by lane, each operation rounded on
+ * its own: the reconstructions x' (returned), the grid indices (*q) and
+ * the mask of the lanes that are not verbatim (*ok, bits 0 and 1). */
+static inline __m128d lz_pq2(__m128d X, const lz_vq *v, int f32, __m128i *q, int *ok) {
+    __m128d t = _mm_mul_pd(X, v->rc);
+    LZ_VSEAL(t);
+    __m128d tr = _mm_add_pd(t, v->M);
+    LZ_VSEAL(tr);
+    __m128d qd = _mm_sub_pd(tr, v->M);
+    LZ_VSEAL(qd);
+    __m128d y = _mm_mul_pd(qd, v->h);
+    LZ_VSEAL(y);
+    if (f32) y = _mm_cvtps_pd(_mm_cvtpd_ps(y));
+    __m128d er = _mm_sub_pd(X, y);
+    LZ_VSEAL(er);
+    *ok = _mm_movemask_pd(_mm_and_pd(_mm_cmplt_pd(_mm_and_pd(t, v->abs), v->lim),
+                                     _mm_cmple_pd(_mm_and_pd(er, v->abs), v->eb)));
+    *q = _mm_sub_epi64(_mm_castpd_si128(tr), v->Mb);
+    return y;
+}
+/* lz_rquant of x against two predictions P (lanes): the grid indices (*q)
+ * and the mask of the lanes that are not verbatim (*ok). */
+static inline void lz_rq2(__m128d X, __m128d P, const lz_vq *v, int f32, __m128i *q, int *ok) {
+    __m128d dx = _mm_sub_pd(X, P);
+    LZ_VSEAL(dx);
+    __m128d t = _mm_mul_pd(dx, v->rc);
+    LZ_VSEAL(t);
+    __m128d tr = _mm_add_pd(t, v->M);
+    LZ_VSEAL(tr);
+    __m128d qd = _mm_sub_pd(tr, v->M);
+    LZ_VSEAL(qd);
+    __m128d y = _mm_mul_pd(qd, v->h);
+    LZ_VSEAL(y);
+    __m128d xr = _mm_add_pd(P, y);
+    LZ_VSEAL(xr);
+    if (f32) xr = _mm_cvtps_pd(_mm_cvtpd_ps(xr));
+    __m128d er = _mm_sub_pd(X, xr);
+    LZ_VSEAL(er);
+    *ok = _mm_movemask_pd(_mm_and_pd(_mm_cmplt_pd(_mm_and_pd(t, v->abs), v->lim),
+                                     _mm_cmple_pd(_mm_and_pd(er, v->abs), v->eb)));
+    *q = _mm_sub_epi64(_mm_castpd_si128(tr), v->Mb);
+}
+static inline int64_t lz_lane0(__m128i q) { return _mm_cvtsi128_si64(q); }
+static inline int64_t lz_lane1(__m128i q) { return _mm_cvtsi128_si64(_mm_unpackhi_epi64(q, q)); }
+static inline double lz_dlane0(__m128d x) { return _mm_cvtsd_f64(x); }
+static inline double lz_dlane1(__m128d x) { return _mm_cvtsd_f64(_mm_unpackhi_pd(x, x)); }
+#else
+#define LZ_SSE2 0
+#endif
+#endif
+
 #define LZ_CAT2(a, b) a##b
 #define LZ_CAT(a, b) LZ_CAT2(a, b)
 #define LZ_FN(name) LZ_CAT(name, LZ_SFX)
@@ -23,17 +97,46 @@ static void LZ_FN(compress_range)(const lz_geo *g, const LZ_T *src, const lz_qp 
     uint64_t no = ts->c0, nvp = ts->c0; /* write positions in the staging arrays */
     const uint64_t e0 = g->e[0], e01 = g->e[0] * g->e[1];
     const uint16_t vnew = (uint16_t)LZ_VNEW(r), vrep = (uint16_t)LZ_VREP(r);
+#if LZ_SSE2
+    lz_vq vq;
+    lz_vq_init(&vq, recip, ebx2, eb);
+#endif
     for (uint64_t b = ts->b0; b < ts->b1; b++) {
         lz_blk k;
         lz_block(g, b, &k);
         const uint64_t ex = k.ex, ey = k.ey, ez = k.ez, m = ex * ey * ez, exy = ex * ey;
+        if (b + 1 < ts->b1 && ey * ez > 1) {
+            /* the next block's rows (a row of a block apart from the next
+             * one: the loads below would wait for each) */
+            lz_blk kn;
+            lz_block(g, b + 1, &kn);
+            for (uint64_t z = 0; z < kn.ez; z++)
+                for (uint64_t y = 0; y < kn.ey; y++) {
+                    const LZ_T *row = src + kn.base + z * e01 + y * e0;
+                    __builtin_prefetch(row);
+                    __builtin_prefetch(row + kn.ex - 1);
+                }
+        }
         uint64_t nv = 0;
         for (uint64_t z = 0; z < ez; z++)
             for (uint64_t y = 0; y < ey; y++) {
                 const LZ_T *row = src + k.base + z * e01 + y * e0;
                 int64_t *qr = q + (z * ey + y) * ex;
                 uint8_t *vr = vf + (z * ey + y) * ex;
-                for (uint64_t x = 0; x < ex; x++) {
+                uint64_t x = 0;
+#if LZ_SSE2
+                /* two at a time: lz_prequant's operations lane by lane */
+                for (; x + 2 <= ex; x += 2) {
+                    __m128i qv;
+                    int ok;
+                    (void)lz_pq2(_mm_set_pd((double)row[x + 1], (double)row[x]), &vq, sizeof(LZ_T) == 4, &qv, &ok);
+                    _mm_storeu_si128((__m128i *)(void *)(qr + x), qv);
+                    vr[x] = (uint8_t)(~ok & 1);
+                    vr[x + 1] = (uint8_t)(~ok >> 1 & 1);
+                    nv += (uint64_t)(ok != 3) + (uint64_t)(ok == 0);
+                }
+#endif
+                for (; x < ex; x++) {
                     double err;
                     int bad = LZ_FN(lz_prequant)(row[x], recip, ebx2, eb, &qr[x], &err);
                     vr[x] = (uint8_t)bad;
@@ -69,27 +172,53 @@ static void LZ_FN(compress_range)(const lz_geo *g, const LZ_T *src, const lz_qp 
         }
         /* Block with verbatim values: their prequantized value is the
          * prediction itself (error 0), so the rest of the block is
-         * predicted from what the decoder will reconstruct. Sequential,
-         * modulo 2^64. */
+         * predicted from what the decoder will reconstruct. Modulo 2^64:
+         * first the verbatim elements' values, in order (each from
+         * earlier ones); then every error at once, the N-dimensional
+         * forward difference as above (the same sums modulo 2^64), 0 at
+         * the verbatim elements. */
         uint64_t *qq = (uint64_t *)q;
+        uint64_t *dd = (uint64_t *)d;
+        for (uint64_t i = 0; i < m; i++) {
+            if (!vf[i]) continue;
+            const uint64_t x = i % ex, y = i / ex % ey, z = i / exy;
+            uint64_t p = 0;
+            if (x) p += qq[i - 1];
+            if (y) p += qq[i - ex];
+            if (x && y) p -= qq[i - ex - 1];
+            if (z) {
+                p += qq[i - exy];
+                if (x) p -= qq[i - exy - 1];
+                if (y) p -= qq[i - exy - ex];
+                if (x && y) p += qq[i - exy - ex - 1];
+            }
+            qq[i] = p;
+        }
+        for (uint64_t row = 0; row < ey * ez; row++) {
+            const uint64_t *qr = qq + row * ex;
+            uint64_t *dr = dd + row * ex;
+            dr[0] = qr[0];
+            for (uint64_t x = 1; x < ex; x++) dr[x] = qr[x] - qr[x - 1];
+        }
         for (uint64_t z = 0; z < ez; z++)
-            for (uint64_t y = 0; y < ey; y++)
+            for (uint64_t y = ey - 1; y >= 1; y--) {
+                uint64_t *dr = dd + (z * ey + y) * ex;
+                const uint64_t *pr = dr - ex;
+                for (uint64_t x = 0; x < ex; x++) dr[x] -= pr[x];
+            }
+        for (uint64_t z = ez - 1; z >= 1; z--) {
+            uint64_t *dp = dd + z * exy;
+            const uint64_t *pp = dp - exy;
+            for (uint64_t i = 0; i < exy; i++) dp[i] -= pp[i];
+        }
+        for (uint64_t z = 0; z < ez; z++)
+            for (uint64_t y = 0; y < ey; y++) {
+                const uint64_t i0 = (z * ey + y) * ex, lin0 = k.base + z * e01 + y * e0;
                 for (uint64_t x = 0; x < ex; x++) {
-                    uint64_t i = (z * ey + y) * ex + x;
-                    uint64_t p = 0;
-                    if (x) p += qq[i - 1];
-                    if (y) p += qq[i - ex];
-                    if (x && y) p -= qq[i - ex - 1];
-                    if (z) {
-                        p += qq[i - exy];
-                        if (x) p -= qq[i - exy - 1];
-                        if (y) p -= qq[i - exy - ex];
-                        if (x && y) p += qq[i - exy - ex - 1];
-                    }
+                    const uint64_t i = i0 + x;
                     uint16_t c;
                     if (vf[i]) {
-                        qq[i] = p;
-                        uint64_t lin = k.base + z * e01 + y * e0 + x;
+                        const uint64_t lin = lin0 + x;
                         LZ_U bits;
                         memcpy(&bits, src + lin, sizeof bits);
                         if (ts->has_verb && (uint64_t)bits == ts->last_bits) {
@@ -105,11 +234,12 @@ static void LZ_FN(compress_range)(const lz_geo *g, const LZ_T *src, const lz_qp 
                         }
                         ts->last_bits = bits;
                     } else {
-                        c = lz_code((int64_t)(qq[i] - p), r, span, k.co + i, oidx, odel, &no);
+                        c = lz_code((int64_t)dd[i], r, span, k.co + i, oidx, odel, &no);
                     }
                     cb[i] = c;
                     hist[c]++;
                 }
+            }
     }
     ts->n_out = no - ts->c0;
     ts->n_vnew = nvp - ts->c0;

@@ -7,6 +7,9 @@
 
 #include <float.h>
 #include <math.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 static inline double elem(scz_dtype t, const void *p, uint64_t i) {
     switch (t) {
@@ -42,6 +45,77 @@ static inline float f32_unkey(int32_t k) {
 static uint64_t range_f32(const float *restrict p, uint64_t n, int32_t *klo, int32_t *khi) {
     int32_t lo = INT32_MAX, hi = INT32_MIN;
     uint64_t c = 0, i = 0;
+#if defined(__SSE2__)
+    /* four lanes of SSE2 minimum / maximum of the finite values (minps is
+     * a < b ? a : b); the extremes' keys after, a zero's sign from a scan
+     * (the keys order -0.0 below +0.0, minps does not) */
+    if (n >= 8) {
+        const __m128 inf = _mm_set1_ps(INFINITY), ninf = _mm_set1_ps(-INFINITY);
+        const __m128 absm = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
+        __m128 vlo = inf, vhi = ninf;
+        const uint64_t n4 = n & ~(uint64_t)3;
+        while (i < n4) {
+            const uint64_t e = n4 - i > (1u << 20) ? i + (1u << 20) : n4;
+            __m128i vc = _mm_setzero_si128();
+            for (; i < e; i += 4) {
+                const __m128 v = _mm_loadu_ps(p + i);
+                const __m128 fin = _mm_cmplt_ps(_mm_and_ps(v, absm), inf);
+                const __m128 vf = _mm_and_ps(fin, v);
+                vlo = _mm_min_ps(_mm_or_ps(vf, _mm_andnot_ps(fin, inf)), vlo);
+                vhi = _mm_max_ps(_mm_or_ps(vf, _mm_andnot_ps(fin, ninf)), vhi);
+                vc = _mm_sub_epi32(vc, _mm_castps_si128(fin));
+            }
+            uint32_t c4[4];
+            _mm_storeu_si128((__m128i *)(void *)c4, vc);
+            c += (uint64_t)c4[0] + c4[1] + c4[2] + c4[3];
+        }
+        float l4[4], h4[4];
+        _mm_storeu_ps(l4, vlo);
+        _mm_storeu_ps(h4, vhi);
+        float fl = l4[0], fh = h4[0];
+        for (int q = 1; q < 4; q++) {
+            fl = l4[q] < fl ? l4[q] : fl;
+            fh = h4[q] > fh ? h4[q] : fh;
+        }
+        for (; i < n; i++) {
+            const float v = p[i];
+            if (!isfinite(v)) continue;
+            c++;
+            fl = v < fl ? v : fl;
+            fh = v > fh ? v : fh;
+        }
+        if (c) {
+            uint32_t b;
+            if (fl == 0.0f) { /* -0.0 if there is one */
+                fl = 0.0f;
+                for (uint64_t j = 0; j < n; j++) {
+                    memcpy(&b, p + j, sizeof b);
+                    if (b == 0x80000000u) {
+                        fl = -0.0f;
+                        break;
+                    }
+                }
+            }
+            if (fh == 0.0f) { /* +0.0 if there is one */
+                fh = -0.0f;
+                for (uint64_t j = 0; j < n; j++) {
+                    memcpy(&b, p + j, sizeof b);
+                    if (b == 0) {
+                        fh = 0.0f;
+                        break;
+                    }
+                }
+            }
+            memcpy(&b, &fl, sizeof b);
+            lo = f32_key(b);
+            memcpy(&b, &fh, sizeof b);
+            hi = f32_key(b);
+        }
+        *klo = lo;
+        *khi = hi;
+        return c;
+    }
+#endif
     while (i < n) {
         /* blocks of at most 2^20 elements: the count fits 32 bits */
         const uint64_t e = n - i > (1u << 20) ? i + (1u << 20) : n;
@@ -62,6 +136,59 @@ static uint64_t range_f32(const float *restrict p, uint64_t n, int32_t *klo, int
     *klo = lo;
     *khi = hi;
     return c;
+}
+
+/* Extremes and finite count of p[0..n) of float64, non-finite values left
+ * out: two lanes of SSE2 minimum / maximum (minpd is a < b ? a : b, as the
+ * scalar test below), the lanes joined after. Only a zero's sign can
+ * differ from the order of a scalar scan; range_f64_zero puts it right. */
+static uint64_t range_f64(const double *restrict p, uint64_t n, double *plo, double *phi) {
+    double lo = INFINITY, hi = -INFINITY;
+    uint64_t c = 0, i = 0;
+#if defined(__SSE2__)
+    if (n >= 4) {
+        const __m128d inf = _mm_set1_pd(INFINITY), ninf = _mm_set1_pd(-INFINITY);
+        const __m128d absm = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+        __m128d vlo = inf, vhi = ninf;
+        __m128i vc = _mm_setzero_si128();
+        for (; i + 2 <= n; i += 2) {
+            const __m128d v = _mm_loadu_pd(p + i);
+            const __m128d fin = _mm_cmplt_pd(_mm_and_pd(v, absm), inf); /* false for NaN and +-inf */
+            const __m128d vl = _mm_or_pd(_mm_and_pd(fin, v), _mm_andnot_pd(fin, inf));
+            const __m128d vh = _mm_or_pd(_mm_and_pd(fin, v), _mm_andnot_pd(fin, ninf));
+            vlo = _mm_min_pd(vl, vlo);
+            vhi = _mm_max_pd(vh, vhi);
+            vc = _mm_sub_epi64(vc, _mm_castpd_si128(fin));
+        }
+        double l2[2], h2[2];
+        uint64_t c2[2];
+        _mm_storeu_pd(l2, vlo);
+        _mm_storeu_pd(h2, vhi);
+        _mm_storeu_si128((__m128i *)(void *)c2, vc);
+        lo = l2[0] < l2[1] ? l2[0] : l2[1];
+        hi = h2[0] > h2[1] ? h2[0] : h2[1];
+        c = c2[0] + c2[1];
+    }
+#endif
+    for (; i < n; i++) {
+        const double v = p[i];
+        if (!isfinite(v)) continue;
+        c++;
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
+    }
+    *plo = lo;
+    *phi = hi;
+    return c;
+}
+
+/* A scalar scan keeps the first finite value equal to the extreme: for an
+ * extreme of zero, the sign of the first zero. */
+static double range_f64_zero(const double *p, uint64_t n, double z) {
+    if (z != 0.0) return z;
+    for (uint64_t i = 0; i < n; i++)
+        if (p[i] == 0.0) return p[i];
+    return z;
 }
 
 scz_status scz__value_range(scz_dtype t, const void *data, uint64_t n, double *mn, double *mx,
@@ -94,6 +221,26 @@ scz_status scz__value_range(scz_dtype t, const void *data, uint64_t n, double *m
         if (f) {
             lo = f32_unkey(klo);
             hi = f32_unkey(khi);
+        }
+    } else if (t == SCZ_DTYPE_F64) {
+        const double *p = data;
+        enum { PARTS = 64 };
+        double plo[PARTS], phi[PARTS];
+        uint64_t pf[PARTS];
+        int np = n > 65536 && threads > 1 ? (threads < PARTS ? threads : PARTS) : 1;
+#pragma omp parallel for schedule(static, 1) num_threads(np) if (np > 1)
+        for (int q = 0; q < np; q++) {
+            const uint64_t a = n * (uint64_t)q / (uint64_t)np, b = n * (uint64_t)(q + 1) / (uint64_t)np;
+            pf[q] = range_f64(p + a, b - a, &plo[q], &phi[q]);
+        }
+        for (int q = 0; q < np; q++) {
+            if (plo[q] < lo) lo = plo[q];
+            if (phi[q] > hi) hi = phi[q];
+            f += pf[q];
+        }
+        if (f) {
+            lo = range_f64_zero(p, n, lo);
+            hi = range_f64_zero(p, n, hi);
         }
     } else {
 #pragma omp parallel for reduction(min : lo) reduction(max : hi) reduction(+ : f) schedule(static) \
