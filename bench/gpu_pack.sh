@@ -17,8 +17,8 @@ PACK=$1
 shift
 B=${BUILD:-/tmp/scz-pack-build}
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(test_cuda_huffman test_cuda_lossy test_cuda_lossy_dec test_cuda_ndzip
-  test_cuda_gfc test_cuda_lzss test_stream_cuda scz_bench_gpu)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(test_cuda_huffman test_cuda_lossy test_cuda_lossy_dec test_cuda_lossy_enc1
+  test_cuda_ndzip test_cuda_gfc test_cuda_lzss test_stream_cuda scz_bench_gpu)
 cmake -S "$ROOT" -B "$B" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" \
   -DSCZ_PYTHON=OFF >"$B.configure.log" 2>&1 || { tail -20 "$B.configure.log"; exit 1; }
 cmake --build "$B" -j "${JOBS:-$(nproc)}" --target "${TARGETS[@]}" >"$B.build.log" 2>&1 ||

@@ -483,6 +483,8 @@ struct EParams {
     const uint32_t *cnt; /* per-stream counts, NULL: count_full / count_last */
     const uint64_t *woff; /* where each stream goes in pay, ~0: not written */
     uint32_t hist_ready;  /* the histogram was counted by the set's producer */
+    const uint32_t *Kv;   /* stream sets: each stream's alphabet (device), or NULL (K) */
+    const uint64_t *soff; /* stream sets: each stream's first symbol (device), or NULL (cl * stride) */
     uint32_t hdr, K;     /* codec header bytes (16, 0 for bare streams); K (0: the codec's) */
 };
 
@@ -627,7 +629,10 @@ __device__ __forceinline__ uint64_t ecount(const EParams &p, uint32_t cl) {
 
 __device__ __forceinline__ uint32_t esym(const EParams &p, uint32_t cl, uint64_t i) {
     if (p.es == 1) return p.src[(uint64_t)cl * p.raw_full + i];
-    if (p.es == 2) return reinterpret_cast<const uint16_t *>(p.src + (uint64_t)cl * p.raw_full)[i];
+    if (p.es == 2) {
+        if (p.soff) return reinterpret_cast<const uint16_t *>(p.src)[p.soff[cl] + i];
+        return reinterpret_cast<const uint16_t *>(p.src + (uint64_t)cl * p.raw_full)[i];
+    }
     return p.sym16[(uint64_t)cl * p.count_full + i];
 }
 
@@ -955,7 +960,7 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
     EMeta *M = p.meta + cl;
     const uint32_t m = M->used;
     const uint64_t n = ecount(p, cl);
-    const uint32_t K = p.K ? p.K : p.es == 1 ? 256u : p.es == 2 ? 65536u : M->K;
+    const uint32_t K = p.K ? p.K : p.Kv ? p.Kv[cl] : p.es == 1 ? 256u : p.es == 2 ? 65536u : M->K;
     const uint64_t *keys = p.keysB + (size_t)cl * p.Kc; /* by (count, symbol) */
     const uint64_t *ukeys = p.keysA + (size_t)cl * p.Kc; /* by symbol (the sort's input, unchanged) */
     uint8_t *len = p.len + (size_t)cl * p.Kcap;          /* only used symbols are ever read */
@@ -1238,7 +1243,7 @@ __global__ void __launch_bounds__(NT) k_eoff(EParams p) {
  * t * EPT .. t * EPT + EPT - 1 of the tile (blocked) in two 16-byte loads,
  * or t * 8 + h * 8 * NT .. (striped by 8) with striped = true. */
 __device__ __forceinline__ bool etile_vec(const EParams &p, uint64_t i0, uint64_t n) {
-    return p.es == 2 && i0 + ETILE <= n && ((p.raw_full | reinterpret_cast<uintptr_t>(p.src)) & 15) == 0;
+    return p.es == 2 && !p.soff && i0 + ETILE <= n && ((p.raw_full | reinterpret_cast<uintptr_t>(p.src)) & 15) == 0;
 }
 __device__ __forceinline__ void etile_load(const EParams &p, uint32_t cl, uint64_t i0, bool striped, uint32_t *sym) {
     static_assert(EPT == 16, "two 16-byte loads per thread");
@@ -1578,7 +1583,9 @@ void hse_params(const scz_hse *h, void *state, void *work, const ELayout &L, EPa
     p->cnt = h->count;
     p->ng = h->n;
     p->es = 2;
-    p->K = h->K;
+    p->K = h->Kv ? 0 : h->K; /* per-stream alphabets: the general paths (no K-sized tables) */
+    p->Kv = h->Kv;
+    p->soff = h->soff;
     p->hdr = 0;
     p->words_cap = L.words_cap;
     p->units_cap = L.units_cap;

@@ -28,6 +28,8 @@ struct scz_hse {
     uint32_t K;            /* alphabet size, 1..65536 */
     uint64_t cap;          /* most symbols of one stream */
     uint32_t hist_ready;   /* 1: the caller counted the symbols into scz__hse_hist (plan skips its pass) */
+    const uint32_t *Kv;    /* device: stream i's alphabet size Kv[i] <= K, or NULL: K for every stream */
+    const uint64_t *soff;  /* device: stream i's first symbol at sym + soff[i] (then stride is unused), or NULL */
 };
 
 size_t scz__hse_scratch(uint32_t n, uint64_t cap);

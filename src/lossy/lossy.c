@@ -14,6 +14,8 @@
 #include "lossy.h"
 #include "lossy_quant.h"
 #include "lossy_interp_hd.h"
+#include "lossy_est_hd.h"
+#include "lossy_debug.h"
 
 #include "../entropy/huffman.h"
 #include "../entropy/rle.h"
@@ -142,11 +144,16 @@ static inline int64_t unzigzag(uint64_t z) { return (int64_t)((z >> 1) ^ (0 - (z
 /* Level 1: interpolation (FORMAT.md 7.9)                              */
 /* ------------------------------------------------------------------ */
 
-static inline unsigned lz_bitlen(uint64_t u) { return u ? 64u - (unsigned)__builtin_clzll(u) : 0u; }
-/* Cost of a quantization code in the estimate (7.10). */
-static inline uint64_t lz_cost(uint64_t d) {
-    unsigned b = lz_bitlen(zigzag((int64_t)d));
-    return b ? 2 * (uint64_t)b + LZ1_COST_NZ : 0;
+/* The per-element arithmetic of the level-1 writer (residual quantization,
+ * the estimate's samples and costs, the choice from them): lossy_est_hd.h,
+ * shared with the GPU writer (lossy_enc1.cu). */
+/* The CPU estimate's and encoder's names for them (lossy_interp.h: its
+ * estimate is an SSE2 form of lz1_est_sample, with the same sums; the GPU
+ * writer's test compares them). */
+static inline uint64_t lz_cost(uint64_t d) { return lz1_cost(d); }
+static inline int lz_rquant(double x, double P, double recip, double ebx2, double eb, int f32, int64_t *q,
+                            double *xr) {
+    return lz1_rq(x, P, recip, ebx2, eb, f32, q, xr);
 }
 
 /* The same predictions where all four (cubic) or both (linear) neighbours
@@ -155,31 +162,6 @@ static inline double lz_icub(const double *R, uint64_t i, uint64_t o) {
     return lz_cub(R[i - o], R[i + o], R[i - 3 * o], R[i + 3 * o]);
 }
 static inline double lz_ilin(const double *R, uint64_t i, uint64_t o) { return lz_lin(R[i - o], R[i + o]); }
-
-/* Residual quantization (7.9): q = t = (x - P) / h rounded half to even;
- * *xr = the reconstruction T(P + q h); returns 1 when the element must be
- * verbatim. */
-static inline int lz_rquant(double x, double P, double recip, double ebx2, double eb, int f32, int64_t *q,
-                            double *xr) {
-    const double mg = LZ_MAGIC;
-    double dx = x - P;
-    SCZ_FP_SEAL(dx);
-    double t = dx * recip;
-    SCZ_FP_SEAL(t);
-    double tr = t + LZ_MAGIC;
-    double qd = tr - LZ_MAGIC;
-    uint64_t tb, mb;
-    memcpy(&tb, &tr, 8);
-    memcpy(&mb, &mg, 8);
-    *q = (int64_t)(tb - mb);
-    double y = qd * ebx2;
-    SCZ_FP_SEAL(y);
-    double r = P + y;
-    SCZ_FP_SEAL(r);
-    if (f32) r = (double)(float)r;
-    *xr = r;
-    return !(fabs(t) < LZ_QLIM) | !(fabs(x - r) <= eb);
-}
 
 /* Number of levels: the smallest L with 2^L >= every extent. */
 static inline unsigned lz_levels(const lz_geo *g) { return lz1_levels(g->rank, g->e); }
@@ -1128,37 +1110,7 @@ static void lz1_choose(const lz_geo *g, unsigned es, const void *src, const lz_q
     uint64_t c[LZ1_NCOST];
     if (es == 4) lz_estimate_f32(g, src, qp, T, c);
     else lz_estimate_f64(g, src, qp, T, c);
-    *alt = LZ_PRED_LORENZO;
-    *alt_order = 0;
-    *order = 0;
-    /* the smallest interpolation cost: cubic 0, linear 0, cubic 1, linear 1,
-     * cubic 2, ... (the first on ties) */
-    const unsigned no = lz1_norders(g->rank);
-    unsigned bp = LZ_PRED_CUBIC, bo = 0, lo = 0;
-    uint64_t ci = c[2];
-    for (unsigned od = 0; od < no; od++) {
-        if (c[2 + 2 * od] < ci) ci = c[2 + 2 * od], bp = LZ_PRED_CUBIC, bo = od;
-        if (c[1 + 2 * od] < ci) ci = c[1 + 2 * od], bp = LZ_PRED_LINEAR, bo = od;
-        if (c[1 + 2 * od] < c[1 + 2 * lo]) lo = od; /* the trial's linear order */
-    }
-    const uint64_t S = c[LZ1_NCOST - 1];
-    /* level bounds (7.10 step 1): at low rates, where the coarse levels'
-     * errors dominate the finer levels' */
-    *tight = ci < LZ1_TIGHT * S;
-    if (ci < c[0]) {
-        *pred = bp;
-        *order = bo;
-        return;
-    }
-    *pred = LZ_PRED_LORENZO;
-    /* Lorenzo by the estimate, mostly zero codes (where runs matter, which
-     * the estimate does not see) and an interpolation within a factor
-     * LZ1_TRIAL of it: Lorenzo and linear interpolation (the more robust of
-     * the two where the data looks noisy) are both tried */
-    if (ci <= LZ1_TRIAL * c[0] && c[0] < LZ1_TRIAL_ZERO * S) {
-        *alt = LZ_PRED_LINEAR;
-        *alt_order = lo;
-    }
+    lz1_choose_costs(c, g->rank, pred, order, alt, alt_order, tight);
 }
 
 static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const void *src,
@@ -1199,6 +1151,27 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
     }
     free(tmp);
     return st;
+}
+
+/* White-box trace of lz1_encode (lossy_debug.h): NULL but in
+ * scz__lossy1_debug_encode. */
+static _Thread_local scz_l1trace *lz1_trace;
+
+/* The chunk's radius (7.10 step 2) from the histogram tot[2R + 2] of its
+ * codes of radius R: 1 + the largest |error| coded inside R (1 if none);
+ * [*lo, *hi] the in-range codes used (none: *lo > *hi). */
+static uint32_t lz1_radius(const uint64_t *tot, uint32_t R, uint32_t *plo, uint32_t *phi) {
+    uint32_t lo = 1, hi = 2 * R - 1;
+    while (lo <= hi && !tot[lo]) lo++;
+    while (hi >= lo && !tot[hi]) hi--;
+    uint32_t r = 1;
+    if (lo <= hi) {
+        const uint32_t mlo = lo > R ? lo - R : R - lo, mhi = hi > R ? hi - R : R - hi;
+        r = (mlo > mhi ? mlo : mhi) + 1;
+    }
+    *plo = lo;
+    *phi = hi;
+    return r;
 }
 
 static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const void *src,
@@ -1348,13 +1321,20 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     /* level 1 (7.10 step 3): the run-length body only where its section is
      * at most 21/20 of the Huffman section (run-length never won above
      * 0.99 on the data fields: the back end favours the Huffman body) */
+    const int rl_formed = rl.on;
     if (rl.on && h->knobs[1] == 0 && (uint64_t)LZ1_RLE_NUM * rle_size(&rl) > (uint64_t)LZ1_RLE_DEN * hsz) rl.on = 0;
     if (rl.on && rl.pending) rle_fill(&rl, codes, cm.map, n);
+    if (lz1_trace) {
+        lz1_trace->r = r, lz1_trace->S = S, lz1_trace->g = gs, lz1_trace->rle = (uint32_t)rl.on;
+        lz1_trace->size0 = hc.size, lz1_trace->bits0 = hc.total_bits, lz1_trace->hsz = hsz;
+        lz1_trace->rformed = (uint32_t)rl_formed, lz1_trace->rsz = rl_formed ? rle_size(&rl) : 0;
+    }
 
     /* 5. bodies (workflow section, outliers, verbatim values), the back
      * end of each, the smallest final payload */
     const uint64_t tail = obytes + n_vnew * es;
     const uint64_t bh = hsz + tail, br = rl.on ? rle_size(&rl) + tail : 0;
+    if (lz1_trace) lz1_trace->obytes = obytes, lz1_trace->nvnew = n_vnew, lz1_trace->bh = bh, lz1_trace->br = br;
     uint64_t gapb = 16 * ((bh > br ? bh : br) * 8 / SCZ_HUFF_UNIT_BITS + 2);
     /* slot 2 (the interpolation's R, no longer needed; slot 3 holds the
      * caller's chunk table) */
@@ -1369,10 +1349,12 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
         if (gs) sweep_write(codes, &cm, sw, S, gs, K, &swp, T, bookb, w0 + o_work, bodyh, w0 + o_gap);
         else scz__hs_write(&hc, cmap_book(&cm, book), codes, 2, T, rs, rb, bodyh, w0 + o_gap);
         write_tail(bodyh + hsz, obytes, ts, T, oidx, odel, vpos, sb, es);
+        if (lz1_trace && lz1_trace->body && bh <= lz1_trace->body_cap) memcpy(lz1_trace->body, bodyh, bh);
     }
     if (rl.on) {
         rle_write(&rl, bodyr, w0 + o_gap);
         write_tail(bodyr + rle_size(&rl), obytes, ts, T, oidx, odel, vpos, sb, es);
+        if (lz1_trace && lz1_trace->rbody && br <= lz1_trace->body_cap) memcpy(lz1_trace->rbody, bodyr, br);
     }
     uint64_t *btot = total2; /* free again */
     scz_hs_info bi_h, bi_r;
@@ -1807,3 +1789,119 @@ const scz_codec_ops scz__lossy_ops = {
     .pass_end = lz_pass_end,
     .pass_free = lz_pass_free,
 };
+
+/* ------------------------------------------------------------------ */
+/* White-box entries for the GPU writer's tests (lossy_debug.h)        */
+/* ------------------------------------------------------------------ */
+
+void scz__lossy1_debug_estimate(const scz_chunk_geom *cg, const void *src, double eb, int psnr, uint64_t *costs,
+                                uint8_t *dec) {
+    lz_geo g;
+    geo_extents(cg, &g);
+    lz_qp qp;
+    qp.eb = eb;
+    qp.ebx2 = 2.0 * eb;
+    qp.recip = qp.ebx2 > 0 ? 1.0 / qp.ebx2 : INFINITY;
+    qp.radius = 1;
+    unsigned pred = LZ_PRED_LORENZO, order = 0, alt = LZ_PRED_LORENZO, alt_order = 0, tight = 0;
+    memset(costs, 0, LZ1_NCOST * sizeof *costs);
+    if (!psnr) {
+        if (cg->esize == 4) lz_estimate_f32(&g, src, &qp, 1, costs);
+        else lz_estimate_f64(&g, src, &qp, 1, costs);
+        lz1_choose_costs(costs, g.rank, &pred, &order, &alt, &alt_order, &tight);
+    }
+    dec[0] = (uint8_t)pred, dec[1] = (uint8_t)order, dec[2] = (uint8_t)alt, dec[3] = (uint8_t)alt_order;
+    dec[4] = (uint8_t)tight;
+}
+
+int scz__lossy1_debug_interp(const scz_chunk_geom *cg, const void *src, double eb, uint32_t R, unsigned pred,
+                             unsigned order, unsigned tight, uint16_t *codes, uint32_t *oidx, int64_t *odel,
+                             uint32_t *vpos, uint64_t *nout, uint64_t *nvnew, uint32_t *r) {
+    lz_geo g;
+    geo_extents(cg, &g);
+    const unsigned lb[3] = {0, 0, 0};
+    geo_blocks(&g, lb);
+    lz_qp qp;
+    qp.eb = eb;
+    qp.ebx2 = 2.0 * eb;
+    qp.recip = qp.ebx2 > 0 ? 1.0 / qp.ebx2 : INFINITY;
+    qp.radius = R;
+    const uint32_t KR = 2 * R + 2;
+    uint32_t *hist = calloc(KR, 4);
+    uint64_t *tot = calloc(KR, 8);
+    double *Rv = malloc(8 * (size_t)(g.n ? g.n : 1));
+    if (!hist || !tot || !Rv) {
+        free(hist), free(tot), free(Rv);
+        return -1;
+    }
+    lz_tstate ts[1];
+    memset(ts, 0, sizeof ts);
+    ts[0].c0 = 0;
+    ts[0].c1 = g.n;
+    ts[0].hist = hist;
+    const int cub = pred == LZ_PRED_CUBIC;
+    uint32_t *hx = calloc((size_t)3 * KR + 16, 4); /* interp_encode's counters (lz1_encode: slot o_rh) */
+    if (!hx) {
+        free(hist), free(tot), free(Rv);
+        return -1;
+    }
+    if (cg->esize == 4) interp_encode_f32(&g, src, &qp, cub, order, (int)tight, 1, ts, codes, oidx, odel, vpos, Rv, hx);
+    else interp_encode_f64(&g, src, &qp, cub, order, (int)tight, 1, ts, codes, oidx, odel, vpos, Rv, hx);
+    free(hx);
+    for (uint32_t c = 0; c < KR; c++) tot[c] = hist[c];
+    uint32_t lo, hi;
+    *r = lz1_radius(tot, R, &lo, &hi);
+    *nout = ts[0].n_out;
+    *nvnew = ts[0].n_vnew;
+    free(hist), free(tot), free(Rv);
+    return 0;
+}
+
+int scz__lossy1_debug_encode(scz_ctx *ctx, const scz_chunk_geom *cg, const void *src, double eb, uint32_t R,
+                             uint32_t knob1, unsigned pred, unsigned order, unsigned tight, scz_l1trace *tr) {
+    scz_status st = SCZ_OK;
+    scz_header h;
+    memset(&h, 0, sizeof h);
+    h.codec = SCZ_CODEC_LOSSY;
+    h.dtype = cg->dtype;
+    h.eb_mode = SCZ_EB_ABS;
+    h.eb_user = h.eb_abs = eb;
+    h.knobs[0] = R;
+    h.knobs[1] = knob1;
+    h.knobs[2] = 1;
+    const uint64_t cap = lz_bound(&h, cg) + LZ1_HDR;
+    uint8_t *dst = malloc(cap ? cap : 1);
+    uint64_t out = 0;
+    uint32_t info = 0;
+    uint8_t *body = tr->body, *rbody = tr->rbody, *payload = tr->payload;
+    const uint64_t body_cap = tr->body_cap;
+    memset(tr, 0, sizeof *tr);
+    tr->body = body;
+    tr->rbody = rbody;
+    tr->payload = payload;
+    tr->body_cap = body_cap;
+    if (!dst) st = SCZ_ERR_NOMEM;
+    if (!st) {
+        lz1_trace = tr;
+        st = lz1_encode(ctx, &h, cg, src, pred, order, tight, dst, cap, &out, &info);
+        lz1_trace = NULL;
+        tr->psize = out;
+        tr->pinfo = info;
+        if (!st && payload && out <= body_cap) memcpy(payload, dst, out);
+    }
+    free(dst);
+    return (int)st;
+}
+
+int scz__lossy1_debug_compress(scz_ctx *ctx, const scz_chunk_geom *cg, const void *src, double eb, int psnr,
+                               uint32_t R, uint8_t *dst, uint64_t cap, uint64_t *size, uint32_t *info) {
+    scz_header h;
+    memset(&h, 0, sizeof h);
+    h.codec = SCZ_CODEC_LOSSY;
+    h.dtype = cg->dtype;
+    h.eb_mode = psnr ? SCZ_EB_PSNR : SCZ_EB_ABS;
+    h.eb_user = h.eb_abs = eb;
+    h.knobs[0] = R;
+    h.knobs[2] = 1;
+    return (int)lz1_compress(ctx, &h, cg, src, dst, cap, size, info);
+}

@@ -49,6 +49,7 @@
 
 #include "lossy_cuda.h"
 #include "lossy_interp_hd.h"
+#include "lossy_sweep_cuda.h"
 #include "../cuda/prof.h"
 
 #include "../entropy/huffman_cuda.h"
@@ -120,16 +121,8 @@ struct LMeta {
 
 enum { IT_HUFF = 0, IT_RUN, IT_BYTE, IT_BLOCK, IT_BE, IT_KINDS };
 
-/* One sweep of an interpolated chunk (FORMAT.md 7.9; entry 0: element 0,
- * entry j + 1: sweep j): its elements b[k] + m_k d[k], m_0 < c0, m_1 < c1,
- * in traversal order from position p0. */
-struct Sweep {
-    double h;                   /* the level's step h_lv */
-    double inv0, inv1;          /* 1 / c0, 1 / c1 (fdiv) */
-    uint32_t p0, n, c0, c1;
-    uint32_t b[3], d[3];
-    uint32_t a, s;              /* axis (3: element 0, predicted 0), level stride */
-};
+using scz_l1::Sweep;
+using scz_l1::fdiv;
 
 struct Params {
     const uint8_t *pay;
@@ -421,42 +414,10 @@ __global__ void __launch_bounds__(NT) k_head1(Params p) {
                 M.nsw = 0;
                 if (!e && M.order >= lz1_norders(rank)) e = LZE_L1HEAD;
                 if (!e && ip) {
-                    /* the sweeps (lossy.c lz_sweep_starts, LZ_SWEEPS) */
+                    /* the sweeps (lossy_sweep_cuda.h, as lossy.c lz_sweep_starts) */
                     const uint64_t ex[3] = {M.e[0], M.e[1], M.e[2]};
-                    uint8_t perm[3], pos[3];
-                    lz1_order(rank, M.order, perm, pos);
-                    const uint32_t L = lz1_levels(rank, ex);
-                    Sweep *W = p.sw + (size_t)c * p.swn;
-                    Sweep w0;
-                    w0.h = lz1_level_step(p.h, (int)M.tight, L);
-                    w0.p0 = 0, w0.n = 1, w0.c0 = w0.c1 = 1, w0.a = 3, w0.s = 0, w0.inv0 = w0.inv1 = 1.0;
-                    for (int k = 0; k < 3; k++) w0.b[k] = 0, w0.d[k] = 1;
-                    W[0] = w0;
-                    uint32_t S = 0, base = 1;
-                    for (uint32_t lv = L; lv-- > 0;) {
-                        const uint64_t s = (uint64_t)1 << lv;
-                        const double hl = lz1_level_step(p.h, (int)M.tight, lv);
-                        for (uint32_t j = 0; j < rank; j++) {
-                            const uint32_t a = perm[j];
-                            if (s >= ex[a]) continue;
-                            uint64_t b[3], d[3], cnt[3];
-                            lz1_sweep_dims(ex, pos, a, s, b, d, cnt);
-                            Sweep w;
-                            w.h = hl;
-                            w.p0 = base;
-                            w.n = (uint32_t)(cnt[0] * cnt[1] * cnt[2]);
-                            w.c0 = (uint32_t)cnt[0];
-                            w.c1 = (uint32_t)cnt[1];
-                            w.inv0 = 1.0 / (double)w.c0;
-                            w.inv1 = 1.0 / (double)w.c1;
-                            for (int k = 0; k < 3; k++) w.b[k] = (uint32_t)b[k], w.d[k] = (uint32_t)d[k];
-                            w.a = a;
-                            w.s = (uint32_t)s;
-                            if (S + 1 < p.swn) W[S + 1] = w;
-                            S++;
-                            base += w.n;
-                        }
-                    }
+                    const uint32_t S = scz_l1::sweep_table(p.sw + (size_t)c * p.swn, p.swn, rank, ex, M.order,
+                                                           (int)M.tight, p.h);
                     if (S + 1 > p.swn) e = LZE_LIMIT; /* cannot happen: the host counted them alike */
                     M.nsw = S;
                     if (!e && M.gs > S) e = LZE_L1HEAD;
@@ -1609,17 +1570,6 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_ires(Params p) {
         else reinterpret_cast<uint64_t *>(dst)[i] = ldb64(src);
         atomicOr(&vb[i >> 5], 1u << (i & 31));
     }
-}
-
-/* n / d for n, d < 2^31 from inv = 1 / d (binary64): the product is
- * within 2^-20 of n / d, so the truncated quotient is off by at most one,
- * which the remainder corrects. */
-__device__ __forceinline__ uint32_t fdiv(uint32_t n, uint32_t d, double inv) {
-    uint32_t q = __double2uint_rz(__dmul_rn((double)n, inv));
-    const int64_t r = (int64_t)n - (int64_t)q * d;
-    if (r < 0) q--;
-    else if (r >= (int64_t)d) q++;
-    return q;
 }
 
 /* What a sweep needs of its chunk (k_sweep keeps it in shared memory). */

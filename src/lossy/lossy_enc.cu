@@ -1369,7 +1369,7 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
         p.nlast = g0 + ng == b->n ? ng - 1 : NONE;
         p.src = static_cast<const uint8_t *>(d_src) + (uint64_t)g0 * b->raw_full;
         /* the codes' histogram is counted by the quantization kernels */
-        const scz_hse hc{p.codes, L.cf, p.cntC, ng, K, L.cf, K <= HK};
+        const scz_hse hc{p.codes, L.cf, p.cntC, ng, K, L.cf, K <= HK, nullptr, nullptr};
         p.hist = nullptr;
         if (hc.hist_ready) {
             p.hist = scz__hse_hist(&hc, stC, &p.hstride);
@@ -1381,8 +1381,8 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
         pf.mark("quant");
         k_lscan<<<ng, NT, 0, s>>>(p);
         pf.mark("lscan");
-        const scz_hse hv{p.rv, L.cf, p.cntR, ng, K, L.cf, 0};
-        const scz_hse hl{p.rl, L.cf, p.cntR, ng, 65536, L.cf, 0};
+        const scz_hse hv{p.rv, L.cf, p.cntR, ng, K, L.cf, 0, nullptr, nullptr};
+        const scz_hse hl{p.rl, L.cf, p.cntR, ng, 65536, L.cf, 0, nullptr, nullptr};
         if ((e = scz__hse_plan(&hc, stC, work, p.sizeC, p.bitsC, s))) return e;
         pf.mark("planC");
         k_ltry<<<(ng + NT - 1) / NT, NT, 0, s>>>(p);

@@ -1,0 +1,1356 @@
+/*
+ * lossy_enc1.cu -- level-1 compression (knobs[2] = 1, FORMAT.md 7.9-7.10)
+ * on the GPU, to write exactly the CPU writer's bytes (lossy.c lz1_*,
+ * lossy_interp.h). Work in progress (docs/GPU.md "Level 1 on the GPU:
+ * compression"): every chunk's payload is written, through the white-box
+ * entry scz__lossy1_cuda_debug (lossy_debug.h); the batch driver in
+ * scz__lossy_cuda_encode is not, so scz__cuda_can_hdr keeps level-1
+ * encoding on the CPU. One launch per step over all chunks of a batch
+ * (the trial's interpolation payloads are extra chunks after the batch's,
+ * chunk n + c reading chunk c's elements; the smaller payload is kept):
+ *
+ *   k_est     the predictor estimate (7.10 step 1): one thread per sample
+ *             (lossy_est_hd.h lz1_est_sample, the CPU's function), 64-bit
+ *             integer sums per chunk by atomics (any order, the CPU's sums);
+ *   k_decide  one thread per chunk: predictor, axis order, trial, level
+ *             bounds (lz1_choose_costs, the CPU's function);
+ *   k_stab    one thread per chunk: the sweep table of an interpolated
+ *             chunk (lossy_sweep_cuda.h, the decoder's);
+ *   k_isw     one launch per sweep index over all chunks (as the decoder's
+ *             k_sweep): an element's traversal position gives its
+ *             coordinates, its prediction from R (binary64, the values a
+ *             decoder reconstructs, lossy_interp_hd.h lz_ipred), residual
+ *             quantization (lz1_rq), its code with the largest radius R
+ *             at its position; an outlier's error or a verbatim element's
+ *             index beside it (aux); the largest |error| coded inside R
+ *             per chunk (atomicMax: the chunk's radius, 7.10 step 2);
+ *   k_tlast / k_vscan / k_vt2   V_new / V_repeat (7.4) in traversal order:
+ *             the last verbatim position per tile of 4096 codes, their
+ *             exclusive scan per chunk, then each code 2R compared with the
+ *             previous verbatim element's bits; outlier and V_new counts;
+ *   k_sinit / k_hist / k_rest, scz__hse_plan, k_gchoose   the sweep
+ *             streams (7.9, 7.10 step 3): codes mapped to the chunk's
+ *             radius r, histograms of all codes, of each of the last
+ *             G = min(Sw, 8) sweeps and (by subtraction) of the codes
+ *             before them, Q = 1 + 2 LZ1_GMAX streams per chunk sized
+ *             by the huffman codec's planning (each with its own alphabet
+ *             2r + 2), then g with the smallest sum (the smaller on ties);
+ *   k_rt1 / k_vscan / k_rcrit / k_rt2 / k_rcnt, scz__hse_plan, k_rdecide
+ *             the run-length candidate (7.5, 7.10 step 3): run starts and
+ *             the last start per tile, their scan, 7.5's criterion from the
+ *             runs and the single stream's bits; then each position's
+ *             offset in its run (a block scan from the tile's carry) gives
+ *             the pieces of 65536 without forming the runs: a piece starts
+ *             at offsets 0 mod 65536 (its code counted) and ends at the
+ *             run's end or at offsets 65535 mod 65536 (its length - 1
+ *             counted); the two streams sized as above, the candidate kept
+ *             where 20 x its section <= 21 x the Huffman section;
+ *   k_tlast(0) / k_vscan / k_ot2 / k_bsize   the outlier list's bytes (7.6:
+ *             each outlier's index gap from the previous one, by the same
+ *             tile scan) and the bodies' sizes (sections + outlier list +
+ *             verbatim values);
+ *   k_w3init, scz__hse_plan, k_w3off, scz__hse_write, k_ow, k_vw   the
+ *             Huffman body of each interpolated chunk (7.9): its g + 1
+ *             streams (a stream set whose streams start anywhere in the
+ *             codes, scz_hse.soff), the outlier list (each thread's varints
+ *             at its offset: tile sums scanned per chunk, a block scan) and
+ *             the verbatim values (the same with the V_new counts);
+ *   k_rw, k_rhdr, scz__hse_plan / _write, k_ow, k_vw   the run-length body
+ *             where the candidate is kept: each piece's code and length - 1
+ *             at its index (the pieces before a tile scanned per chunk, a
+ *             block scan, each position's offset in its run as k_rt2), the
+ *             piece count, the two streams, the outlier list and the
+ *             verbatim values;
+ *   k_bsym, scz__hse_plan, k_pdecide, k_pcopy, scz__hse_write   the back
+ *             end (7.9: the body's bytes as a Huffman stream, K = 256) of
+ *             each body, the workflow and back end with the smallest final
+ *             size, the stored fallback, the 32-byte header and the payload
+ *             (7.10 step 3);
+ *   k_lor     Lorenzo chunks (7.4 with radius R): one block per lossy block,
+ *             prequantization into shared memory, the prediction errors
+ *             (inclusion-exclusion over the block's integers; a block with
+ *             verbatim elements sequentially in one thread, Q = P there),
+ *             codes at their code indices with aux as k_isw's. Such a chunk
+ *             then goes through every step above as a chunk of no sweeps
+ *             (g = 0, one stream).
+ */
+#include "../util/ieee.h" /* first: the host side of the shared headers seals its operations */
+
+#include "lossy_cuda.h"
+#include "lossy_est_hd.h"
+#include "lossy_sweep_cuda.h"
+#include "lossy_debug.h"
+#include "../entropy/huffman_enc_cuda.h"
+
+#include <cub/cub.cuh>
+
+using scz_l1::Sweep;
+using scz_l1::fdiv;
+
+namespace {
+
+constexpr uint32_t NT = 256;            /* threads per block */
+constexpr uint32_t TILE = 4096;         /* codes per tile (V_new / V_repeat) */
+constexpr uint32_t PER = TILE / NT;     /* codes per thread in a tile */
+constexpr uint32_t NONE = 0xffffffffu;
+constexpr uint32_t ND = 8;              /* decision bytes per chunk */
+constexpr uint32_t W3 = LZ1_GMAX + 1;  /* Huffman streams of a body, at most */
+constexpr uint32_t Q = 1 + 2 * LZ1_GMAX; /* streams per chunk sized for the choice of g: all codes, the last
+                                            LZ1_GMAX sweeps, the codes before the last 1 .. LZ1_GMAX sweeps */
+
+/* Coding geometry of a chunk (lossy.c geo_extents; Lorenzo block sides of
+ * the writer's shape, 7.2). */
+struct CGeo {
+    uint64_t e[3], n;
+    unsigned lb[3];
+    uint32_t rank;
+};
+
+CGeo cgeo(const scz_chunk_geom &g) {
+    CGeo z;
+    memset(&z, 0, sizeof z);
+    z.e[0] = z.e[1] = z.e[2] = 1;
+    unsigned r = 0;
+    for (unsigned d = 0; d < g.rank && d < 3; d++)
+        if (g.dims[d] != 1) z.e[r++] = g.dims[d];
+    z.rank = r ? r : 1;
+    z.n = g.count;
+    for (unsigned d = 0; d < 3; d++) z.lb[d] = d < z.rank ? lz_block_log2[z.rank][d] : 0;
+    return z;
+}
+
+struct E1 {
+    const uint8_t *src;         /* chunk c's elements at src + c raw_full */
+    uint64_t raw_full, cf;      /* bytes of a full chunk; its elements (stride of the per-position arrays) */
+    uint32_t nch, es, R, swn, tpc, nbl; /* nbl: Lorenzo blocks of a chunk, at most */
+    uint32_t nreal;             /* chunks of the batch; nch = 2 nreal (the trial's payloads after them) */
+    int psnr;
+    CGeo gfull, glast;
+    double eb, ebx2, recip;
+    const uint8_t *force;       /* NULL or nch x {pred, order, tight} */
+    unsigned long long *costs;  /* nch x LZ1_NCOST */
+    uint8_t *dec;               /* nch x ND: pred, order, alt, alt_order, tight; [5..7] the sweeps' pred, order, tight */
+    Sweep *sw;                  /* nch x swn */
+    uint32_t *nsw;              /* nch: sweeps (NONE: no interpolation) */
+    double *Rv;                 /* nch x cf: R of each element (element order) */
+    uint16_t *codes;            /* nch x cf: codes of radius R in traversal order */
+    long long *aux;             /* nch x cf: an outlier's error, a verbatim element's index (traversal order) */
+    uint32_t *rmax;             /* nch: largest |error| coded inside R */
+    uint32_t *tlast;            /* nch x tpc: last verbatim position of a tile, then of the tiles before it */
+    unsigned long long *nout, *nvnew;
+    /* sweep streams */
+    uint16_t *codes_r;          /* nch x cf: codes of the chunk's radius */
+    uint32_t *rch;              /* nch: the chunk's radius r */
+    uint32_t *hist, hstride;    /* the size set's histograms (stream c Q + k at (c Q + k) hstride) */
+    uint32_t *scnt, *sK;        /* nch x Q: symbols and alphabet of each stream */
+    uint64_t *ssize, *sbits;    /* nch x Q: stream sizes and bits */
+    uint32_t *g;                /* nch */
+    uint64_t *hsz, *size0, *bits0;
+    /* run-length candidate */
+    uint32_t *rlast;            /* nch x tpc: last run start of a tile, then of the tiles before it */
+    unsigned long long *runs;   /* nch */
+    uint32_t *rtry;             /* nch: 7.5's criterion holds */
+    uint32_t *hist2, h2stride;  /* stream 2c: run codes, 2c + 1: run lengths - 1 */
+    uint32_t *r2cnt, *r2K;      /* 2 nch */
+    uint64_t *r2size;           /* 2 nch */
+    uint32_t *rformed, *rle;    /* nch */
+    uint64_t *rsz;              /* nch */
+    /* outlier list, bodies */
+    uint32_t *olast;            /* nch x tpc: last outlier of a tile, then of the tiles before it */
+    unsigned long long *obytes; /* nch */
+    uint64_t *bh, *br;          /* nch */
+    /* the Huffman bodies */
+    uint8_t *bodies;            /* chunk c's body at c bodycap */
+    uint64_t bodycap;
+    unsigned long long *tob, *tvn; /* nch x tpc: outlier-list bytes, V_new per tile; then their exclusive sums */
+    uint32_t *w3cnt, *w3K;      /* nch x W3 */
+    uint64_t *w3soff, *w3size, *w3off;
+    /* the run-length bodies */
+    uint8_t *rbodies;           /* chunk c's at c bodycap */
+    unsigned long long *tpp;    /* nch x tpc: pieces per tile, then before it */
+    uint16_t *rvl;              /* 2 nch x cf: chunk c's piece codes at 2c cf, lengths - 1 at (2c + 1) cf */
+    uint64_t *w4size, *w4off;   /* 2 nch */
+    /* the back end and the payloads */
+    uint16_t *bsym;             /* 2 nch x bodycap: body 2c + w's bytes as symbols (w = 1: run-length) */
+    uint32_t *b5cnt;            /* 2 nch */
+    uint64_t *b5size, *b5off;   /* 2 nch */
+    uint8_t *pay;               /* chunk c's payload at c paycap */
+    uint64_t paycap, *psize;
+    uint32_t *pinfo;
+};
+
+/* Chunks c >= nreal are the trial's second payloads of chunks c - nreal
+ * (7.10 step 1: linear interpolation in the trial order). */
+__device__ __forceinline__ uint32_t sc(const E1 &p, uint32_t c) { return c < p.nreal ? c : c - p.nreal; }
+__device__ __forceinline__ const CGeo &geo(const E1 &p, uint32_t c) {
+    return sc(p, c) + 1 == p.nreal ? p.glast : p.gfull;
+}
+
+struct MaxOp {
+    __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
+};
+
+__device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* The predictor estimate (7.10 step 1) of chunk blockIdx.y: samples over
+ * the blocks blockIdx.x, their costs summed per chunk (64-bit). */
+template <bool F32> __global__ void __launch_bounds__(NT) k_est(E1 p) {
+    const uint32_t c = blockIdx.y;
+    if (p.psnr || c >= p.nreal) return;
+    const CGeo g = geo(p, c);
+    const uint64_t ns = g.n > LZ1_SAMPLE_OFF ? (g.n - LZ1_SAMPLE_OFF + LZ1_SAMPLE_STEP - 1) / LZ1_SAMPLE_STEP : 0;
+    const void *src = p.src + (uint64_t)sc(p, c) * p.raw_full;
+    uint64_t kk[LZ1_NCOST];
+#pragma unroll
+    for (uint32_t k = 0; k < LZ1_NCOST; k++) kk[k] = 0;
+    for (uint64_t si = (uint64_t)blockIdx.x * NT + threadIdx.x; si < ns; si += (uint64_t)gridDim.x * NT) {
+        uint64_t kl, cl[3], cc[3];
+        unsigned set;
+        if (lz1_est_sample(src, F32, g.rank, g.e, g.lb, LZ1_SAMPLE_OFF + si * LZ1_SAMPLE_STEP, p.recip, p.ebx2,
+                           p.eb, &kl, cl, cc, &set))
+            lz1_est_add(g.rank, set, kl, cl, cc, kk);
+    }
+#pragma unroll
+    for (uint32_t k = 0; k < LZ1_NCOST; k++) {
+        const unsigned long long v = warp_sum(kk[k]);
+        if ((threadIdx.x & 31) == 0 && v) atomicAdd(&p.costs[(uint64_t)c * LZ1_NCOST + k], v);
+    }
+}
+
+/* The decision of each chunk from its sums (7.10 step 1). */
+__global__ void k_decide(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nreal) return;
+    unsigned pred = LZ_PRED_LORENZO, order = 0, alt = LZ_PRED_LORENZO, alt_order = 0, tight = 0;
+    if (!p.psnr) {
+        uint64_t cc[LZ1_NCOST];
+        for (uint32_t k = 0; k < LZ1_NCOST; k++) cc[k] = p.costs[(uint64_t)c * LZ1_NCOST + k];
+        lz1_choose_costs(cc, geo(p, c).rank, &pred, &order, &alt, &alt_order, &tight);
+    }
+    uint8_t *d = p.dec + (uint64_t)c * ND;
+    d[0] = (uint8_t)pred, d[1] = (uint8_t)order, d[2] = (uint8_t)alt, d[3] = (uint8_t)alt_order, d[4] = (uint8_t)tight;
+}
+
+/* The predictor the sweeps encode (the decision, or p.force) and the
+ * sweep table of each interpolated chunk; the per-chunk sums zeroed. */
+__global__ void k_stab(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch) return;
+    uint8_t *d = p.dec + (uint64_t)c * ND;
+    p.rmax[c] = 0;
+    p.nout[c] = 0;
+    p.nvnew[c] = 0;
+    unsigned pred, order, tight;
+    if (c >= p.nreal) { /* the trial's interpolation payload, where the decision asks for it */
+        const uint8_t *r = p.dec + (uint64_t)(c - p.nreal) * ND;
+        d[0] = d[1] = d[2] = d[3] = d[4] = 0;
+        if (p.force || r[2] == LZ_PRED_LORENZO) {
+            d[5] = d[6] = d[7] = 0;
+            p.nsw[c] = NONE;
+            return;
+        }
+        pred = r[2], order = r[3], tight = r[4];
+    } else {
+        pred = d[0], order = d[1], tight = d[4];
+        if (p.force) pred = p.force[3 * c], order = p.force[3 * c + 1], tight = p.force[3 * c + 2];
+    }
+    if (pred == LZ_PRED_LORENZO) tight = 0;
+    d[5] = (uint8_t)pred, d[6] = (uint8_t)order, d[7] = (uint8_t)tight;
+    if (pred == LZ_PRED_LORENZO) {
+        p.nsw[c] = 0; /* coded by k_lor; no sweeps */
+        return;
+    }
+    const CGeo &g = geo(p, c);
+    p.nsw[c] = scz_l1::sweep_table(p.sw + (uint64_t)c * p.swn, p.swn, g.rank, g.e, order, (int)tight, p.ebx2);
+}
+
+/* Sweep index j (entry 0: element 0) of every interpolated chunk, chunk
+ * cbase + blockIdx.y, its elements over the blocks blockIdx.x. */
+template <bool F32> __global__ void __launch_bounds__(NT) k_isw(E1 p, uint32_t j, uint32_t cbase) {
+    const uint32_t c = cbase + blockIdx.y;
+    const uint32_t S = p.nsw[c];
+    if (S == NONE || j > S || p.dec[(uint64_t)c * ND + 5] == LZ_PRED_LORENZO) return;
+    const Sweep W = p.sw[(uint64_t)c * p.swn + j];
+    const CGeo &g = geo(p, c);
+    const int cubic = p.dec[(uint64_t)c * ND + 5] == LZ_PRED_CUBIC;
+    double *Rv = p.Rv + (uint64_t)c * p.cf;
+    uint16_t *codes = p.codes + (uint64_t)c * p.cf;
+    long long *aux = p.aux + (uint64_t)c * p.cf;
+    const void *src = p.src + (uint64_t)sc(p, c) * p.raw_full;
+    const uint64_t e0 = g.e[0], e1 = g.e[1];
+    const uint64_t sta = W.a == 0 ? 1 : W.a == 1 ? e0 : e0 * e1, ea = W.a < 3 ? g.e[W.a] : 1;
+    const int64_t R = p.R;
+    const uint64_t span = 2 * (uint64_t)R - 1;
+    uint32_t m = 0;
+    for (uint32_t k = blockIdx.x * NT + threadIdx.x; k < W.n; k += gridDim.x * NT) {
+        const uint32_t q1 = fdiv(k, W.c0, W.inv0), kx = k - q1 * W.c0;
+        const uint32_t kz = fdiv(q1, W.c1, W.inv1), ky = q1 - kz * W.c1;
+        const uint64_t x = W.b[0] + (uint64_t)kx * W.d[0], y = W.b[1] + (uint64_t)ky * W.d[1],
+                       z = W.b[2] + (uint64_t)kz * W.d[2];
+        const uint64_t i = (z * e1 + y) * e0 + x;
+        double P = 0.0;
+        if (W.a < 3) P = lz_ipred(Rv, i, W.a == 0 ? x : W.a == 1 ? y : z, W.s, sta, ea, cubic);
+        int64_t q;
+        double xr;
+        const uint64_t pos = W.p0 + k;
+        if (lz1_rq(lz1_elem(src, F32, i), P, W.rh, W.h, p.eb, F32, &q, &xr)) {
+            Rv[i] = P;
+            codes[pos] = (uint16_t)LZ_VNEW(R); /* V_new or V_repeat: k_vt2 */
+            aux[pos] = (long long)i;
+        } else {
+            Rv[i] = xr;
+            if ((uint64_t)q + (uint64_t)(R - 1) < span) {
+                codes[pos] = (uint16_t)(q + R);
+                const uint32_t a = (uint32_t)(q < 0 ? -q : q);
+                m = a > m ? a : m;
+            } else {
+                codes[pos] = LZ_CODE_OUTLIER;
+                aux[pos] = (long long)q;
+            }
+        }
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        const uint32_t v = __shfl_down_sync(0xffffffffu, m, o);
+        m = v > m ? v : m;
+    }
+    if ((threadIdx.x & 31) == 0 && m) atomicMax(&p.rmax[c], m);
+}
+
+/* Lorenzo (7.4) of chunk blockIdx.y's lossy block blockIdx.x (7.2: the
+ * writer's shape, codes in block order, x fastest inside a block), radius
+ * R: codes at their code indices, an outlier's error or a verbatim
+ * element's index in aux, |d| for the radius (as k_isw). */
+template <bool F32> __global__ void __launch_bounds__(NT) k_lor(E1 p) {
+    __shared__ long long q[4096];
+    __shared__ uint8_t vf[4096];
+    const uint32_t c = blockIdx.y, b = blockIdx.x;
+    if (p.nsw[c] != 0 || p.dec[(uint64_t)c * ND + 5] != LZ_PRED_LORENZO) return;
+    const CGeo &g = geo(p, c);
+    uint64_t nb[3];
+    for (int k = 0; k < 3; k++) nb[k] = (g.e[k] + (1ull << g.lb[k]) - 1) >> g.lb[k];
+    if (b >= nb[0] * nb[1] * nb[2]) return;
+    const uint64_t bx = b % nb[0], bt = b / nb[0], by = bt % nb[1], bz = bt / nb[1];
+    const uint64_t x0 = bx << g.lb[0], y0 = by << g.lb[1], z0 = bz << g.lb[2];
+    const uint64_t sx = 1ull << g.lb[0], sy = 1ull << g.lb[1], sz = 1ull << g.lb[2];
+    const uint32_t ex = (uint32_t)(g.e[0] - x0 < sx ? g.e[0] - x0 : sx), ey = (uint32_t)(g.e[1] - y0 < sy ? g.e[1] - y0 : sy),
+                   ez = (uint32_t)(g.e[2] - z0 < sz ? g.e[2] - z0 : sz);
+    const uint32_t m = ex * ey * ez, exy = ex * ey;
+    const uint64_t e0 = g.e[0], e01 = g.e[0] * g.e[1];
+    const uint64_t base = (z0 * g.e[1] + y0) * g.e[0] + x0;
+    const uint64_t co = z0 * g.e[1] * g.e[0] + (uint64_t)ez * y0 * g.e[0] + (uint64_t)ez * ey * x0;
+    const void *src = p.src + (uint64_t)sc(p, c) * p.raw_full;
+    uint16_t *codes = p.codes + (uint64_t)c * p.cf + co;
+    long long *aux = p.aux + (uint64_t)c * p.cf + co;
+    const int64_t R = p.R;
+    const uint64_t span = 2 * (uint64_t)R - 1;
+    int any = 0;
+    for (uint32_t i = threadIdx.x; i < m; i += NT) {
+        const uint32_t x = i % ex, y = i / ex % ey, z = i / exy;
+        int64_t v;
+        const int bad = lz1_pq(lz1_elem(src, F32, base + z * e01 + y * e0 + x), F32, p.recip, p.ebx2, p.eb, &v);
+        q[i] = (long long)v;
+        vf[i] = (uint8_t)bad;
+        any |= bad;
+    }
+    any = __syncthreads_or(any);
+    uint32_t mx = 0;
+    if (!any) {
+        for (uint32_t i = threadIdx.x; i < m; i += NT) {
+            const uint32_t x = i % ex, y = i / ex % ey, z = i / exy;
+            uint64_t P = 0;
+            if (x) P += (uint64_t)q[i - 1];
+            if (y) P += (uint64_t)q[i - ex];
+            if (x && y) P -= (uint64_t)q[i - ex - 1];
+            if (z) {
+                P += (uint64_t)q[i - exy];
+                if (x) P -= (uint64_t)q[i - exy - 1];
+                if (y) P -= (uint64_t)q[i - exy - ex];
+                if (x && y) P += (uint64_t)q[i - exy - ex - 1];
+            }
+            const int64_t d = (int64_t)((uint64_t)q[i] - P);
+            if ((uint64_t)d + (uint64_t)(R - 1) < span) {
+                codes[i] = (uint16_t)(d + R);
+                const uint32_t a = (uint32_t)(d < 0 ? -d : d);
+                mx = a > mx ? a : mx;
+            } else {
+                codes[i] = LZ_CODE_OUTLIER;
+                aux[i] = (long long)d;
+            }
+        }
+    } else if (threadIdx.x == 0) {
+        /* verbatim elements: Q = P there, sequentially (lossy_kern.h compress_range) */
+        for (uint32_t i = 0; i < m; i++) {
+            const uint32_t x = i % ex, y = i / ex % ey, z = i / exy;
+            uint64_t P = 0;
+            if (x) P += (uint64_t)q[i - 1];
+            if (y) P += (uint64_t)q[i - ex];
+            if (x && y) P -= (uint64_t)q[i - ex - 1];
+            if (z) {
+                P += (uint64_t)q[i - exy];
+                if (x) P -= (uint64_t)q[i - exy - 1];
+                if (y) P -= (uint64_t)q[i - exy - ex];
+                if (x && y) P += (uint64_t)q[i - exy - ex - 1];
+            }
+            if (vf[i]) {
+                q[i] = (long long)P;
+                codes[i] = (uint16_t)LZ_VNEW(R);
+                aux[i] = (long long)(base + z * e01 + y * e0 + x);
+                continue;
+            }
+            const int64_t d = (int64_t)((uint64_t)q[i] - P);
+            if ((uint64_t)d + (uint64_t)(R - 1) < span) {
+                codes[i] = (uint16_t)(d + R);
+                const uint32_t a = (uint32_t)(d < 0 ? -d : d);
+                mx = a > mx ? a : mx;
+            } else {
+                codes[i] = LZ_CODE_OUTLIER;
+                aux[i] = (long long)d;
+            }
+        }
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        const uint32_t v = __shfl_down_sync(0xffffffffu, mx, o);
+        mx = v > mx ? v : mx;
+    }
+    if ((threadIdx.x & 31) == 0 && mx) atomicMax(&p.rmax[c], mx);
+}
+
+/* The last position of each tile whose code (radius R) is `match` (NONE:
+ * none): verbatim elements (2R) and outliers (0). */
+__global__ void __launch_bounds__(NT) k_tlast(E1 p, uint16_t match, uint32_t *out) {
+    typedef cub::BlockReduce<uint32_t, NT> BR;
+    __shared__ typename BR::TempStorage tmp;
+    const uint32_t c = blockIdx.y, t = blockIdx.x;
+    if (p.nsw[c] == NONE) return;
+    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
+    if (a >= n) return;
+    const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
+    uint32_t last = 0; /* position + 1 */
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a + threadIdx.x * PER + k;
+        if (pos < n && codes[pos] == match) last = (uint32_t)pos + 1;
+    }
+    const uint32_t v = BR(tmp).Reduce(last, MaxOp());
+    if (threadIdx.x == 0) out[(uint64_t)c * p.tpc + t] = v ? v - 1 : NONE;
+}
+
+/* Per chunk: the last position (verbatim element, run start) before each
+ * tile, from each tile's last in arr (nch x tpc). */
+__global__ void k_vscan(E1 p, uint32_t *arr) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch || p.nsw[c] == NONE) return;
+    const uint64_t nt = (geo(p, c).n + TILE - 1) / TILE;
+    uint32_t *tl = arr + (uint64_t)c * p.tpc, prev = NONE;
+    for (uint64_t t = 0; t < nt; t++) {
+        const uint32_t v = tl[t];
+        tl[t] = prev;
+        if (v != NONE) prev = v;
+    }
+}
+
+template <bool F32> __device__ __forceinline__ uint64_t vbits(const void *src, long long i) {
+    if (F32) return static_cast<const uint32_t *>(src)[i];
+    return static_cast<const unsigned long long *>(src)[i];
+}
+
+/* V_new / V_repeat (7.4): a code 2R whose element has the bits of the
+ * previous verbatim element (traversal order) becomes 2R + 1; outliers and
+ * V_new counted per chunk. */
+template <bool F32> __global__ void __launch_bounds__(NT) k_vt2(E1 p) {
+    typedef cub::BlockScan<uint32_t, NT> BS;
+    typedef cub::BlockReduce<unsigned long long, NT> BR;
+    __shared__ typename BS::TempStorage ts;
+    __shared__ typename BR::TempStorage tr;
+    const uint32_t c = blockIdx.y, t = blockIdx.x;
+    if (p.nsw[c] == NONE) return;
+    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
+    if (a >= n) return;
+    uint16_t *codes = p.codes + (uint64_t)c * p.cf;
+    const long long *aux = p.aux + (uint64_t)c * p.cf;
+    const void *src = p.src + (uint64_t)sc(p, c) * p.raw_full;
+    const uint16_t vnew = (uint16_t)LZ_VNEW(p.R), vrep = (uint16_t)LZ_VREP(p.R);
+    uint16_t cv[PER];
+    uint32_t last = 0;
+    const uint64_t a0 = a + threadIdx.x * PER;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        cv[k] = pos < n ? codes[pos] : 1;
+        if (cv[k] == vnew) last = (uint32_t)pos + 1;
+    }
+    uint32_t before;
+    BS(ts).ExclusiveScan(last, before, 0u, MaxOp());
+    uint32_t prev = before ? before - 1 : p.tlast[(uint64_t)c * p.tpc + t];
+    unsigned long long no = 0, nv = 0;
+    uint64_t pb = prev != NONE ? vbits<F32>(src, aux[prev]) : 0;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        if (cv[k] == LZ_CODE_OUTLIER) {
+            no++;
+        } else if (cv[k] == vnew) {
+            const uint64_t b = vbits<F32>(src, aux[pos]);
+            if (prev != NONE && b == pb) codes[pos] = vrep;
+            else nv++;
+            prev = (uint32_t)pos;
+            pb = b;
+        }
+    }
+    const unsigned long long so = BR(tr).Sum(no);
+    __syncthreads();
+    const unsigned long long sv = BR(tr).Sum(nv);
+    if (threadIdx.x == 0) {
+        if (so) atomicAdd(&p.nout[c], so);
+        if (sv) atomicAdd(&p.nvnew[c], sv);
+        p.tvn[(uint64_t)c * p.tpc + t] = sv;
+    }
+}
+
+/* Start of sweep j of chunk c (lossy_sweep_cuda.h: entry j + 1). */
+__device__ __forceinline__ uint32_t sw_start(const E1 &p, uint32_t c, uint32_t j) {
+    return p.sw[(uint64_t)c * p.swn + j + 1].p0;
+}
+
+/* The size set's streams of each chunk: counts and alphabets; slots
+ * without a stream get one symbol 0 (their sizes are not read). */
+__global__ void k_sinit(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch) return;
+    const uint32_t S = p.nsw[c];
+    uint32_t *cnt = p.scnt + (uint64_t)c * Q, *K = p.sK + (uint64_t)c * Q;
+    const uint32_t r = p.rmax[c] + 1, G = S == NONE ? 0 : S < LZ1_GMAX ? S : LZ1_GMAX;
+    p.rch[c] = S == NONE ? 0 : r;
+    for (uint32_t k = 0; k < Q; k++) {
+        const uint32_t gg = k <= LZ1_GMAX ? k : k - LZ1_GMAX;
+        K[k] = 2 * r + 2;
+        if (S != NONE && k == 0) {
+            cnt[k] = (uint32_t)geo(p, c).n;
+        } else if (S != NONE && gg >= 1 && gg <= G) {
+            const uint32_t a = sw_start(p, c, S - gg);
+            cnt[k] = k <= LZ1_GMAX ? (S - gg + 1 < S ? sw_start(p, c, S - gg + 1) : (uint32_t)geo(p, c).n) - a : a;
+        } else {
+            cnt[k] = 1;
+            p.hist[((uint64_t)c * Q + k) * p.hstride] = 1;
+        }
+    }
+}
+
+/* Adds 1 at base[key] for each lane whose key is not ~0 (warp-aggregated;
+ * every lane of the warp calls it). */
+__device__ __forceinline__ void agg_add(uint32_t *base, unsigned long long key) {
+    const unsigned peers = __match_any_sync(0xffffffffu, key);
+    if (key != ~0ull && (threadIdx.x & 31) == (unsigned)(__ffs(peers) - 1)) atomicAdd(base + key, (uint32_t)__popc(peers));
+}
+
+/* Codes mapped to the chunk's radius (codes_r) and counted: all codes
+ * (stream 0) and each of the last G sweeps (stream gg for sweep S - gg). */
+__global__ void __launch_bounds__(NT) k_hist(E1 p) {
+    __shared__ uint32_t st[LZ1_GMAX + 1];
+    const uint32_t c = blockIdx.y, t = blockIdx.x;
+    const uint32_t S = p.nsw[c];
+    if (S == NONE) return;
+    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
+    if (a >= n) return;
+    const uint32_t G = S < LZ1_GMAX ? S : LZ1_GMAX;
+    if (threadIdx.x < G) st[threadIdx.x] = sw_start(p, c, S - 1 - threadIdx.x); /* st[gg - 1]: sweep S - gg */
+    __syncthreads();
+    const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
+    uint16_t *out = p.codes_r + (uint64_t)c * p.cf;
+    const uint32_t R = p.R, r = p.rmax[c] + 1;
+    const unsigned long long hb = (unsigned long long)c * Q * p.hstride;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a + (uint64_t)k * NT + threadIdx.x;
+        unsigned long long k0 = ~0ull, k1 = ~0ull;
+        if (pos < n) {
+            const uint32_t v = codes[pos];
+            const uint32_t m = v == 0 ? 0 : v >= 2 * R ? v - 2 * R + 2 * r : v - R + r;
+            out[pos] = (uint16_t)m;
+            k0 = hb + m;
+            for (uint32_t gg = 1; gg <= G; gg++)
+                if (pos >= st[gg - 1]) {
+                    k1 = hb + (unsigned long long)gg * p.hstride + m;
+                    break;
+                }
+        }
+        agg_add(p.hist, k0);
+        agg_add(p.hist, k1);
+    }
+}
+
+/* Histograms of the codes before the last gg sweeps: all codes minus the
+ * last gg sweeps'. */
+__global__ void __launch_bounds__(NT) k_rest(E1 p) {
+    const uint32_t c = blockIdx.y;
+    const uint32_t S = p.nsw[c];
+    if (S == NONE) return;
+    const uint32_t G = S < LZ1_GMAX ? S : LZ1_GMAX, K = 2 * (p.rmax[c] + 1) + 2;
+    uint32_t *H = p.hist + (uint64_t)c * Q * p.hstride;
+    for (uint32_t m = blockIdx.x * NT + threadIdx.x; m < K; m += gridDim.x * NT) {
+        uint32_t acc = H[m];
+        for (uint32_t gg = 1; gg <= G; gg++) {
+            acc -= H[(uint64_t)gg * p.hstride + m];
+            H[(uint64_t)(LZ1_GMAX + gg) * p.hstride + m] = acc;
+        }
+    }
+}
+
+/* g (7.10 step 3): the sum of the g + 1 streams' sizes smallest, the
+ * smaller g on ties (lossy.c sweep_plan). */
+__global__ void k_gchoose(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch) return;
+    const uint32_t S = p.nsw[c];
+    const uint64_t *z = p.ssize + (uint64_t)c * Q;
+    if (S == NONE) {
+        p.g[c] = 0;
+        p.hsz[c] = p.size0[c] = p.bits0[c] = 0;
+        return;
+    }
+    const uint32_t G = S < LZ1_GMAX ? S : LZ1_GMAX;
+    uint64_t best = z[0], swsum = 0;
+    uint32_t gb = 0;
+    for (uint32_t gg = 1; gg <= G; gg++) {
+        swsum += z[gg];
+        const uint64_t tot = swsum + z[LZ1_GMAX + gg];
+        if (tot < best) best = tot, gb = gg;
+    }
+    p.g[c] = gb;
+    p.hsz[c] = best;
+    p.size0[c] = z[0];
+    p.bits0[c] = p.sbits[(uint64_t)c * Q];
+}
+
+/* Run starts (codes of radius r): the last one of each tile and their
+ * number per chunk. */
+__global__ void __launch_bounds__(NT) k_rt1(E1 p) {
+    typedef cub::BlockReduce<uint32_t, NT> BR;
+    __shared__ typename BR::TempStorage tmp;
+    const uint32_t c = blockIdx.y, t = blockIdx.x;
+    if (p.nsw[c] == NONE) return;
+    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
+    if (a >= n) return;
+    const uint16_t *cr = p.codes_r + (uint64_t)c * p.cf;
+    uint32_t last = 0, cnt = 0;
+    const uint64_t a0 = a + threadIdx.x * PER;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        if (pos < n && (pos == 0 || cr[pos] != cr[pos - 1])) last = (uint32_t)pos + 1, cnt++;
+    }
+    const uint32_t v = BR(tmp).Reduce(last, MaxOp());
+    __syncthreads();
+    const uint32_t sc = BR(tmp).Sum(cnt);
+    if (threadIdx.x == 0) {
+        p.rlast[(uint64_t)c * p.tpc + t] = v ? v - 1 : NONE;
+        atomicAdd(&p.runs[c], (unsigned long long)sc);
+    }
+}
+
+/* 7.5's criterion (lossy.c rle_plan, knobs[1] = 0): the single stream
+ * averages at most 1.09 bits per code, or runs x max(3.5, bits per code +
+ * 1.5) < its bits (binary64). Streams of chunks without a candidate get
+ * one symbol 0 (their sizes are not read). */
+__global__ void k_rcrit(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch) return;
+    uint32_t on = 0;
+    if (p.nsw[c] != NONE) {
+        const uint64_t n = geo(p, c).n, tb = p.bits0[c];
+        const double bits = (double)tb, avg = __ddiv_rn(bits, (double)n);
+        on = (uint64_t)LZ_RLE_DEN * tb <= (uint64_t)LZ_RLE_NUM * n ||
+             __dmul_rn((double)p.runs[c], fmax(LZ_RUN_BITS_MIN, __dadd_rn(avg, LZ_RUN_BITS_ADD))) < bits;
+    }
+    p.rtry[c] = on;
+    const uint32_t r = p.rmax[c] + 1;
+    p.r2K[2 * c] = 2 * r + 2;
+    p.r2K[2 * c + 1] = LZ_MAX_RUN;
+    p.r2cnt[2 * c] = p.r2cnt[2 * c + 1] = on ? 0 : 1;
+    if (!on) p.hist2[(uint64_t)(2 * c) * p.h2stride] = p.hist2[(uint64_t)(2 * c + 1) * p.h2stride] = 1;
+}
+
+/* The pieces of the runs (7.5: each run cut from its start into pieces of
+ * 65536 codes and a last, shorter one) counted without forming them: a
+ * position at offset o of its run starts a piece where o mod 65536 = 0
+ * (its code counted) and ends one where the run ends there or o mod 65536
+ * = 65535 (o mod 65536 = the length - 1 counted). */
+__global__ void __launch_bounds__(NT) k_rt2(E1 p) {
+    typedef cub::BlockScan<uint32_t, NT> BS;
+    typedef cub::BlockReduce<uint32_t, NT> BR;
+    __shared__ typename BS::TempStorage ts;
+    __shared__ typename BR::TempStorage tr;
+    const uint32_t c = blockIdx.y, t = blockIdx.x;
+    if (!p.rtry[c]) return;
+    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
+    if (a >= n) return;
+    const uint16_t *cr = p.codes_r + (uint64_t)c * p.cf;
+    const uint64_t a0 = a + threadIdx.x * PER;
+    uint32_t last = 0;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        if (pos < n && (pos == 0 || cr[pos] != cr[pos - 1])) last = (uint32_t)pos + 1;
+    }
+    uint32_t before;
+    BS(ts).ExclusiveScan(last, before, 0u, MaxOp());
+    uint32_t rs = before ? before - 1 : p.rlast[(uint64_t)c * p.tpc + t]; /* NONE only before position 0 */
+    const unsigned long long hv = (unsigned long long)(2 * c) * p.h2stride, hl = hv + p.h2stride;
+    uint32_t pieces = 0;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        unsigned long long kv = ~0ull, kl = ~0ull;
+        if (pos < n) {
+            const uint32_t v = cr[pos];
+            if (pos == 0 || cr[pos - 1] != v) rs = (uint32_t)pos;
+            const uint32_t o = (uint32_t)pos - rs, om = o % LZ_MAX_RUN;
+            if (om == 0) kv = hv + v, pieces++;
+            if (pos + 1 == n || cr[pos + 1] != v || om == LZ_MAX_RUN - 1) kl = hl + om;
+        }
+        agg_add(p.hist2, kv);
+        agg_add(p.hist2, kl);
+    }
+    const uint32_t sp = BR(tr).Sum(pieces);
+    if (threadIdx.x == 0) {
+        if (sp) atomicAdd(&p.r2cnt[2 * c], sp);
+        p.tpp[(uint64_t)c * p.tpc + t] = sp;
+    }
+}
+
+__global__ void k_rcnt(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c < p.nch && p.rtry[c]) p.r2cnt[2 * c + 1] = p.r2cnt[2 * c];
+}
+
+/* The candidate's section (4 + its two streams) and the 21/20 rule. */
+__global__ void k_rdecide(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch) return;
+    const uint32_t f = p.rtry[c];
+    const uint64_t z = f ? 4 + p.r2size[2 * c] + p.r2size[2 * c + 1] : 0;
+    p.rformed[c] = f;
+    p.rsz[c] = z;
+    p.rle[c] = f && !((uint64_t)LZ1_RLE_NUM * z > (uint64_t)LZ1_RLE_DEN * p.hsz[c]);
+}
+
+/* The outlier list's bytes (7.6): varint(i - p) + varint(zigzag(d)) per
+ * outlier, p the previous outlier's position + 1 (0 for the first). */
+__global__ void __launch_bounds__(NT) k_ot2(E1 p) {
+    typedef cub::BlockScan<uint32_t, NT> BS;
+    typedef cub::BlockReduce<unsigned long long, NT> BR;
+    __shared__ typename BS::TempStorage ts;
+    __shared__ typename BR::TempStorage tr;
+    const uint32_t c = blockIdx.y, t = blockIdx.x;
+    if (p.nsw[c] == NONE) return;
+    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
+    if (a >= n) return;
+    const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
+    const long long *aux = p.aux + (uint64_t)c * p.cf;
+    const uint64_t a0 = a + threadIdx.x * PER;
+    uint32_t last = 0;
+    for (uint32_t k = 0; k < PER; k++)
+        if (a0 + k < n && codes[a0 + k] == LZ_CODE_OUTLIER) last = (uint32_t)(a0 + k) + 1;
+    uint32_t before;
+    BS(ts).ExclusiveScan(last, before, 0u, MaxOp());
+    const uint32_t pv = before ? before - 1 : p.olast[(uint64_t)c * p.tpc + t];
+    uint64_t nextp = pv == NONE ? 0 : (uint64_t)pv + 1;
+    unsigned long long bytes = 0;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        if (pos < n && codes[pos] == LZ_CODE_OUTLIER) {
+            const uint64_t d = (uint64_t)aux[pos];
+            bytes += lz1_vlen(pos - nextp) + lz1_vlen((d << 1) ^ (0 - (d >> 63)));
+            nextp = pos + 1;
+        }
+    }
+    const unsigned long long sb = BR(tr).Sum(bytes);
+    if (threadIdx.x == 0) {
+        if (sb) atomicAdd(&p.obytes[c], sb);
+        p.tob[(uint64_t)c * p.tpc + t] = sb;
+    }
+}
+
+/* The bodies' sizes (7.9): section + outlier list + verbatim values. */
+__global__ void k_bsize(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch) return;
+    const uint64_t tail = p.obytes[c] + p.nvnew[c] * p.es;
+    p.bh[c] = p.nsw[c] == NONE ? 0 : p.hsz[c] + tail;
+    p.br[c] = p.nsw[c] == NONE || !p.rle[c] ? 0 : p.rsz[c] + tail;
+}
+
+/* Per chunk: exclusive sums over its tiles of arr (nch x tpc). */
+__global__ void k_tsum(E1 p, unsigned long long *arr) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch || p.nsw[c] == NONE) return;
+    const uint64_t nt = (geo(p, c).n + TILE - 1) / TILE;
+    unsigned long long *a = arr + (uint64_t)c * p.tpc, acc = 0;
+    for (uint64_t t = 0; t < nt; t++) {
+        const unsigned long long v = a[t];
+        a[t] = acc;
+        acc += v;
+    }
+}
+
+/* The Huffman body's streams (7.9): codes [0, p_(S-g)), then each of the
+ * last g sweeps; slots beyond them one symbol 0 (not written). */
+__global__ void k_w3init(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch) return;
+    const uint32_t S = p.nsw[c], g = S == NONE ? 0 : p.g[c];
+    const uint64_t n = geo(p, c).n;
+    for (uint32_t j = 0; j < W3; j++) {
+        const uint64_t k = (uint64_t)c * W3 + j;
+        p.w3K[k] = 2 * (p.rmax[c] + 1) + 2;
+        p.w3soff[k] = (uint64_t)c * p.cf;
+        p.w3cnt[k] = 1;
+        if (S == NONE || j > g) continue;
+        const uint64_t a = j == 0 ? 0 : sw_start(p, c, S - g + j - 1);
+        const uint64_t b = j == g ? n : sw_start(p, c, S - g + j);
+        p.w3soff[k] += a;
+        p.w3cnt[k] = (uint32_t)(b - a);
+    }
+}
+
+/* Offsets of the body streams in the bodies (~0: not written). */
+__global__ void k_w3off(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch) return;
+    const uint32_t S = p.nsw[c], g = S == NONE ? 0 : p.g[c];
+    uint64_t o = (uint64_t)c * p.bodycap;
+    for (uint32_t j = 0; j < W3; j++) {
+        const uint64_t k = (uint64_t)c * W3 + j;
+        if (S == NONE || j > g) {
+            p.w3off[k] = ~0ull;
+            continue;
+        }
+        p.w3off[k] = o;
+        o += p.w3size[k];
+    }
+}
+
+/* The outlier list (7.6) after the body's streams. */
+__global__ void __launch_bounds__(NT) k_ow(E1 p, uint8_t *bodies, const uint64_t *sec, int rle) {
+    typedef cub::BlockScan<uint32_t, NT> BS;
+    typedef cub::BlockScan<unsigned long long, NT> BS64;
+    __shared__ typename BS::TempStorage ts;
+    __shared__ typename BS64::TempStorage ts64;
+    const uint32_t c = blockIdx.y, t = blockIdx.x;
+    if (p.nsw[c] == NONE || (rle && !p.rle[c])) return;
+    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
+    if (a >= n) return;
+    const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
+    const long long *aux = p.aux + (uint64_t)c * p.cf;
+    const uint64_t a0 = a + threadIdx.x * PER;
+    uint32_t last = 0;
+    for (uint32_t k = 0; k < PER; k++)
+        if (a0 + k < n && codes[a0 + k] == LZ_CODE_OUTLIER) last = (uint32_t)(a0 + k) + 1;
+    uint32_t before;
+    BS(ts).ExclusiveScan(last, before, 0u, MaxOp());
+    const uint32_t pv = before ? before - 1 : p.olast[(uint64_t)c * p.tpc + t];
+    const uint64_t p0 = pv == NONE ? 0 : (uint64_t)pv + 1;
+    uint64_t nextp = p0;
+    unsigned long long bytes = 0;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        if (pos < n && codes[pos] == LZ_CODE_OUTLIER) {
+            const uint64_t d = (uint64_t)aux[pos];
+            bytes += lz1_vlen(pos - nextp) + lz1_vlen((d << 1) ^ (0 - (d >> 63)));
+            nextp = pos + 1;
+        }
+    }
+    unsigned long long off;
+    BS64(ts64).ExclusiveSum(bytes, off);
+    uint8_t *q = bodies + (uint64_t)c * p.bodycap + sec[c] + p.tob[(uint64_t)c * p.tpc + t] + off;
+    nextp = p0;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        if (pos < n && codes[pos] == LZ_CODE_OUTLIER) {
+            const uint64_t d = (uint64_t)aux[pos];
+            uint64_t v = pos - nextp;
+            for (int h = 0; h < 2; h++) {
+                while (v >= 0x80) *q++ = (uint8_t)(v | 0x80), v >>= 7;
+                *q++ = (uint8_t)v;
+                v = (d << 1) ^ (0 - (d >> 63));
+            }
+            nextp = pos + 1;
+        }
+    }
+}
+
+/* The verbatim values (7.6: the codes 2r in order, their bit patterns)
+ * after the outlier list. */
+template <bool F32>
+__global__ void __launch_bounds__(NT) k_vw(E1 p, uint8_t *bodies, const uint64_t *sec, int rle) {
+    typedef cub::BlockScan<uint32_t, NT> BS;
+    __shared__ typename BS::TempStorage ts;
+    const uint32_t c = blockIdx.y, t = blockIdx.x;
+    if (p.nsw[c] == NONE || (rle && !p.rle[c])) return;
+    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
+    if (a >= n) return;
+    const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
+    const long long *aux = p.aux + (uint64_t)c * p.cf;
+    const void *src = p.src + (uint64_t)sc(p, c) * p.raw_full;
+    const uint16_t vnew = (uint16_t)LZ_VNEW(p.R);
+    const uint64_t a0 = a + threadIdx.x * PER;
+    uint32_t cnt = 0;
+    for (uint32_t k = 0; k < PER; k++) cnt += a0 + k < n && codes[a0 + k] == vnew;
+    uint32_t off;
+    BS(ts).ExclusiveSum(cnt, off);
+    if (!cnt) return;
+    const uint32_t es = F32 ? 4 : 8;
+    uint8_t *q = bodies + (uint64_t)c * p.bodycap + sec[c] + p.obytes[c] +
+                 (p.tvn[(uint64_t)c * p.tpc + t] + off) * es;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        if (pos < n && codes[pos] == vnew) {
+            const uint64_t b = vbits<F32>(src, aux[pos]);
+            for (uint32_t h = 0; h < es; h++) *q++ = (uint8_t)(b >> (8 * h));
+        }
+    }
+}
+
+/* The pieces of the runs (7.5) of a chunk whose run-length candidate is
+ * kept: piece k's code at rvl[2c cf + k], its length - 1 at rvl[(2c + 1)
+ * cf + k]. */
+__global__ void __launch_bounds__(NT) k_rw(E1 p) {
+    typedef cub::BlockScan<uint32_t, NT> BS;
+    __shared__ typename BS::TempStorage ts;
+    const uint32_t c = blockIdx.y, t = blockIdx.x;
+    if (p.nsw[c] == NONE || !p.rle[c]) return;
+    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
+    if (a >= n) return;
+    const uint16_t *cr = p.codes_r + (uint64_t)c * p.cf;
+    uint16_t *rv = p.rvl + (uint64_t)(2 * c) * p.cf, *rl = rv + p.cf;
+    const uint64_t a0 = a + threadIdx.x * PER;
+    uint32_t last = 0;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        if (pos < n && (pos == 0 || cr[pos] != cr[pos - 1])) last = (uint32_t)pos + 1;
+    }
+    uint32_t before;
+    BS(ts).ExclusiveScan(last, before, 0u, MaxOp());
+    __syncthreads();
+    uint32_t rs = before ? before - 1 : p.rlast[(uint64_t)c * p.tpc + t];
+    /* piece starts in this thread's positions (the run starts known from the scan) */
+    uint32_t cnt = 0, rs2 = rs;
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        if (pos < n) {
+            if (pos == 0 || cr[pos - 1] != cr[pos]) rs2 = (uint32_t)pos;
+            cnt += ((uint32_t)pos - rs2) % LZ_MAX_RUN == 0;
+        }
+    }
+    uint32_t off;
+    BS(ts).ExclusiveSum(cnt, off);
+    uint64_t idx = p.tpp[(uint64_t)c * p.tpc + t] + off; /* pieces started before this thread's positions */
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        if (pos >= n) break;
+        const uint32_t v = cr[pos];
+        if (pos == 0 || cr[pos - 1] != v) rs = (uint32_t)pos;
+        const uint32_t om = ((uint32_t)pos - rs) % LZ_MAX_RUN;
+        if (om == 0) rv[idx++] = (uint16_t)v;
+        if (pos + 1 == n || cr[pos + 1] != v || om == LZ_MAX_RUN - 1) rl[idx - 1] = (uint16_t)om;
+    }
+}
+
+/* The run-length bodies: n_runs (7.5) and the offsets of their streams. */
+__global__ void k_rhdr(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch) return;
+    if (p.nsw[c] == NONE || !p.rle[c]) {
+        p.w4off[2 * c] = p.w4off[2 * c + 1] = ~0ull;
+        return;
+    }
+    uint8_t *b = p.rbodies + (uint64_t)c * p.bodycap;
+    const uint32_t nr = p.r2cnt[2 * c];
+    for (int h = 0; h < 4; h++) b[h] = (uint8_t)(nr >> (8 * h));
+    p.w4off[2 * c] = (uint64_t)c * p.bodycap + 4;
+    p.w4off[2 * c + 1] = (uint64_t)c * p.bodycap + 4 + p.w4size[2 * c];
+}
+
+/* Whether body w (0 Huffman, 1 run-length) of chunk c exists, its size. */
+__device__ __forceinline__ uint64_t body_len(const E1 &p, uint32_t c, uint32_t w) {
+    if (p.nsw[c] == NONE || (w && !p.rle[c])) return 0;
+    return w ? p.br[c] : p.bh[c];
+}
+
+/* The bodies' bytes as the back end's symbols (blockIdx.y = body 2c + w);
+ * a body the back end does not take (none, or B outside 1 .. 2^32 - 2)
+ * gets one symbol 0 (its size is not read). */
+__global__ void __launch_bounds__(NT) k_bsym(E1 p) {
+    const uint32_t b = blockIdx.y, c = b / 2, w = b % 2;
+    const uint64_t B = body_len(p, c, w);
+    const bool ok = B >= 1 && B <= 0xfffffffeull;
+    if (blockIdx.x == 0 && threadIdx.x == 0) p.b5cnt[b] = ok ? (uint32_t)B : 1;
+    if (!ok) return;
+    const uint8_t *src = (w ? p.rbodies : p.bodies) + (uint64_t)c * p.bodycap;
+    uint16_t *d = p.bsym + (uint64_t)b * p.bodycap;
+    for (uint64_t i = (uint64_t)blockIdx.x * NT + threadIdx.x; i < B; i += (uint64_t)gridDim.x * NT) d[i] = src[i];
+}
+
+__device__ __forceinline__ void st32(uint8_t *q, uint32_t v) {
+    for (int h = 0; h < 4; h++) q[h] = (uint8_t)(v >> (8 * h));
+}
+
+/* The final choice of each interpolated chunk (7.10 step 3, lossy.c
+ * lz1_encode): per body the smaller of its bytes and its back-end stream,
+ * run-length where strictly smaller, stored where the payload would be at
+ * least 24 + N E; the header (7.7 / 7.9) and where the back end's stream
+ * goes. */
+__global__ void k_pdecide(E1 p) {
+    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= p.nch) return;
+    p.b5off[2 * c] = p.b5off[2 * c + 1] = ~0ull;
+    p.psize[c] = 0;
+    p.pinfo[c] = 0;
+    if (p.nsw[c] == NONE) return;
+    const uint64_t MX = ~0ull, bh = p.bh[c], br = body_len(p, c, 1);
+    const uint64_t eh = bh >= 1 && bh <= 0xfffffffeull ? p.b5size[2 * c] : MX;
+    const uint64_t er = p.rle[c] && br >= 1 && br <= 0xfffffffeull ? p.b5size[2 * c + 1] : MX;
+    const uint64_t fh = eh < bh ? eh : bh, fr = p.rle[c] ? (er < br ? er : br) : MX;
+    const uint32_t wf = fr < fh ? LZ_WF_RLE : LZ_WF_HUFFMAN;
+    const uint64_t blen = wf == LZ_WF_RLE ? br : bh, esz = wf == LZ_WF_RLE ? er : eh;
+    const uint32_t be = esz < blen ? LZ_BE_HUFF : LZ_BE_NONE;
+    const uint64_t total = LZ1_HDR + (be ? esz : blen);
+    const CGeo &g = geo(p, c);
+    uint8_t *d = p.pay + (uint64_t)c * p.paycap;
+    for (int h = 0; h < (int)LZ1_HDR; h++) d[h] = 0;
+    if (total >= LZ_HDR + g.n * p.es) { /* stored (k_pcopy copies the raw bytes) */
+        p.psize[c] = LZ_HDR + g.n * p.es;
+        p.pinfo[c] = LZ_WF_STORED;
+        return;
+    }
+    const uint8_t *dc = p.dec + (uint64_t)c * ND;
+    d[0] = (uint8_t)wf;
+    d[1] = (uint8_t)g.rank;
+    if (dc[5] == LZ_PRED_LORENZO)
+        for (uint32_t k = 0; k < g.rank; k++) d[2 + k] = (uint8_t)g.lb[k];
+    d[5] = dc[5];
+    d[6] = (uint8_t)be;
+    d[7] = dc[6];
+    st32(d + 8, (uint32_t)p.nout[c]);
+    st32(d + 12, (uint32_t)p.nvnew[c]);
+    st32(d + 16, (uint32_t)p.obytes[c]);
+    st32(d + 20, (uint32_t)(p.obytes[c] >> 32));
+    st32(d + 24, p.rch[c]);
+    d[28] = (uint8_t)(wf == LZ_WF_HUFFMAN ? p.g[c] : 0);
+    d[29] = dc[7];
+    if (be) p.b5off[2 * c + (wf == LZ_WF_RLE)] = (uint64_t)c * p.paycap + LZ1_HDR;
+    p.psize[c] = total;
+    p.pinfo[c] = wf;
+}
+
+/* The payload bytes without the back end: the chosen body, or the raw
+ * bytes of a stored chunk. */
+__global__ void __launch_bounds__(NT) k_pcopy(E1 p) {
+    const uint32_t c = blockIdx.y;
+    if (p.nsw[c] == NONE || p.psize[c] == 0) return;
+    uint8_t *d = p.pay + (uint64_t)c * p.paycap;
+    const uint8_t *s;
+    uint64_t len, at;
+    if (p.pinfo[c] == LZ_WF_STORED) {
+        s = p.src + (uint64_t)sc(p, c) * p.raw_full, len = geo(p, c).n * p.es, at = LZ_HDR;
+    } else {
+        if (d[6] == LZ_BE_HUFF) return;
+        const uint32_t w = p.pinfo[c] == LZ_WF_RLE;
+        s = (w ? p.rbodies : p.bodies) + (uint64_t)c * p.bodycap, len = body_len(p, c, w), at = LZ1_HDR;
+    }
+    for (uint64_t i = (uint64_t)blockIdx.x * NT + threadIdx.x; i < len; i += (uint64_t)gridDim.x * NT) d[at + i] = s[i];
+}
+
+uint32_t sweep_entries(const CGeo &g) { return lz1_nsweeps(g.rank, g.e) + 1; }
+
+template <bool F32>
+cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, void *hstate3, void *hwork3, void *hstate5,
+                       void *hwork5, cudaStream_t s, cudaEvent_t *ev) {
+    const uint64_t nsf = p.gfull.n > LZ1_SAMPLE_OFF ? (p.gfull.n - LZ1_SAMPLE_OFF) / LZ1_SAMPLE_STEP + 1 : 1;
+    const uint32_t ge = (uint32_t)((nsf + NT - 1) / NT < 1024 ? (nsf + NT - 1) / NT : 1024);
+    if (ev) cudaEventRecord(ev[0], s);
+    k_est<F32><<<dim3(ge, p.nch), NT, 0, s>>>(p);
+    const uint32_t gc = (p.nch + NT - 1) / NT;
+    k_decide<<<gc, NT, 0, s>>>(p);
+    if (ev) cudaEventRecord(ev[1], s);
+    k_stab<<<gc, NT, 0, s>>>(p);
+    const uint32_t gx = (uint32_t)((p.cf + NT - 1) / NT < 2048 ? (p.cf + NT - 1) / NT : 2048);
+    for (uint32_t j = 0; j < p.swn; j++)
+        for (uint32_t cb = 0; cb < p.nch; cb += 65535)
+            k_isw<F32><<<dim3(gx, p.nch - cb < 65535 ? p.nch - cb : 65535), NT, 0, s>>>(p, j, cb);
+    k_lor<F32><<<dim3(p.nbl, p.nch), NT, 0, s>>>(p);
+    if (ev) cudaEventRecord(ev[2], s);
+    k_tlast<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, (uint16_t)LZ_VNEW(p.R), p.tlast);
+    k_vscan<<<gc, NT, 0, s>>>(p, p.tlast);
+    k_vt2<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+    if (ev) cudaEventRecord(ev[3], s);
+    cudaError_t e = cudaMemsetAsync(p.hist, 0, (size_t)p.nch * Q * p.hstride * 4, s);
+    if (e) return e;
+    k_sinit<<<gc, NT, 0, s>>>(p);
+    k_hist<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+    k_rest<<<dim3((2 * p.R + 2 + NT - 1) / NT < 64 ? (2 * p.R + 2 + NT - 1) / NT : 64, p.nch), NT, 0, s>>>(p);
+    const scz_hse hs{p.codes_r, p.cf, p.scnt, p.nch * Q, 2 * p.R + 2, p.cf, 1, p.sK, nullptr};
+    if ((e = scz__hse_plan(&hs, hstate, nullptr, p.ssize, p.sbits, s))) return e;
+    k_gchoose<<<gc, NT, 0, s>>>(p);
+    if (ev) cudaEventRecord(ev[4], s);
+    /* the run-length candidate */
+    if ((e = cudaMemsetAsync(p.hist2, 0, (size_t)p.nch * 2 * p.h2stride * 4, s))) return e;
+    if ((e = cudaMemsetAsync(p.runs, 0, (size_t)p.nch * 8, s))) return e;
+    k_rt1<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+    k_vscan<<<gc, NT, 0, s>>>(p, p.rlast);
+    k_rcrit<<<gc, NT, 0, s>>>(p);
+    k_rt2<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+    k_rcnt<<<gc, NT, 0, s>>>(p);
+    const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr};
+    if ((e = scz__hse_plan(&h2, hstate2, nullptr, p.r2size, nullptr, s))) return e;
+    k_rdecide<<<gc, NT, 0, s>>>(p);
+    /* the outlier list, the bodies' sizes */
+    if ((e = cudaMemsetAsync(p.obytes, 0, (size_t)p.nch * 8, s))) return e;
+    k_tlast<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, (uint16_t)LZ_CODE_OUTLIER, p.olast);
+    k_vscan<<<gc, NT, 0, s>>>(p, p.olast);
+    k_ot2<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+    k_bsize<<<gc, NT, 0, s>>>(p);
+    if (ev) cudaEventRecord(ev[5], s);
+    /* the Huffman bodies */
+    k_w3init<<<gc, NT, 0, s>>>(p);
+    const scz_hse h3{p.codes_r, p.cf, p.w3cnt, p.nch * W3, 2 * p.R + 2, p.cf, 0, p.w3K, p.w3soff};
+    if ((e = scz__hse_plan(&h3, hstate3, nullptr, p.w3size, nullptr, s))) return e;
+    k_w3off<<<gc, NT, 0, s>>>(p);
+    if ((e = scz__hse_write(&h3, hstate3, hwork3, p.w3off, p.bodies, s))) return e;
+    k_tsum<<<gc, NT, 0, s>>>(p, p.tob);
+    k_tsum<<<gc, NT, 0, s>>>(p, p.tvn);
+    k_ow<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.bodies, p.hsz, 0);
+    k_vw<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.bodies, p.hsz, 0);
+    /* the run-length bodies */
+    k_tsum<<<gc, NT, 0, s>>>(p, p.tpp);
+    k_rw<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+    const scz_hse h4{p.rvl, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 0, p.r2K, nullptr};
+    if ((e = scz__hse_plan(&h4, hstate3, nullptr, p.w4size, nullptr, s))) return e;
+    k_rhdr<<<gc, NT, 0, s>>>(p);
+    if ((e = scz__hse_write(&h4, hstate3, hwork3, p.w4off, p.rbodies, s))) return e;
+    k_ow<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.rbodies, p.rsz, 1);
+    k_vw<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.rbodies, p.rsz, 1);
+    /* the back end, the choice, the payloads */
+    const uint32_t gb = (uint32_t)((p.bodycap + NT - 1) / NT < 256 ? (p.bodycap + NT - 1) / NT : 256);
+    k_bsym<<<dim3(gb, 2 * p.nch), NT, 0, s>>>(p);
+    const scz_hse h5{p.bsym, p.bodycap, p.b5cnt, p.nch * 2, 256, p.bodycap, 0, nullptr, nullptr};
+    if ((e = scz__hse_plan(&h5, hstate5, nullptr, p.b5size, nullptr, s))) return e;
+    k_pdecide<<<gc, NT, 0, s>>>(p);
+    k_pcopy<<<dim3(gb, p.nch), NT, 0, s>>>(p);
+    if ((e = scz__hse_write(&h5, hstate5, hwork5, p.b5off, p.pay, s))) return e;
+    if (ev) cudaEventRecord(ev[6], s);
+    return cudaGetLastError();
+}
+
+} // namespace
+
+extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
+    if (d->nch == 0 || d->nch > 65535 || (d->full.esize != 4 && d->full.esize != 8) || d->full.count > 0x7fffffffull)
+        return (int)cudaErrorInvalidValue;
+    E1 p;
+    memset(&p, 0, sizeof p);
+    p.gfull = cgeo(d->full);
+    p.glast = cgeo(d->last);
+    p.nreal = d->nch;
+    p.nch = 2 * d->nch;
+    p.es = d->full.esize;
+    p.cf = d->full.count ? d->full.count : 1;
+    p.raw_full = d->full.count * p.es;
+    p.R = d->R;
+    p.psnr = d->psnr;
+    p.eb = d->eb;
+    p.ebx2 = 2.0 * d->eb;
+    p.recip = p.ebx2 > 0 ? 1.0 / p.ebx2 : INFINITY;
+    const uint32_t sa = sweep_entries(p.gfull), sb = sweep_entries(p.glast);
+    p.swn = sa > sb ? sa : sb;
+    p.tpc = (uint32_t)((p.cf + TILE - 1) / TILE);
+    for (int w = 0; w < 2; w++) {
+        const CGeo &g = w ? p.glast : p.gfull;
+        uint64_t nb = 1;
+        for (int k = 0; k < 3; k++) nb *= (g.e[k] + (1ull << g.lb[k]) - 1) >> g.lb[k];
+        if (nb > p.nbl) p.nbl = (uint32_t)nb;
+    }
+    const uint64_t nr = d->nch, nch = 2 * nr, cf = p.cf;
+    const size_t srcb = (nr - 1) * p.raw_full + d->last.count * p.es;
+    cudaError_t e = cudaSuccess;
+    constexpr int NM = 64;
+    p.bodycap = ((p.raw_full * 9 / 2 + (1u << 20)) + 255) & ~(uint64_t)255;
+    p.paycap = p.bodycap + LZ1_HDR;
+    void *m[NM] = {};
+    const size_t hss = scz__hse_scratch((uint32_t)(nch * Q), cf), hs2 = scz__hse_scratch((uint32_t)(nch * 2), cf);
+    const size_t hs3 = scz__hse_scratch((uint32_t)(nch * W3), cf), hw3 = scz__hse_work((uint32_t)(nch * W3), cf);
+    const size_t sz[NM] = {srcb ? srcb : 1, nch * LZ1_NCOST * 8, nch * ND, nch * p.swn * sizeof(Sweep), nch * 4,
+                           nch * cf * 8, nch * cf * 2, nch * cf * 8, nch * 4, nch * p.tpc * 4, nch * 8, nch * 8,
+                           nch * 3, nch * cf * 2, nch * 4, hss, nch * Q * 4, nch * Q * 4, nch * Q * 8, nch * Q * 8,
+                           nch * 4, nch * 8, nch * 8, nch * 8,
+                           /* 24.. */ nch * p.tpc * 4, nch * 8, nch * 4, hs2, nch * 2 * 4, nch * 2 * 4, nch * 2 * 8,
+                           nch * 4, nch * 4, nch * 8, 8, 8, /* 36.. */ nch * p.tpc * 4, nch * 8, nch * 8, nch * 8,
+                           /* 40.. */ nch * p.bodycap, nch * p.tpc * 8, nch * p.tpc * 8, nch * W3 * 4, nch * W3 * 4,
+                           nch * W3 * 8, nch * W3 * 8, nch * W3 * 8, hs3, hw3,
+                           /* 50.. */ nch * p.bodycap, nch * p.tpc * 8, nch * 2 * cf * 2, nch * 2 * 8, nch * 2 * 8,
+                           /* 55.. */ nch * 2 * p.bodycap * 2, nch * 2 * 4, nch * 2 * 8, nch * 2 * 8, nch * p.paycap,
+                           nch * 8, nch * 4, scz__hse_scratch((uint32_t)(nch * 2), p.bodycap),
+                           scz__hse_work((uint32_t)(nch * 2), p.bodycap)};
+    for (int k = 0; k < NM && !e; k++) e = cudaMalloc(&m[k], sz[k]);
+    if (!e) e = cudaMemcpy(m[0], d->src, srcb, cudaMemcpyHostToDevice);
+    if (!e && d->force) e = cudaMemcpy(m[12], d->force, nr * 3, cudaMemcpyHostToDevice);
+    if (!e) e = cudaMemset(m[1], 0, sz[1]);
+    if (!e) e = cudaMemset(m[6], 0, sz[6]);
+    if (!e) e = cudaMemset(m[7], 0, sz[7]);
+    if (!e) e = cudaMemset(m[13], 0, sz[13]); /* codes_r: the unused stream slots read symbol 0 */
+    if (!e) e = cudaMemset(m[52], 0, sz[52]); /* rvl: likewise */
+    if (!e) e = cudaMemset(m[51], 0, sz[51]); /* tpp: chunks without a candidate */
+    if (!e) e = cudaMemset(m[55], 0, sz[55]); /* bsym: likewise */
+    if (!e) {
+        p.src = static_cast<const uint8_t *>(m[0]);
+        p.costs = static_cast<unsigned long long *>(m[1]);
+        p.dec = static_cast<uint8_t *>(m[2]);
+        p.sw = static_cast<Sweep *>(m[3]);
+        p.nsw = static_cast<uint32_t *>(m[4]);
+        p.Rv = static_cast<double *>(m[5]);
+        p.codes = static_cast<uint16_t *>(m[6]);
+        p.aux = static_cast<long long *>(m[7]);
+        p.rmax = static_cast<uint32_t *>(m[8]);
+        p.tlast = static_cast<uint32_t *>(m[9]);
+        p.nout = static_cast<unsigned long long *>(m[10]);
+        p.nvnew = static_cast<unsigned long long *>(m[11]);
+        p.force = d->force ? static_cast<const uint8_t *>(m[12]) : nullptr;
+        p.codes_r = static_cast<uint16_t *>(m[13]);
+        p.rch = static_cast<uint32_t *>(m[14]);
+        p.scnt = static_cast<uint32_t *>(m[16]);
+        p.sK = static_cast<uint32_t *>(m[17]);
+        p.ssize = static_cast<uint64_t *>(m[18]);
+        p.sbits = static_cast<uint64_t *>(m[19]);
+        p.g = static_cast<uint32_t *>(m[20]);
+        p.hsz = static_cast<uint64_t *>(m[21]);
+        p.size0 = static_cast<uint64_t *>(m[22]);
+        p.bits0 = static_cast<uint64_t *>(m[23]);
+        const scz_hse hs{p.codes_r, p.cf, p.scnt, (uint32_t)(nch * Q), 2 * p.R + 2, p.cf, 1, p.sK, nullptr};
+        p.hist = scz__hse_hist(&hs, m[15], &p.hstride);
+        p.rlast = static_cast<uint32_t *>(m[24]);
+        p.runs = static_cast<unsigned long long *>(m[25]);
+        p.rtry = static_cast<uint32_t *>(m[26]);
+        p.r2cnt = static_cast<uint32_t *>(m[28]);
+        p.r2K = static_cast<uint32_t *>(m[29]);
+        p.r2size = static_cast<uint64_t *>(m[30]);
+        p.rformed = static_cast<uint32_t *>(m[31]);
+        p.rle = static_cast<uint32_t *>(m[32]);
+        p.rsz = static_cast<uint64_t *>(m[33]);
+        const scz_hse h2{p.codes_r, p.cf, p.r2cnt, (uint32_t)(nch * 2), LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr};
+        p.hist2 = scz__hse_hist(&h2, m[27], &p.h2stride);
+        p.olast = static_cast<uint32_t *>(m[36]);
+        p.obytes = static_cast<unsigned long long *>(m[37]);
+        p.bh = static_cast<uint64_t *>(m[38]);
+        p.br = static_cast<uint64_t *>(m[39]);
+        p.bodies = static_cast<uint8_t *>(m[40]);
+        p.tob = static_cast<unsigned long long *>(m[41]);
+        p.tvn = static_cast<unsigned long long *>(m[42]);
+        p.w3cnt = static_cast<uint32_t *>(m[43]);
+        p.w3K = static_cast<uint32_t *>(m[44]);
+        p.w3soff = static_cast<uint64_t *>(m[45]);
+        p.w3size = static_cast<uint64_t *>(m[46]);
+        p.w3off = static_cast<uint64_t *>(m[47]);
+        p.rbodies = static_cast<uint8_t *>(m[50]);
+        p.tpp = static_cast<unsigned long long *>(m[51]);
+        p.rvl = static_cast<uint16_t *>(m[52]);
+        p.w4size = static_cast<uint64_t *>(m[53]);
+        p.w4off = static_cast<uint64_t *>(m[54]);
+        p.bsym = static_cast<uint16_t *>(m[55]);
+        p.b5cnt = static_cast<uint32_t *>(m[56]);
+        p.b5size = static_cast<uint64_t *>(m[57]);
+        p.b5off = static_cast<uint64_t *>(m[58]);
+        p.pay = static_cast<uint8_t *>(m[59]);
+        p.psize = static_cast<uint64_t *>(m[60]);
+        p.pinfo = static_cast<uint32_t *>(m[61]);
+        cudaEvent_t ev[7];
+        int nev = 0;
+        for (; nev < 7 && cudaEventCreate(&ev[nev]) == cudaSuccess; nev++) {}
+        e = p.es == 4 ? launch_all<true>(p, m[15], m[27], m[48], m[49], m[62], m[63], 0, nev == 7 ? ev : nullptr)
+                      : launch_all<false>(p, m[15], m[27], m[48], m[49], m[62], m[63], 0, nev == 7 ? ev : nullptr);
+        if (!e) e = cudaDeviceSynchronize();
+        for (int k = 0; k < 6; k++) {
+            float ms = 0;
+            if (!e && nev == 7) cudaEventElapsedTime(&ms, ev[k], ev[k + 1]);
+            d->ms[k] = ms;
+        }
+        for (int k = 0; k < nev; k++) cudaEventDestroy(ev[k]);
+    }
+    uint8_t *dec = nullptr;
+    uint32_t *nsw = nullptr, *rmax = nullptr;
+    if (!e) {
+        dec = static_cast<uint8_t *>(malloc(nch * ND));
+        nsw = static_cast<uint32_t *>(malloc(nch * 4));
+        rmax = static_cast<uint32_t *>(malloc(nch * 4));
+        if (!dec || !nsw || !rmax) e = cudaErrorMemoryAllocation;
+    }
+    if (!e) e = cudaMemcpy(dec, m[2], nch * ND, cudaMemcpyDeviceToHost);
+    if (!e) e = cudaMemcpy(nsw, m[4], nch * 4, cudaMemcpyDeviceToHost);
+    if (!e) e = cudaMemcpy(rmax, m[8], nch * 4, cudaMemcpyDeviceToHost);
+    if (!e && d->costs) e = cudaMemcpy(d->costs, m[1], nr * LZ1_NCOST * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->codes) e = cudaMemcpy(d->codes, m[6], nr * cf * 2, cudaMemcpyDeviceToHost);
+    if (!e && d->aux) e = cudaMemcpy(d->aux, m[7], nr * cf * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->nout) e = cudaMemcpy(d->nout, m[10], nr * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->nvnew) e = cudaMemcpy(d->nvnew, m[11], nr * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->g) e = cudaMemcpy(d->g, m[20], nr * 4, cudaMemcpyDeviceToHost);
+    if (!e && d->hsz) e = cudaMemcpy(d->hsz, m[21], nr * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->size0) e = cudaMemcpy(d->size0, m[22], nr * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->bits0) e = cudaMemcpy(d->bits0, m[23], nr * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->rformed) e = cudaMemcpy(d->rformed, m[31], nr * 4, cudaMemcpyDeviceToHost);
+    if (!e && d->rle) e = cudaMemcpy(d->rle, m[32], nr * 4, cudaMemcpyDeviceToHost);
+    if (!e && d->rsz) e = cudaMemcpy(d->rsz, m[33], nr * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->obytes) e = cudaMemcpy(d->obytes, m[37], nr * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->bh) e = cudaMemcpy(d->bh, m[38], nr * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->br) e = cudaMemcpy(d->br, m[39], nr * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->psize) e = cudaMemcpy(d->psize, m[60], nr * 8, cudaMemcpyDeviceToHost);
+    if (!e && d->pinfo) e = cudaMemcpy(d->pinfo, m[61], nr * 4, cudaMemcpyDeviceToHost);
+    if (!e && d->pay) {
+        uint64_t *ps = static_cast<uint64_t *>(malloc(nch * 8));
+        if (!ps) e = cudaErrorMemoryAllocation;
+        if (!e) e = cudaMemcpy(ps, m[60], nch * 8, cudaMemcpyDeviceToHost);
+        for (uint64_t c = 0; c < nr && !e; c++)
+            if (ps[c] && ps[c] <= d->bstride)
+                e = cudaMemcpy(d->pay + c * d->bstride, static_cast<uint8_t *>(m[59]) + c * p.paycap, ps[c],
+                               cudaMemcpyDeviceToHost);
+        free(ps);
+    }
+    if (!e && d->fpay) { /* the trial: the interpolation payload where strictly smaller (a stored one with its size) */
+        uint64_t *ps = static_cast<uint64_t *>(malloc(nch * 8));
+        uint32_t *pi = static_cast<uint32_t *>(malloc(nch * 4));
+        if (!ps || !pi) e = cudaErrorMemoryAllocation;
+        if (!e) e = cudaMemcpy(ps, m[60], nch * 8, cudaMemcpyDeviceToHost);
+        if (!e) e = cudaMemcpy(pi, m[61], nch * 4, cudaMemcpyDeviceToHost);
+        for (uint64_t c = 0; c < nr && !e; c++) {
+            const uint64_t t = ps[c + nr] && ps[c + nr] < ps[c] ? c + nr : c;
+            d->fpsize[c] = ps[t];
+            d->fpinfo[c] = pi[t];
+            if (ps[t] && ps[t] <= d->bstride)
+                e = cudaMemcpy(d->fpay + c * d->bstride, static_cast<uint8_t *>(m[59]) + t * p.paycap, ps[t],
+                               cudaMemcpyDeviceToHost);
+        }
+        free(ps);
+        free(pi);
+    }
+    for (int w = 0; w < 2 && !e; w++) {
+        uint8_t *dst = w ? d->rbodies : d->bodies;
+        if (!dst) continue;
+        uint64_t *bh = static_cast<uint64_t *>(malloc(nch * 8));
+        if (!bh) e = cudaErrorMemoryAllocation;
+        if (!e) e = cudaMemcpy(bh, m[w ? 39 : 38], nch * 8, cudaMemcpyDeviceToHost);
+        for (uint64_t c = 0; c < nr && !e; c++)
+            if (bh[c] <= d->bstride)
+                e = cudaMemcpy(dst + c * d->bstride, static_cast<uint8_t *>(m[w ? 50 : 40]) + c * p.bodycap, bh[c],
+                               cudaMemcpyDeviceToHost);
+        free(bh);
+    }
+    if (!e) {
+        for (uint64_t c = 0; c < nr; c++) {
+            if (d->dec) memcpy(d->dec + 5 * c, dec + ND * c, 5);
+            if (d->r) d->r[c] = nsw[c] == NONE ? 0 : rmax[c] + 1;
+        }
+    }
+    free(dec);
+    free(nsw);
+    free(rmax);
+    for (int k = 0; k < NM; k++)
+        if (m[k]) cudaFree(m[k]);
+    return (int)e;
+}
