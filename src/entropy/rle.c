@@ -23,30 +23,8 @@ uint64_t scz__rle_encode(const uint16_t *s, uint64_t n, uint32_t max_run, int T,
         uint64_t i = a[t], e = a[t + 1], k = a[t];
         if (i < e && (i == 0 || s[i] != s[i - 1])) bnd[k++] = (uint32_t)i;
         i++;
-        /* four symbols at a time: equal stretches skipped, otherwise the
-         * boundaries recorded without a branch on the data (short runs
-         * made the branch unpredictable); bnd[k] may be written at a k
-         * that is not kept, always below i, inside this thread's part */
-        while (i + 4 <= e) {
-            uint64_t x, y;
-            memcpy(&x, s + i, 8);
-            memcpy(&y, s + i - 1, 8);
-            if (x != y) {
-                bnd[k] = (uint32_t)i;
-                k += s[i] != s[i - 1];
-                bnd[k] = (uint32_t)(i + 1);
-                k += s[i + 1] != s[i];
-                bnd[k] = (uint32_t)(i + 2);
-                k += s[i + 2] != s[i + 1];
-                bnd[k] = (uint32_t)(i + 3);
-                k += s[i + 3] != s[i + 2];
-            }
-            i += 4;
-        }
-        for (; i < e; i++) {
-            bnd[k] = (uint32_t)i;
-            k += s[i] != s[i - 1];
-        }
+        /* inside this thread's part (bnd below i) */
+        k = scz__rle_starts(s, i, e, bnd, k);
         m[t] = k - a[t];
     }
     /* first boundary at or after each thread's start (n if none) */

@@ -806,27 +806,7 @@ static uint64_t run_starts(const uint16_t *s, uint64_t n, uint32_t *bnd) {
         i += 8;
     }
 #endif
-    while (i + 4 <= n) {
-        uint64_t x, y;
-        memcpy(&x, s + i, 8);
-        memcpy(&y, s + i - 1, 8);
-        if (x != y) {
-            bnd[k] = (uint32_t)i;
-            k += s[i] != s[i - 1];
-            bnd[k] = (uint32_t)(i + 1);
-            k += s[i + 1] != s[i];
-            bnd[k] = (uint32_t)(i + 2);
-            k += s[i + 2] != s[i + 1];
-            bnd[k] = (uint32_t)(i + 3);
-            k += s[i + 3] != s[i + 2];
-        }
-        i += 4;
-    }
-    for (; i < n; i++) {
-        bnd[k] = (uint32_t)i;
-        k += s[i] != s[i - 1];
-    }
-    return k;
+    return scz__rle_starts(s, i, n, bnd, k);
 }
 
 /* rle_plan on one thread: the histograms of the run codes and run lengths

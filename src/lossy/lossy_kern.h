@@ -5,6 +5,30 @@
  */
 #ifndef LZ_KERN_ONCE
 #define LZ_KERN_ONCE
+/* The N-dimensional forward difference of a block's values q (ex x ey x
+ * ez, x fastest) into d, modulo 2^64: along x, then y, then z. The
+ * Lorenzo prediction errors of 7.4 (the same bits as the signed
+ * differences where they do not overflow). */
+static inline void lz_fdiff(const uint64_t *q, uint64_t *d, uint64_t ex, uint64_t ey, uint64_t ez) {
+    const uint64_t exy = ex * ey;
+    for (uint64_t row = 0; row < ey * ez; row++) {
+        const uint64_t *qr = q + row * ex;
+        uint64_t *dr = d + row * ex;
+        dr[0] = qr[0];
+        for (uint64_t x = 1; x < ex; x++) dr[x] = qr[x] - qr[x - 1];
+    }
+    for (uint64_t z = 0; z < ez; z++)
+        for (uint64_t y = ey - 1; y >= 1; y--) {
+            uint64_t *dr = d + (z * ey + y) * ex;
+            const uint64_t *pr = dr - ex;
+            for (uint64_t x = 0; x < ex; x++) dr[x] -= pr[x];
+        }
+    for (uint64_t z = ez - 1; z >= 1; z--) {
+        uint64_t *dp = d + z * exy;
+        const uint64_t *pp = dp - exy;
+        for (uint64_t i = 0; i < exy; i++) dp[i] -= pp[i];
+    }
+}
 /* SSE2 lanes for the encoders (Lorenzo's prequantization, the
  * interpolation's interior rows and estimate; x86-64 with GNU C): the seal
  * keeps each packed operation rounded on its own, as SCZ_FP_SEAL the
@@ -146,23 +170,7 @@ static void LZ_FN(compress_range)(const lz_geo *g, const LZ_T *src, const lz_qp 
         uint16_t *cb = codes + k.co;
         if (!nv) {
             /* Lorenzo prediction error = N-dimensional forward difference */
-            for (uint64_t row = 0; row < ey * ez; row++) {
-                const int64_t *qr = q + row * ex;
-                int64_t *dr = d + row * ex;
-                dr[0] = qr[0];
-                for (uint64_t x = 1; x < ex; x++) dr[x] = qr[x] - qr[x - 1];
-            }
-            for (uint64_t z = 0; z < ez; z++)
-                for (uint64_t y = ey - 1; y >= 1; y--) {
-                    int64_t *dr = d + (z * ey + y) * ex;
-                    const int64_t *pr = dr - ex;
-                    for (uint64_t x = 0; x < ex; x++) dr[x] -= pr[x];
-                }
-            for (uint64_t z = ez - 1; z >= 1; z--) {
-                int64_t *dp = d + z * exy;
-                const int64_t *pp = dp - exy;
-                for (uint64_t i = 0; i < exy; i++) dp[i] -= pp[i];
-            }
+            lz_fdiff((const uint64_t *)q, (uint64_t *)d, ex, ey, ez);
             for (uint64_t i = 0; i < m; i++) {
                 uint16_t c = lz_code(d[i], r, span, k.co + i, oidx, odel, &no);
                 cb[i] = c;
@@ -194,23 +202,7 @@ static void LZ_FN(compress_range)(const lz_geo *g, const LZ_T *src, const lz_qp 
             }
             qq[i] = p;
         }
-        for (uint64_t row = 0; row < ey * ez; row++) {
-            const uint64_t *qr = qq + row * ex;
-            uint64_t *dr = dd + row * ex;
-            dr[0] = qr[0];
-            for (uint64_t x = 1; x < ex; x++) dr[x] = qr[x] - qr[x - 1];
-        }
-        for (uint64_t z = 0; z < ez; z++)
-            for (uint64_t y = ey - 1; y >= 1; y--) {
-                uint64_t *dr = dd + (z * ey + y) * ex;
-                const uint64_t *pr = dr - ex;
-                for (uint64_t x = 0; x < ex; x++) dr[x] -= pr[x];
-            }
-        for (uint64_t z = ez - 1; z >= 1; z--) {
-            uint64_t *dp = dd + z * exy;
-            const uint64_t *pp = dp - exy;
-            for (uint64_t i = 0; i < exy; i++) dp[i] -= pp[i];
-        }
+        lz_fdiff(qq, dd, ex, ey, ez);
         for (uint64_t z = 0; z < ez; z++)
             for (uint64_t y = 0; y < ey; y++) {
                 const uint64_t i0 = (z * ey + y) * ex, lin0 = k.base + z * e01 + y * e0;
