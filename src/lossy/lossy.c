@@ -1137,21 +1137,21 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
  * scz__lossy1_debug_encode. */
 static _Thread_local scz_l1trace *lz1_trace;
 
-/* The chunk's radius (7.10 step 2) from the histogram tot[2R + 2] of its
- * codes of radius R: 1 + the largest |error| coded inside R (1 if none);
- * [*lo, *hi] the in-range codes used (none: *lo > *hi). */
+/* The chunk's radius (7.10 step 2): 1 + the largest |error| coded inside
+ * R (1 if none), from [lo, hi] the in-range codes of radius R used (none:
+ * lo > hi); lz1_radius finds [*lo, *hi] in the histogram tot[2R + 2]. */
+static uint32_t lz1_radius_lohi(uint32_t lo, uint32_t hi, uint32_t R) {
+    if (lo > hi) return 1;
+    const uint32_t mlo = lo > R ? lo - R : R - lo, mhi = hi > R ? hi - R : R - hi;
+    return (mlo > mhi ? mlo : mhi) + 1;
+}
 static uint32_t lz1_radius(const uint64_t *tot, uint32_t R, uint32_t *plo, uint32_t *phi) {
     uint32_t lo = 1, hi = 2 * R - 1;
     while (lo <= hi && !tot[lo]) lo++;
     while (hi >= lo && !tot[hi]) hi--;
-    uint32_t r = 1;
-    if (lo <= hi) {
-        const uint32_t mlo = lo > R ? lo - R : R - lo, mhi = hi > R ? hi - R : R - hi;
-        r = (mlo > mhi ? mlo : mhi) + 1;
-    }
     *plo = lo;
     *phi = hi;
-    return r;
+    return lz1_radius_lohi(lo, hi, R);
 }
 
 static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const void *src,
@@ -1245,11 +1245,7 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
         while (lo <= hi && !total3[lo]) lo++;
         while (hi >= lo && !total3[hi]) hi--;
     }
-    uint32_t r = 1;
-    if (lo <= hi) {
-        const uint32_t mlo = lo > R ? lo - R : R - lo, mhi = hi > R ? hi - R : R - hi;
-        r = (mlo > mhi ? mlo : mhi) + 1;
-    }
+    const uint32_t r = lz1_radius_lohi(lo, hi, R);
     const uint32_t K = 2 * r + 2;
     uint16_t *map = (uint16_t *)(w0 + o_map);
     map[0] = 0;
