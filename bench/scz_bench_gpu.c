@@ -463,8 +463,9 @@ static void bench_lossy(scz_ctx *gpu, scz_ctx *cpu, const input *in, const void 
             snprintf(comp, sizeof comp, "%9.1f", mc);
             snprintf(compp, sizeof compp, "%5.1f%%", 100 * mc / copy);
         }
-        printf("%-34s %-10s %7.3f %s %s %s %s %s  %s (max err %.3g, bound %.3g)\n", in->name, cfg, (double)raw / zn,
-               comp, compp, dec, decp, huf, ok ? "within bound" : "FAIL", me, info.eb_abs);
+        const double scr = (double)scz_cuda_scratch_size(&in->shape, &p) / (double)raw;
+        printf("%-34s %-10s %7.3f %s %s %s %s %s %6.2fx  %s (max err %.3g, bound %.3g)\n", in->name, cfg,
+               (double)raw / zn, comp, compp, dec, decp, huf, scr, ok ? "within bound" : "FAIL", me, info.eb_abs);
         if (g_csv)
             fprintf(g_csv, "lossy-rel%g:%s,%s,,%zu,%zu,%.4f,%.2f,%.2f,%.2f,%s\n", rel, in->name,
                     scz_dtype_name(in->shape.dtype), raw, zn, (double)raw / zn, mc, md, copy,
@@ -936,10 +937,11 @@ int main(int argc, char **argv) {
     if (g_nlossy) {
         printf("\nlossy device to device, median of %d after %d warm-up; GB/s = raw bytes / time / 1e9; %% = of the "
                "copy bandwidth; huff GB/s = the Huffman decoding phase alone (k_huff, timed by events in %d more "
-               "decompressions): u16 codes decoded (2 bytes per value) / its time; checked against the bound in binary64\n",
+               "decompressions): u16 codes decoded (2 bytes per value) / its time; scratch = scz_cuda_scratch_size / raw "
+               "bytes; checked against the bound in binary64\n",
                g_reps, g_warmup, g_reps);
-        printf("%-34s %-10s %7s %9s %6s %9s %6s %9s  %s\n", "file", "bound", "ratio", "comp GB/s", "%copy", "dec GB/s",
-               "%copy", "huff GB/s", "check");
+        printf("%-34s %-10s %7s %9s %6s %9s %6s %9s %7s  %s\n", "file", "bound", "ratio", "comp GB/s", "%copy", "dec GB/s",
+               "%copy", "huff GB/s", "scratch", "check");
         for (int i = 0; i < nin; i++) {
             if (ins[i].shape.dtype != SCZ_DTYPE_F32 && ins[i].shape.dtype != SCZ_DTYPE_F64) continue;
             if (only && !strstr(only, ins[i].name) && !strstr(ins[i].name, only)) continue;

@@ -39,11 +39,13 @@
  *   k_etbits / k_etscan / k_eenc: bits per tile of 4096 symbols, a scan
  *              per chunk, then per tile a block scan of the code lengths
  *              gives each symbol's bit offset; codewords are assembled in
- *              shared memory (atomicOr), whole words stored, the two edge
- *              words of a tile or-ed into global memory; the symbol whose
- *              codeword reaches a unit boundary writes its gap (and the
- *              segment entry); u32 escapes go to their rank;
- *   k_easm     the payloads, back to back, byte-exact from the parts.
+ *              shared memory (atomicOr), then stored straight into the
+ *              payload at its byte alignment (wdst: whole words stored,
+ *              the destination words at a tile's ends, cleared by
+ *              k_etscan, or-ed into); the symbol whose codeword reaches
+ *              a unit boundary writes its gap (and the segment entry);
+ *              u32 escapes go to their rank;
+ *   k_easm     the rest of the payloads, byte-exact from the parts.
  * Nothing depends on the order of atomic operations: the streams are
  * deterministic and equal the CPU's.
  */
@@ -467,7 +469,6 @@ struct EParams {
     uint32_t *runs;          /* ng x Kcap */
     uint64_t *tbits;         /* ng x tiles */
     uint32_t *tesc;          /* ng x tiles */
-    uint32_t *words;         /* ng x words_cap */
     uint8_t *gapb;           /* ng x units_cap */
     uint32_t *segf;          /* ng x segs_cap */
     /* u32 */
@@ -475,7 +476,7 @@ struct EParams {
     uint32_t *cnts, *run0, *dictA, *dict, *escbuf, *nescc;
     int *nruns, *sb1, *se1, *sb2, *se2;
     uint16_t *sym16;
-    uint64_t count_full, count_last, raw_full, words_cap, units_cap, segs_cap;
+    uint64_t count_full, count_last, raw_full, units_cap, segs_cap;
     uint32_t ng, gc0, es, Kcap, Kc, tiles, ring;
     uint64_t dynbytes; /* k_ebook's dynamic shared memory */
     /* stream sets (scz__hse_*, huffman_enc_cuda.h): bare Huffman streams
@@ -490,16 +491,17 @@ struct EParams {
 
 struct ELayout {
     uint32_t GC, Kcap, Kc, tiles, ring, es;
-    uint64_t count_full, words_cap, units_cap, segs_cap;
+    uint64_t count_full, units_cap, segs_cap;
     size_t cub_bytes, state, work, total;
 };
 
-/* The bitstream work area of a group (pointers when base != NULL): apart
- * from the rest, so that stream sets written one after the other share it. */
+/* The work area of a group's writing (pointers when base != NULL): gap
+ * nibbles and segment entries (the bitstream words go straight into the
+ * payloads); apart from the rest, so that stream sets written one after the
+ * other share it. */
 size_t elayout_work(const ELayout &L, uint8_t *base, EParams *p) {
     Bump W{base, 0};
     const size_t g = L.GC;
-    p->words = W.take<uint32_t>(g * L.words_cap);
     p->gapb = W.take<uint8_t>(g * L.units_cap);
     p->segf = W.take<uint32_t>(g * L.segs_cap);
     return W.o;
@@ -577,15 +579,14 @@ size_t cub_bytes(const ELayout &L) {
 
 /* Geometry of a group of streams of at most cf symbols of es bytes; the
  * group size L.GC is set by the caller, then elayout_sizes. */
-ELayout elayout_geom(uint64_t cf, uint32_t es) {
+ELayout elayout_geom(uint64_t cf, uint32_t es, uint32_t kmax = 65536) {
     ELayout L;
     L.es = es;
     L.count_full = cf;
-    L.Kcap = es == 1 ? 256u : 65536u;
+    L.Kcap = es == 1 ? 256u : es == 2 && kmax ? kmax : 65536u; /* the per-stream tables' alphabet */
     L.Kc = (uint32_t)(cf < L.Kcap ? cf : L.Kcap);
     if (L.Kc < 1) L.Kc = 1;
     L.tiles = (uint32_t)((cf + ETILE - 1) / ETILE);
-    L.words_cap = (cf * LMAX + 31) / 32 + 1;
     L.units_cap = (cf * LMAX + U - 1) / U + 1;
     L.segs_cap = (L.units_cap + G - 1) / G + 1;
     uint32_t r = 1;
@@ -1292,6 +1293,30 @@ __global__ void __launch_bounds__(NT) k_etbits(EParams p) {
     }
 }
 
+/* The bitstream words of a coded stream go straight into its payload, at
+ * whatever byte alignment its words region has there: destination word m
+ * (aligned, at the returned base + 4 m) holds the region's bytes 4 m - sh ..
+ * 4 m - sh + 3, sh = the region's address mod 4. A tile of k_eenc covers the
+ * region bytes [4 W0, 4 W0 + 4 nwt) of its stream words W0 .. W0 + nwt - 1;
+ * the destination words it shares with a neighbour tile or with another
+ * part of the payload (at most two at each end) are cleared first (k_etscan:
+ * only the tile's bytes) and or-ed into; the others are plain stores. */
+__device__ __forceinline__ uint32_t *wdst(const EParams &p, const EMeta &M, unsigned *sh) {
+    uint8_t *A = p.pay + M.off + M.r_words;
+    *sh = (unsigned)(reinterpret_cast<uintptr_t>(A) & 3u);
+    return reinterpret_cast<uint32_t *>(A - *sh);
+}
+/* The bytes of destination word m inside the region bytes [b0, b1). */
+__device__ __forceinline__ uint32_t wmask(uint64_t m, unsigned sh, uint64_t b0, uint64_t b1) {
+    uint32_t k = 0;
+#pragma unroll
+    for (unsigned j = 0; j < 4; j++) {
+        const int64_t b = (int64_t)(4 * m + j) - (int64_t)sh;
+        if (b >= (int64_t)b0 && b < (int64_t)b1) k |= 0xffu << (8 * j);
+    }
+    return k;
+}
+
 /* Tile bit offsets and escape ranks: exclusive scans per chunk. */
 __global__ void __launch_bounds__(NT) k_etscan(EParams p) {
     typedef cub::BlockScan<uint64_t, NT> Scan;
@@ -1313,10 +1338,14 @@ __global__ void __launch_bounds__(NT) k_etscan(EParams p) {
         if (t < T) {
             tb[t] = cb + ex;
             te[t] = (uint32_t)(ce + ey);
-            if (x) { /* the tile's edge words, shared with its neighbours, are or-ed into by k_eenc */
-                uint32_t *words = p.words + (size_t)cl * p.words_cap;
-                words[(cb + ex) >> 5] = 0;
-                words[(cb + ex + x - 1) >> 5] = 0;
+            if (x) { /* the destination words at the tile's two ends: k_eenc ors into them */
+                unsigned sh;
+                uint32_t *D = wdst(p, M, &sh);
+                const uint64_t W0 = (cb + ex) >> 5, W1 = (cb + ex + x - 1) >> 5, b0 = 4 * W0, b1 = 4 * W1 + 4;
+                const uint64_t ms[4] = {W0, W0 + 1, W1, W1 + 1};
+#pragma unroll
+                for (int j = 0; j < 4; j++)
+                    if (sh || (j & 1) == 0) atomicAnd(&D[ms[j]], ~wmask(ms[j], sh, b0, b1));
             }
         }
         cb += tot;
@@ -1430,14 +1459,21 @@ __global__ void __launch_bounds__(NT) k_eenc(EParams p) {
         segf[0] = 0;
     }
     __syncthreads();
-    uint32_t *words = p.words + (size_t)cl * p.words_cap;
-    for (uint32_t k = tid; k < nwt; k += NT) {
-        const uint32_t w = sw[k];
-        if (k == 0 || k + 1 == nwt) {
-            if (w) atomicOr(&words[W0 + k], w);
-        } else {
-            words[W0 + k] = w;
-        }
+    /* the tile's words into the payload (wdst): plain stores where no
+     * other tile or payload part has bytes, else or-ed in */
+    unsigned sh;
+    uint32_t *D = wdst(p, M, &sh);
+    const uint64_t end = tb0 + tbits;
+    const int64_t xs = 4 * (int64_t)W0 + ((tb0 & 31) ? 4 : 0);
+    const int64_t xe = 4 * (int64_t)(W0 + nwt) - ((end & 31) && i0 + tn < n ? 4 : 0);
+    const uint32_t nd = nwt + (sh ? 1u : 0u);
+    for (uint32_t k = tid; k < nd; k += NT) {
+        const uint32_t hi = k < nwt ? sw[k] : 0u, lo = k ? sw[k - 1] : 0u;
+        const uint32_t v = sh ? __funnelshift_r(lo, hi, 8 * (4 - sh)) : hi;
+        const uint64_t m = W0 + k;
+        const int64_t b = 4 * (int64_t)m - (int64_t)sh;
+        if (b >= xs && b + 4 <= xe) D[m] = v;
+        else if (v) atomicOr(&D[m], v);
     }
 }
 
@@ -1475,10 +1511,7 @@ __device__ __forceinline__ uint32_t pay_byte(const EParams &p, uint32_t cl, cons
         const uint64_t k = q - M.r_seg;
         return (p.segf[(size_t)cl * p.segs_cap + k / 4] >> (8 * (k & 3))) & 255;
     }
-    if (q < M.r_esc) {
-        const uint64_t k = q - M.r_words;
-        return (p.words[(size_t)cl * p.words_cap + k / 4] >> (8 * (k & 3))) & 255;
-    }
+    if (q < M.r_esc) return 0; /* bitstream words: k_eenc writes them */
     const uint64_t k = q - M.r_esc;
     return (p.escbuf[(size_t)cl * p.count_full + k / 4] >> (8 * (k & 3))) & 255;
 }
@@ -1492,21 +1525,21 @@ __global__ void __launch_bounds__(NT) k_easm(EParams p) {
     if (M.mode > 1 || q0 >= M.size) return; /* mode 3: a stream set's stream not written */
     uint8_t *P = p.pay + M.off;
     const uint64_t q1 = q0 + ASM_BYTES < M.size ? q0 + ASM_BYTES : M.size;
+    /* a coded stream's bitstream words [rw, re) are k_eenc's */
+    const int64_t rw = M.mode == 1 ? (int64_t)M.r_words : 0, re = M.mode == 1 ? (int64_t)M.r_esc : 0;
+    if (q0 >= (uint64_t)rw && q1 <= (uint64_t)re) return;
     /* aligned words overlapping [q0, q1) of the payload */
     const uintptr_t a0 = (reinterpret_cast<uintptr_t>(P) + q0) & ~(uintptr_t)3;
     const uintptr_t a1 = reinterpret_cast<uintptr_t>(P) + q1;
     for (uintptr_t a = a0 + 4 * (uintptr_t)threadIdx.x; a < a1; a += 4 * NT) {
         const int64_t q = (int64_t)(a - reinterpret_cast<uintptr_t>(P));
-        if (q >= (int64_t)q0 && q + 4 <= (int64_t)q1) {
+        if (q >= rw && q + 4 <= re) continue;
+        if (q >= (int64_t)q0 && q + 4 <= (int64_t)q1 && (q + 4 <= rw || q >= re)) {
             uint32_t w = 0;
             const uint64_t uq = (uint64_t)q;
             if (M.mode == 0 && uq >= HDR) { /* raw bytes of a stored chunk */
                 const uint8_t *raw = p.src + (uint64_t)cl * p.raw_full;
                 w = ld32u(raw + (uq - HDR), raw + (M.size - HDR));
-            } else if (M.mode == 1 && uq >= M.r_words && uq + 4 <= M.r_esc) { /* bitstream words */
-                const uint64_t k = uq - M.r_words, i = k >> 2;
-                const uint32_t *W = p.words + (size_t)cl * p.words_cap;
-                w = (k & 3) ? __funnelshift_r(W[i], W[i + 1], 8 * (unsigned)(k & 3)) : W[i];
             } else {
 #pragma unroll
                 for (int k = 0; k < 4; k++) w |= pay_byte(p, cl, M, uq + k) << (8 * k);
@@ -1515,7 +1548,7 @@ __global__ void __launch_bounds__(NT) k_easm(EParams p) {
         } else {
             for (int k = 0; k < 4; k++) {
                 const int64_t qq = q + k;
-                if (qq >= (int64_t)q0 && qq < (int64_t)q1)
+                if (qq >= (int64_t)q0 && qq < (int64_t)q1 && (qq < rw || qq >= re))
                     reinterpret_cast<uint8_t *>(a)[k] = (uint8_t)pay_byte(p, cl, M, (uint64_t)qq);
             }
         }
@@ -1566,8 +1599,8 @@ cudaError_t e_write(EParams &p, const ELayout &L, uint64_t maxpay, cudaStream_t 
 
 /* ---- stream sets (huffman_enc_cuda.h) ---- */
 
-ELayout hse_layout(uint32_t n, uint64_t cap) {
-    ELayout L = elayout_geom(cap ? cap : 1, 2);
+ELayout hse_layout(uint32_t n, uint64_t cap, uint32_t K) {
+    ELayout L = elayout_geom(cap ? cap : 1, 2, K);
     L.GC = n ? n : 1;
     elayout_sizes(L);
     return L;
@@ -1587,7 +1620,6 @@ void hse_params(const scz_hse *h, void *state, void *work, const ELayout &L, EPa
     p->Kv = h->Kv;
     p->soff = h->soff;
     p->hdr = 0;
-    p->words_cap = L.words_cap;
     p->units_cap = L.units_cap;
     p->segs_cap = L.segs_cap;
     p->Kcap = L.Kcap;
@@ -1658,7 +1690,6 @@ static cudaError_t huf_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
     p.pay = d_pay;
     p.count_full = b->full.count;
     p.raw_full = b->raw_full;
-    p.words_cap = L.words_cap;
     p.units_cap = L.units_cap;
     p.segs_cap = L.segs_cap;
     p.es = b->full.esize;
@@ -1776,8 +1807,8 @@ extern const scz_cuda_codec_ops scz__huffman_cuda_ops = {
 
 /* ---- stream sets: bare Huffman streams for other codecs (huffman_enc_cuda.h) ---- */
 
-size_t scz__hse_scratch(uint32_t n, uint64_t cap) { return hse_layout(n, cap).state; }
-size_t scz__hse_work(uint32_t n, uint64_t cap) { return hse_layout(n, cap).work; }
+size_t scz__hse_scratch(uint32_t n, uint64_t cap, uint32_t K) { return hse_layout(n, cap, K).state; }
+size_t scz__hse_work(uint32_t n, uint64_t cap) { return hse_layout(n, cap, 1).work; }
 
 uint64_t scz__hse_bound(uint64_t cap, uint32_t K) {
     const uint64_t bits = cap * LMAX, units = (bits + U - 1) / U, segs = (units + G - 1) / G;
@@ -1785,7 +1816,7 @@ uint64_t scz__hse_bound(uint64_t cap, uint32_t K) {
 }
 
 uint32_t *scz__hse_hist(const scz_hse *h, void *state, uint32_t *stride) {
-    const ELayout L = hse_layout(h->n, h->cap);
+    const ELayout L = hse_layout(h->n, h->cap, h->K);
     EParams p;
     void *cubtmp;
     hse_params(h, state, nullptr, L, &p, &cubtmp);
@@ -1795,7 +1826,7 @@ uint32_t *scz__hse_hist(const scz_hse *h, void *state, uint32_t *stride) {
 
 cudaError_t scz__hse_plan(const scz_hse *h, void *state, void *work, uint64_t *d_size, uint64_t *d_bits,
                           cudaStream_t s) {
-    const ELayout L = hse_layout(h->n, h->cap);
+    const ELayout L = hse_layout(h->n, h->cap, h->K);
     EParams p;
     void *cubtmp;
     hse_params(h, state, work, L, &p, &cubtmp);
@@ -1809,7 +1840,7 @@ cudaError_t scz__hse_plan(const scz_hse *h, void *state, void *work, uint64_t *d
 
 cudaError_t scz__hse_write(const scz_hse *h, void *state, void *work, const uint64_t *d_off, uint8_t *out,
                            cudaStream_t s) {
-    const ELayout L = hse_layout(h->n, h->cap);
+    const ELayout L = hse_layout(h->n, h->cap, h->K);
     EParams p;
     void *cubtmp;
     hse_params(h, state, work, L, &p, &cubtmp);

@@ -12,8 +12,9 @@
  *                   its total_bits) into device arrays;
  *   scz__hse_write  the streams whose d_off[i] != ~0 at out + d_off[i].
  * `state` (scz__hse_scratch bytes) keeps the codebooks from plan to write;
- * `work` (scz__hse_work bytes) is the bitstream work area of write, which
- * sets written one after the other may share. Both 256-byte aligned.
+ * `work` (scz__hse_work bytes) is the work area of write (gap nibbles and
+ * segment entries; the bitstream words go straight to `out`), which sets
+ * written one after the other may share. Both 256-byte aligned.
  */
 #ifndef SCZ_HUFFMAN_ENC_CUDA_H
 #define SCZ_HUFFMAN_ENC_CUDA_H
@@ -32,7 +33,9 @@ struct scz_hse {
     const uint64_t *soff;  /* device: stream i's first symbol at sym + soff[i] (then stride is unused), or NULL */
 };
 
-size_t scz__hse_scratch(uint32_t n, uint64_t cap);
+/* State of a set of n streams of at most cap symbols each, of alphabets
+ * up to K (the set's scz_hse.K); the work area of its writing. */
+size_t scz__hse_scratch(uint32_t n, uint64_t cap, uint32_t K);
 size_t scz__hse_work(uint32_t n, uint64_t cap);
 /* The most bytes one stream of at most cap symbols can take. */
 uint64_t scz__hse_bound(uint64_t cap, uint32_t K);

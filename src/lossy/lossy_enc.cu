@@ -126,8 +126,10 @@ struct LP {
     LMeta *meta;
     uint32_t *cntC, *cntR;
     uint64_t *sizeC, *bitsC, *sizeV, *sizeL, *offC, *offV, *offL;
-    /* run-length workflow */
+    /* run-length workflow: chunk c's runs at rv + roff[c], rl + roff[c]
+     * (k_ltry packs the chunks that evaluate it) */
     uint16_t *rv, *rl;
+    uint64_t *roff;
     uint32_t rtiles;
     uint32_t *t_cnt, *t_last, *t_first, *t_base, *t_cut, *t_nxt;
     double eb, ebx2, recip;
@@ -136,7 +138,8 @@ struct LP {
     uint32_t hstride;
     /* ctl[0]: blocks that k_qfast left to k_quant, listed in slow[] (chunk
      * c's block b as c * nbc + b, in no particular order); ctl[1]: nonzero
-     * when a chunk of the group evaluates the run-length workflow */
+     * when a chunk of the group evaluates the run-length workflow; ctl[2],
+     * ctl[3]: the low and high words of the run slots those chunks need */
     uint32_t *ctl, *slow;
 };
 
@@ -964,19 +967,42 @@ __global__ void __launch_bounds__(NT) k_lscan(LP p) {
 }
 
 /* Whether the chunk evaluates the run-length workflow (7.5). */
-__global__ void k_ltry(LP p) {
-    const uint32_t cl = blockIdx.x * blockDim.x + threadIdx.x;
-    if (cl >= p.ng) return;
-    LMeta &M = p.meta[cl];
-    const uint64_t bits = p.bitsC[cl], n = M.n;
-    uint32_t t = p.knob == 2;
-    if (p.knob == 0) {
-        const double db = (double)bits, avg = db / (double)n;
-        t = (uint64_t)LZ_RLE_DEN * bits <= (uint64_t)LZ_RLE_NUM * n ||
-            __dmul_rn((double)M.runs, fmax(LZ_RUN_BITS_MIN, __dadd_rn(avg, LZ_RUN_BITS_ADD))) < db;
+/* Which chunks evaluate the run-length workflow (7.5), and where their
+ * runs go: a chunk of n codes and `runs` maximal runs has at most
+ * min(n, runs + n / 65536 + 1) pieces; the slots are packed (one block). */
+__global__ void __launch_bounds__(NT) k_ltry(LP p) {
+    typedef cub::BlockScan<unsigned long long, NT> Scan;
+    __shared__ typename Scan::TempStorage ts;
+    unsigned long long carry = 0;
+    for (uint32_t c0 = 0; c0 < p.ng; c0 += NT) {
+        const uint32_t cl = c0 + threadIdx.x;
+        unsigned long long a = 0;
+        if (cl < p.ng) {
+            LMeta &M = p.meta[cl];
+            const uint64_t bits = p.bitsC[cl], n = M.n;
+            uint32_t t = p.knob == 2;
+            if (p.knob == 0) {
+                const double db = (double)bits, avg = db / (double)n;
+                t = (uint64_t)LZ_RLE_DEN * bits <= (uint64_t)LZ_RLE_NUM * n ||
+                    __dmul_rn((double)M.runs, fmax(LZ_RUN_BITS_MIN, __dadd_rn(avg, LZ_RUN_BITS_ADD))) < db;
+            }
+            M.try_rle = t;
+            if (t) {
+                atomicOr(&p.ctl[1], 1u);
+                const uint64_t r = M.runs + n / LZ_MAX_RUN + 1;
+                a = r < n ? r : n;
+            }
+        }
+        unsigned long long ex, tot;
+        Scan(ts).ExclusiveSum(a, ex, tot);
+        if (cl < p.ng) p.roff[cl] = carry + ex;
+        carry += tot;
+        __syncthreads();
     }
-    M.try_rle = t;
-    if (t) atomicOr(&p.ctl[1], 1u);
+    if (threadIdx.x == 0) {
+        p.ctl[2] = (uint32_t)carry;
+        p.ctl[3] = (uint32_t)(carry >> 32);
+    }
 }
 
 /* Run starts per tile of RTILE codes: maximal runs (code changes). */
@@ -1110,7 +1136,7 @@ __global__ void __launch_bounds__(NT) k_rwrite(LP p) {
     for (uint32_t k = 0; k < PT; k++)
         if (fl[k]) pos[ex++] = (uint32_t)(i0 + tid * PT + k);
     __syncthreads();
-    uint16_t *rv = p.rv + (uint64_t)cl * p.cf, *rl = p.rl + (uint64_t)cl * p.cf;
+    uint16_t *rv = p.rv + p.roff[cl], *rl = p.rl + p.roff[cl];
     for (uint32_t k = tid; k < tot; k += NT) {
         const uint32_t s = pos[k], e = k + 1 < tot ? pos[k + 1] : nxt;
         rv[base + k] = cd[s];
@@ -1247,16 +1273,17 @@ __global__ void k_psnr_sum(const double *bs, uint64_t nb, double *out) {
 
 struct ELay {
     uint32_t GC, nbc, rtiles;
-    uint64_t cf;
-    size_t hs, hw, total;
+    uint64_t cf, rb; /* rb: run slots (rv and rl each) */
+    size_t hsC, hsL, hw, total;
 };
 
 size_t take_all(const ELay &L, uint8_t *base, LP *p, uint8_t **stC, uint8_t **stV, uint8_t **stL, uint8_t **work) {
     Bump B{base, 0};
     const size_t g = L.GC, nbk = (size_t)L.GC * L.nbc, nt = (size_t)L.GC * L.rtiles;
     p->codes = B.take<uint16_t>(g * L.cf);
-    p->rv = B.take<uint16_t>(g * L.cf);
-    p->rl = B.take<uint16_t>(g * L.cf);
+    p->rv = B.take<uint16_t>(L.rb);
+    p->rl = B.take<uint16_t>(L.rb);
+    p->roff = B.take<uint64_t>(g);
     p->bo_n = B.take<uint32_t>(nbk);
     p->bo_bytes = B.take<uint32_t>(nbk);
     p->bo_first = B.take<uint32_t>(nbk);
@@ -1288,9 +1315,9 @@ size_t take_all(const ELay &L, uint8_t *base, LP *p, uint8_t **stC, uint8_t **st
     p->t_nxt = B.take<uint32_t>(nt);
     p->ctl = B.take<uint32_t>(4);
     p->slow = B.take<uint32_t>(nbk);
-    *stC = B.take<uint8_t>(L.hs);
-    *stV = B.take<uint8_t>(L.hs);
-    *stL = B.take<uint8_t>(L.hs);
+    *stC = B.take<uint8_t>(L.hsC);
+    *stV = B.take<uint8_t>(L.hsC);
+    *stL = B.take<uint8_t>(L.hsL);
     *work = B.take<uint8_t>(L.hw);
     return B.o;
 }
@@ -1303,12 +1330,18 @@ ELay elay(const scz_cuda_batch *b) {
     const uint32_t nbl = lgeo(&b->last).nblocks;
     if (nbl > L.nbc) L.nbc = nbl;
     L.rtiles = (uint32_t)((cf + RTILE - 1) / RTILE);
-    uint64_t gc = (64ull << 20) / cf;
-    if (gc > b->n) gc = b->n;
+    /* One group for the whole batch where it fits: the scratch is about
+     * 4.3 bytes per element of a group (codes 2, run slots 2: half the
+     * group's codes or one chunk's, whichever is more; a group whose
+     * run-length chunks need more is cut, see scz__lossy_cuda_encode). */
+    uint64_t gc = b->n;
     if (gc > 65535) gc = 65535;
     if (gc < 1) gc = 1;
     L.GC = (uint32_t)gc;
-    L.hs = scz__hse_scratch(L.GC, cf);
+    L.rb = gc * cf / 2 > cf ? gc * cf / 2 : cf;
+    const uint32_t K = 2 * b->h->knobs[0] + 2;
+    L.hsC = scz__hse_scratch(L.GC, cf, K);
+    L.hsL = scz__hse_scratch(L.GC, cf, 65536);
     L.hw = scz__hse_work(L.GC, cf);
     LP tmp;
     uint8_t *a, *c, *d, *e;
@@ -1362,8 +1395,11 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
     const uint32_t K = 2 * p.r + 2;
     cudaError_t e;
     ScProf pf("lossy encode", s);
-    for (uint32_t g0 = ca; g0 < cb; g0 += L.GC) {
-        const uint32_t ng = cb - g0 < L.GC ? cb - g0 : L.GC;
+    /* chunks per group: L.GC, or fewer once a group's run-length chunks
+     * needed more run slots than L.rb (then as many as always fit) */
+    uint32_t gmax = L.GC;
+    for (uint32_t g0 = ca, ng = 0; g0 < cb; g0 += ng) {
+        ng = cb - g0 < gmax ? cb - g0 : gmax;
         p.ng = ng;
         p.gc0 = g0;
         p.nlast = g0 + ng == b->n ? ng - 1 : NONE;
@@ -1381,11 +1417,11 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
         pf.mark("quant");
         k_lscan<<<ng, NT, 0, s>>>(p);
         pf.mark("lscan");
-        const scz_hse hv{p.rv, L.cf, p.cntR, ng, K, L.cf, 0, nullptr, nullptr};
-        const scz_hse hl{p.rl, L.cf, p.cntR, ng, 65536, L.cf, 0, nullptr, nullptr};
+        const scz_hse hv{p.rv, L.cf, p.cntR, ng, K, L.cf, 0, nullptr, p.roff};
+        const scz_hse hl{p.rl, L.cf, p.cntR, ng, 65536, L.cf, 0, nullptr, p.roff};
         if ((e = scz__hse_plan(&hc, stC, work, p.sizeC, p.bitsC, s))) return e;
         pf.mark("planC");
-        k_ltry<<<(ng + NT - 1) / NT, NT, 0, s>>>(p);
+        k_ltry<<<1, NT, 0, s>>>(p);
         /* The one wait of a group: whether any chunk evaluates the
          * run-length workflow (its planning is ~0.16 ms of launches per
          * group of 64 Mi codes on an H100 even when every chunk skips it)
@@ -1396,6 +1432,18 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
         if ((e = cudaStreamSynchronize(s))) return e;
         pf.mark("wait");
         const bool any_rle = ctl[1] != 0;
+        if (any_rle && ((uint64_t)ctl[3] << 32 | ctl[2]) > L.rb) {
+            /* Run slots short (many runs: noise with the workflow forced,
+             * say): this group again with as many chunks as always fit
+             * (a chunk needs at most L.cf slots; L.rb >= L.cf), and so the
+             * rest of the call. Chunks are coded independently: the bytes
+             * do not depend on the grouping. */
+            gmax = (uint32_t)(L.rb / L.cf);
+            if (gmax >= ng) gmax = ng > 1 ? ng / 2 : 1; /* not reached: a group of rb / cf chunks fits */
+            ng = 0;
+            pf.mark("regroup");
+            continue;
+        }
         if (any_rle) {
             const dim3 rt(L.rtiles, ng);
             k_rtile<<<rt, NT, 0, s>>>(p);

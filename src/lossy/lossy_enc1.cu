@@ -1176,8 +1176,8 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     p.bodycap = ((p.raw_full * 9 / 2 + (1u << 20)) + 255) & ~(uint64_t)255;
     p.paycap = p.bodycap + LZ1_HDR;
     void *m[NM] = {};
-    const size_t hss = scz__hse_scratch((uint32_t)(nch * Q), cf), hs2 = scz__hse_scratch((uint32_t)(nch * 2), cf);
-    const size_t hs3 = scz__hse_scratch((uint32_t)(nch * W3), cf), hw3 = scz__hse_work((uint32_t)(nch * W3), cf);
+    const size_t hss = scz__hse_scratch((uint32_t)(nch * Q), cf, 65536), hs2 = scz__hse_scratch((uint32_t)(nch * 2), cf, 65536);
+    const size_t hs3 = scz__hse_scratch((uint32_t)(nch * W3), cf, 65536), hw3 = scz__hse_work((uint32_t)(nch * W3), cf);
     const size_t sz[NM] = {srcb ? srcb : 1, nch * LZ1_NCOST * 8, nch * ND, nch * p.swn * sizeof(Sweep), nch * 4,
                            nch * cf * 8, nch * cf * 2, nch * cf * 8, nch * 4, nch * p.tpc * 4, nch * 8, nch * 8,
                            nch * 3, nch * cf * 2, nch * 4, hss, nch * Q * 4, nch * Q * 4, nch * Q * 8, nch * Q * 8,
@@ -1188,7 +1188,7 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
                            nch * W3 * 8, nch * W3 * 8, nch * W3 * 8, hs3, hw3,
                            /* 50.. */ nch * p.bodycap, nch * p.tpc * 8, nch * 2 * cf * 2, nch * 2 * 8, nch * 2 * 8,
                            /* 55.. */ nch * 2 * p.bodycap * 2, nch * 2 * 4, nch * 2 * 8, nch * 2 * 8, nch * p.paycap,
-                           nch * 8, nch * 4, scz__hse_scratch((uint32_t)(nch * 2), p.bodycap),
+                           nch * 8, nch * 4, scz__hse_scratch((uint32_t)(nch * 2), p.bodycap, 256),
                            scz__hse_work((uint32_t)(nch * 2), p.bodycap)};
     for (int k = 0; k < NM && !e; k++) e = cudaMalloc(&m[k], sz[k]);
     if (!e) e = cudaMemcpy(m[0], d->src, srcb, cudaMemcpyHostToDevice);
