@@ -139,8 +139,10 @@ struct LP {
     /* ctl[0]: blocks that k_qfast left to k_quant, listed in slow[] (chunk
      * c's block b as c * nbc + b, in no particular order); ctl[1]: nonzero
      * when a chunk of the group evaluates the run-length workflow; ctl[2],
-     * ctl[3]: the low and high words of the run slots those chunks need */
+     * ctl[3]: the low and high words of the run slots those chunks need;
+     * ctl[4]: blocks in olist */
     uint32_t *ctl, *slow;
+    uint32_t *olist; /* blocks k_qfast kept that have outliers (ctl[4] of them) */
 };
 
 /* The block's code counts (shared memory, K <= HK) added to its chunk's
@@ -269,20 +271,29 @@ __device__ __forceinline__ void mark_slow(const LP &p, uint64_t sb) {
     p.slow[atomicAdd(&p.ctl[0], 1u)] = (uint32_t)sb;
 }
 
-template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
+/* Whole blocks with outliers but no verbatim element stay here too: pass
+ * 1 (P2 false) counts their outliers and list bytes as k_quant does and
+ * lists the block in olist (ctl[4]); pass 2 (P2 true, k_qout) recomputes
+ * the block's errors and writes its outlier list. An outlier's place in
+ * code order comes from a bitmap of the block's outliers (one ballot per
+ * 32 consecutive codes). */
+template <typename T, bool P2> __device__ __forceinline__ void qfast_block(const LP &p, uint32_t cl, uint32_t b) {
     __shared__ int32_t xs[NT / 32][16][16]; /* 3D: the upper half-warp's values for the next warp */
     __shared__ int32_t xe[NT / 32][16];     /* lane 31's values per warp */
     __shared__ uint32_t ce[NT / 32][16];    /* lane 31's codes per warp */
     __shared__ uint32_t s_chg[NT / 32];
     __shared__ uint32_t sh[HK];
-    const uint32_t cl = blockIdx.y, b = blockIdx.x, tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
+    __shared__ uint32_t obm[BLK / 32];      /* outliers, bit jc of the block in code order */
+    __shared__ uint16_t ob[BLK];            /* pass 2: list bytes of the outlier at jc, then their offsets */
+    __shared__ uint32_t s_on, s_ob, s_of, s_ol;
+    const uint32_t tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
     const LGeo &g = geo(p, cl);
     if (b >= g.nblocks) return;
     const uint64_t sb = (uint64_t)cl * p.nbc + b;
     const Blk k = blk(g, b);
     const int shape = qshape(g, k);
     if (shape == QS_NONE) {
-        if (tid == 0) mark_slow(p, sb);
+        if (tid == 0 && !P2) mark_slow(p, sb);
         return;
     }
     const T *src = reinterpret_cast<const T *>(p.src + (uint64_t)cl * p.raw_full) + k.base;
@@ -315,7 +326,7 @@ template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
             for (uint32_t z = 0; z < 16; z++) xs[w][z][lane - 16] = d[z];
         bad = __syncthreads_or(bad);
         if (bad) {
-            if (tid == 0) mark_slow(p, sb);
+            if (tid == 0 && !P2) mark_slow(p, sb);
             return;
         }
 #pragma unroll
@@ -337,7 +348,7 @@ template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
         ql[gq * 64 + x] = d[15];
         bad = __syncthreads_or(bad);
         if (bad) {
-            if (tid == 0) mark_slow(p, sb);
+            if (tid == 0 && !P2) mark_slow(p, sb);
             return;
         }
         const int32_t above = gq ? ql[(gq - 1) * 64 + x] : 0;
@@ -367,7 +378,7 @@ template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
             for (uint32_t kk = 0; kk < 16; kk++) xe[w][kk] = d[kk];
         bad = __syncthreads_or(bad);
         if (bad) {
-            if (tid == 0) mark_slow(p, sb);
+            if (tid == 0 && !P2) mark_slow(p, sb);
             return;
         }
 #pragma unroll
@@ -378,7 +389,7 @@ template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
             d[kk] -= pr;
         }
     }
-    /* codes; an outlier sends the block to k_quant */
+    /* codes; outliers are code 0 */
     uint32_t c[16];
     int out = 0;
 #pragma unroll
@@ -391,10 +402,78 @@ template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
 #pragma unroll
         for (uint32_t kk = 0; kk < 16; kk++) ce[w][kk] = c[kk];
     out = __syncthreads_or(out);
+    /* code index in the block of element kk of this thread */
+    auto jcode = [&](uint32_t kk) -> uint32_t {
+        return shape == QS_2D ? (16 * (tid >> 6) + kk) * 64 + (tid & 63) : kk * NT + tid;
+    };
     if (out) {
-        if (tid == 0) mark_slow(p, sb);
-        return;
+        /* the bitmap: 32 consecutive codes per warp and kk */
+#pragma unroll
+        for (uint32_t kk = 0; kk < 16; kk++) {
+            const unsigned m = __ballot_sync(0xffffffffu, c[kk] == LZ_CODE_OUTLIER);
+            if (lane == 0) obm[jcode(kk) >> 5] = m;
+        }
+        if (tid == 0) {
+            s_on = s_ob = 0;
+            s_of = NONE;
+            s_ol = 0;
+        }
+        __syncthreads();
+        /* list bytes of each outlier: its gap after the previous one (the
+         * block's first: k_lscan's or pass 2's business), its error */
+        uint32_t nb = 0, no = 0, fo = NONE, lo = 0;
+#pragma unroll
+        for (uint32_t kk = 0; kk < 16; kk++) {
+            const uint32_t jc = jcode(kk);
+            uint32_t bytes = 0;
+            if (c[kk] == LZ_CODE_OUTLIER) {
+                bytes = vlen(zigzag((int64_t)d[kk]));
+                uint32_t wi = jc >> 5, m = obm[wi] & ((1u << (jc & 31)) - 1u);
+                while (!m && wi) m = obm[--wi];
+                if (m) bytes += vlen((uint64_t)(jc - (wi * 32 + 31 - (uint32_t)__clz(m)) - 1));
+                else if (P2) bytes += vlen(k.co + jc - p.bo_prev[sb]);
+                nb += bytes;
+                no++;
+                fo = jc < fo ? jc : fo;
+                lo = jc > lo ? jc : lo;
+            }
+            if (P2) ob[jc] = (uint16_t)bytes;
+        }
+        if (!P2) {
+            if (no) {
+                atomicAdd(&s_on, no);
+                atomicAdd(&s_ob, nb);
+                atomicMin(&s_of, fo);
+                atomicMax(&s_ol, lo);
+            }
+        } else {
+            /* offsets in code order: a blocked scan of ob */
+            typedef cub::BlockScan<uint32_t, NT> OScan;
+            __shared__ typename OScan::TempStorage ots;
+            __syncthreads();
+            uint32_t v[BLK / NT];
+#pragma unroll
+            for (uint32_t i = 0; i < BLK / NT; i++) v[i] = ob[tid * (BLK / NT) + i];
+            OScan(ots).ExclusiveSum(v, v);
+#pragma unroll
+            for (uint32_t i = 0; i < BLK / NT; i++) ob[tid * (BLK / NT) + i] = (uint16_t)v[i];
+            __syncthreads();
+            uint8_t *op0 = p.pay + p.meta[cl].oout + p.bo_off[sb];
+#pragma unroll
+            for (uint32_t kk = 0; kk < 16; kk++) {
+                if (c[kk] != LZ_CODE_OUTLIER) continue;
+                const uint32_t jc = jcode(kk);
+                uint32_t wi = jc >> 5, m = obm[wi] & ((1u << (jc & 31)) - 1u);
+                while (!m && wi) m = obm[--wi];
+                const uint64_t gap = m ? (uint64_t)(jc - (wi * 32 + 31 - (uint32_t)__clz(m)) - 1)
+                                       : k.co + jc - p.bo_prev[sb];
+                uint8_t *op = put_varint(op0 + ob[jc], gap);
+                put_varint(op, zigzag((int64_t)d[kk]));
+            }
+            return;
+        }
     }
+    if (P2) return;
     /* code changes in code order, and the codes */
     uint16_t *cd = p.codes + (uint64_t)cl * p.cf + k.co;
     uint32_t chg = 0;
@@ -448,13 +527,28 @@ template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
     if (tid == 0) {
         uint32_t t = 0;
         for (uint32_t i = 0; i < NT / 32; i++) t += s_chg[i];
-        p.bo_n[sb] = 0;
-        p.bo_bytes[sb] = 0;
-        p.bo_first[sb] = NONE;
-        p.bo_last[sb] = 0;
+        p.bo_n[sb] = out ? s_on : 0;
+        p.bo_bytes[sb] = out ? s_ob : 0; /* without the varint of the first outlier's gap */
+        p.bo_first[sb] = out ? s_of : NONE;
+        p.bo_last[sb] = out ? s_ol : 0;
         p.bv_n[sb] = 0;
         p.bv_first[sb] = NONE;
         p.bchg[sb] = t;
+        if (out) p.olist[atomicAdd(&p.ctl[4], 1u)] = (uint32_t)sb;
+    }
+}
+
+template <typename T> __global__ void __launch_bounds__(NT) k_qfast(LP p) {
+    qfast_block<T, false>(p, blockIdx.y, blockIdx.x);
+}
+
+/* Pass 2 of the blocks k_qfast kept that have outliers (olist). */
+template <typename T> __global__ void __launch_bounds__(NT) k_qout(LP p) {
+    const uint32_t n = p.ctl[4];
+    for (uint32_t i = blockIdx.x; i < n; i += gridDim.x) {
+        const uint32_t sb = p.olist[i], cl = sb / p.nbc;
+        if (p.meta[cl].wf != LZ_WF_STORED) qfast_block<T, true>(p, cl, sb % p.nbc);
+        __syncthreads(); /* the block's shared memory is reused */
     }
 }
 
@@ -1313,8 +1407,9 @@ size_t take_all(const ELay &L, uint8_t *base, LP *p, uint8_t **stC, uint8_t **st
     p->t_base = B.take<uint32_t>(nt);
     p->t_cut = B.take<uint32_t>(nt);
     p->t_nxt = B.take<uint32_t>(nt);
-    p->ctl = B.take<uint32_t>(4);
+    p->ctl = B.take<uint32_t>(8);
     p->slow = B.take<uint32_t>(nbk);
+    p->olist = B.take<uint32_t>(nbk);
     *stC = B.take<uint8_t>(L.hsC);
     *stV = B.take<uint8_t>(L.hsC);
     *stL = B.take<uint8_t>(L.hsL);
@@ -1352,10 +1447,11 @@ ELay elay(const scz_cuda_batch *b) {
 /* Pass 1: k_qfast over all blocks, k_quant over those it left. Pass 2:
  * k_quant over the listed blocks (nslow of them, known on the host). */
 template <typename T> cudaError_t launch_quant(const LP &p, uint32_t nbc, bool pass2, uint32_t nslow,
-                                              cudaStream_t s) {
+                                              uint32_t nout, cudaStream_t s) {
     const uint64_t nb = (uint64_t)nbc * p.ng;
     if (pass2) {
         if (nslow) k_quant<T, true><<<nslow < QGRID ? nslow : QGRID, NT, 0, s>>>(p);
+        if (nout) k_qout<T><<<nout < 8 * QGRID ? nout : 8 * QGRID, NT, 0, s>>>(p);
     } else {
         k_qfast<T><<<dim3(nbc, p.ng), NT, 0, s>>>(p);
         k_quant<T, false><<<(unsigned)(nb < QGRID ? nb : QGRID), NT, 0, s>>>(p);
@@ -1411,8 +1507,8 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
             p.hist = scz__hse_hist(&hc, stC, &p.hstride);
             if ((e = cudaMemset2DAsync(p.hist, (size_t)p.hstride * 4, 0, (size_t)K * 4, ng, s))) return e;
         }
-        if ((e = cudaMemsetAsync(p.ctl, 0, 4 * sizeof(uint32_t), s))) return e;
-        if ((e = p.es == 4 ? launch_quant<float>(p, L.nbc, false, 0, s) : launch_quant<double>(p, L.nbc, false, 0, s)))
+        if ((e = cudaMemsetAsync(p.ctl, 0, 8 * sizeof(uint32_t), s))) return e;
+        if ((e = p.es == 4 ? launch_quant<float>(p, L.nbc, false, 0, 0, s) : launch_quant<double>(p, L.nbc, false, 0, 0, s)))
             return e;
         pf.mark("quant");
         k_lscan<<<ng, NT, 0, s>>>(p);
@@ -1427,7 +1523,7 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
          * group of 64 Mi codes on an H100 even when every chunk skips it)
          * and how many blocks pass 2 visits. A copy into pageable memory
          * returns once the stream has reached it. */
-        uint32_t ctl[4];
+        uint32_t ctl[8];
         if ((e = cudaMemcpyAsync(ctl, p.ctl, sizeof ctl, cudaMemcpyDeviceToHost, s))) return e;
         if ((e = cudaStreamSynchronize(s))) return e;
         pf.mark("wait");
@@ -1467,8 +1563,8 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
             if ((e = scz__hse_write(&hl, stL, work, p.offL, d_pay, s))) return e;
             pf.mark("writeVL");
         }
-        if ((e = p.es == 4 ? launch_quant<float>(p, L.nbc, true, ctl[0], s)
-                           : launch_quant<double>(p, L.nbc, true, ctl[0], s)))
+        if ((e = p.es == 4 ? launch_quant<float>(p, L.nbc, true, ctl[0], ctl[4], s)
+                           : launch_quant<double>(p, L.nbc, true, ctl[0], ctl[4], s)))
             return e;
         pf.mark("quant2");
     }
