@@ -246,8 +246,9 @@ static void test_large(void) {
             compare(&s, a, &p, 1, name);
             cases++;
             /* run-length forced in many small chunks: on noisy data their
-             * runs need more run slots than the encoder keeps for a group
-             * (half its codes), so the group is cut and coded again */
+             * runs need more run slots than the encoder keeps for codes
+             * and lengths together (half the group's codes each), so it
+             * forms them one stream at a time in one array */
             scz_params pr = params(SCZ_EB_REL, 1e-4, 0, 2, 1000000);
             compare(&s, a, &pr, 1, name);
             cases++;

@@ -1521,13 +1521,13 @@ __device__ __forceinline__ uint32_t pay_byte(const EParams &p, uint32_t cl, cons
 __global__ void __launch_bounds__(NT) k_easm(EParams p) {
     const uint32_t cl = blockIdx.y;
     const EMeta &M = p.meta[cl];
-    const uint64_t q0 = (uint64_t)blockIdx.x * ASM_BYTES;
-    if (M.mode > 1 || q0 >= M.size) return; /* mode 3: a stream set's stream not written */
+    if (M.mode > 1) return; /* mode 3: a stream set's stream not written */
     uint8_t *P = p.pay + M.off;
-    const uint64_t q1 = q0 + ASM_BYTES < M.size ? q0 + ASM_BYTES : M.size;
     /* a coded stream's bitstream words [rw, re) are k_eenc's */
     const int64_t rw = M.mode == 1 ? (int64_t)M.r_words : 0, re = M.mode == 1 ? (int64_t)M.r_esc : 0;
-    if (q0 >= (uint64_t)rw && q1 <= (uint64_t)re) return;
+    for (uint64_t q0 = (uint64_t)blockIdx.x * ASM_BYTES; q0 < M.size; q0 += (uint64_t)gridDim.x * ASM_BYTES) {
+    const uint64_t q1 = q0 + ASM_BYTES < M.size ? q0 + ASM_BYTES : M.size;
+    if (q0 >= (uint64_t)rw && q1 <= (uint64_t)re) continue;
     /* aligned words overlapping [q0, q1) of the payload */
     const uintptr_t a0 = (reinterpret_cast<uintptr_t>(P) + q0) & ~(uintptr_t)3;
     const uintptr_t a1 = reinterpret_cast<uintptr_t>(P) + q1;
@@ -1552,6 +1552,7 @@ __global__ void __launch_bounds__(NT) k_easm(EParams p) {
                     reinterpret_cast<uint8_t *>(a)[k] = (uint8_t)pay_byte(p, cl, M, (uint64_t)qq);
             }
         }
+    }
     }
 }
 
@@ -1593,7 +1594,9 @@ cudaError_t e_write(EParams &p, const ELayout &L, uint64_t maxpay, cudaStream_t 
     k_etbits<<<tiles, NT, 0, s>>>(p);
     k_etscan<<<ng, NT, 0, s>>>(p);
     k_eenc<<<tiles, NT, 0, s>>>(p);
-    k_easm<<<dim3((unsigned)((maxpay + ASM_BYTES - 1) / ASM_BYTES), ng), NT, 0, s>>>(p);
+    /* a few blocks per stream walk its pieces (most of a coded stream is k_eenc's) */
+    const uint64_t pieces = (maxpay + ASM_BYTES - 1) / ASM_BYTES;
+    k_easm<<<dim3((unsigned)(pieces < 64 ? pieces : 64), ng), NT, 0, s>>>(p);
     return cudaGetLastError();
 }
 

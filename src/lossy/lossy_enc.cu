@@ -1204,8 +1204,10 @@ __global__ void __launch_bounds__(NT) k_rscan(LP p) {
     }
 }
 
-/* Run codes and lengths - 1 of each tile's pieces. */
-__global__ void __launch_bounds__(NT) k_rwrite(LP p) {
+/* Run codes and lengths - 1 of each tile's pieces: what = 3 both (codes
+ * at rv, lengths at rl), 1 the codes only, 2 the lengths only, at rv (the
+ * run slots short for both: rv and rl as one array, one stream at a time). */
+__global__ void __launch_bounds__(NT) k_rwrite(LP p, int what) {
     typedef cub::BlockScan<uint32_t, NT> Scan;
     __shared__ typename Scan::TempStorage ts;
     __shared__ uint32_t pos[RTILE + 1];
@@ -1230,11 +1232,11 @@ __global__ void __launch_bounds__(NT) k_rwrite(LP p) {
     for (uint32_t k = 0; k < PT; k++)
         if (fl[k]) pos[ex++] = (uint32_t)(i0 + tid * PT + k);
     __syncthreads();
-    uint16_t *rv = p.rv + p.roff[cl], *rl = p.rl + p.roff[cl];
+    uint16_t *rv = p.rv + p.roff[cl], *rl = (what == 3 ? p.rl : p.rv) + p.roff[cl];
     for (uint32_t k = tid; k < tot; k += NT) {
         const uint32_t s = pos[k], e = k + 1 < tot ? pos[k + 1] : nxt;
-        rv[base + k] = cd[s];
-        rl[base + k] = (uint16_t)(e - s - 1);
+        if (what & 1) rv[base + k] = cd[s];
+        if (what & 2) rl[base + k] = (uint16_t)(e - s - 1);
     }
 }
 
@@ -1321,12 +1323,11 @@ __global__ void __launch_bounds__(NT) k_lstored(LP p) {
     const uint32_t cl = blockIdx.y;
     const LMeta &M = p.meta[cl];
     if (M.wf != LZ_WF_STORED) return;
-    const uint64_t raw = M.n * p.es, q0 = (uint64_t)blockIdx.x * STORE_PIECE;
-    if (q0 >= raw) return;
-    const uint64_t q1 = q0 + STORE_PIECE < raw ? q0 + STORE_PIECE : raw;
+    const uint64_t raw = M.n * p.es;
     const uint8_t *s = p.src + (uint64_t)cl * p.raw_full;
     uint8_t *d = p.pay + M.off + LZ_HDR;
-    for (uint64_t q = q0 + threadIdx.x; q < q1; q += NT) d[q] = s[q];
+    for (uint64_t q0 = (uint64_t)blockIdx.x * STORE_PIECE; q0 < raw; q0 += (uint64_t)gridDim.x * STORE_PIECE)
+        scz_ku::copy_bytes<NT>(d + q0, s + q0, raw - q0 < STORE_PIECE ? raw - q0 : STORE_PIECE, threadIdx.x);
 }
 
 /* ---- the PSNR rule's passes (FORMAT.md 7.1 step 3) ---- */
@@ -1425,15 +1426,15 @@ ELay elay(const scz_cuda_batch *b) {
     const uint32_t nbl = lgeo(&b->last).nblocks;
     if (nbl > L.nbc) L.nbc = nbl;
     L.rtiles = (uint32_t)((cf + RTILE - 1) / RTILE);
-    /* One group for the whole batch where it fits: the scratch is about
-     * 4.3 bytes per element of a group (codes 2, run slots 2: half the
-     * group's codes or one chunk's, whichever is more; a group whose
-     * run-length chunks need more is cut, see scz__lossy_cuda_encode). */
+    /* One group for the whole batch: the scratch is about 4.3 bytes per
+     * element (codes 2, run slots 2: half the group's codes each for run
+     * codes and lengths, or, where the runs need more, all of them for one
+     * at a time; see scz__lossy_cuda_encode). */
     uint64_t gc = b->n;
     if (gc > 65535) gc = 65535;
     if (gc < 1) gc = 1;
     L.GC = (uint32_t)gc;
-    L.rb = gc * cf / 2 > cf ? gc * cf / 2 : cf;
+    L.rb = (gc * cf + 1) / 2;
     const uint32_t K = 2 * b->h->knobs[0] + 2;
     L.hsC = scz__hse_scratch(L.GC, cf, K);
     L.hsL = scz__hse_scratch(L.GC, cf, 65536);
@@ -1491,11 +1492,8 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
     const uint32_t K = 2 * p.r + 2;
     cudaError_t e;
     ScProf pf("lossy encode", s);
-    /* chunks per group: L.GC, or fewer once a group's run-length chunks
-     * needed more run slots than L.rb (then as many as always fit) */
-    uint32_t gmax = L.GC;
-    for (uint32_t g0 = ca, ng = 0; g0 < cb; g0 += ng) {
-        ng = cb - g0 < gmax ? cb - g0 : gmax;
+    for (uint32_t g0 = ca; g0 < cb; g0 += L.GC) {
+        const uint32_t ng = cb - g0 < L.GC ? cb - g0 : L.GC;
         p.ng = ng;
         p.gc0 = g0;
         p.nlast = g0 + ng == b->n ? ng - 1 : NONE;
@@ -1513,8 +1511,6 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
         pf.mark("quant");
         k_lscan<<<ng, NT, 0, s>>>(p);
         pf.mark("lscan");
-        const scz_hse hv{p.rv, L.cf, p.cntR, ng, K, L.cf, 0, nullptr, p.roff};
-        const scz_hse hl{p.rl, L.cf, p.cntR, ng, 65536, L.cf, 0, nullptr, p.roff};
         if ((e = scz__hse_plan(&hc, stC, work, p.sizeC, p.bitsC, s))) return e;
         pf.mark("planC");
         k_ltry<<<1, NT, 0, s>>>(p);
@@ -1528,25 +1524,23 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
         if ((e = cudaStreamSynchronize(s))) return e;
         pf.mark("wait");
         const bool any_rle = ctl[1] != 0;
-        if (any_rle && ((uint64_t)ctl[3] << 32 | ctl[2]) > L.rb) {
-            /* Run slots short (many runs: noise with the workflow forced,
-             * say): this group again with as many chunks as always fit
-             * (a chunk needs at most L.cf slots; L.rb >= L.cf), and so the
-             * rest of the call. Chunks are coded independently: the bytes
-             * do not depend on the grouping. */
-            gmax = (uint32_t)(L.rb / L.cf);
-            if (gmax >= ng) gmax = ng > 1 ? ng / 2 : 1; /* not reached: a group of rb / cf chunks fits */
-            ng = 0;
-            pf.mark("regroup");
-            continue;
-        }
+        /* The run slots: rv and rl, L.rb each, hold the runs of the
+         * chunks that evaluate run length (k_ltry packs them) where they
+         * fit; where they do not (many runs: noise with the workflow
+         * forced, say), rv and rl are one array of 2 L.rb >= the group's
+         * codes, which holds the codes and then the lengths, each formed
+         * again for its stream's planning and writing. */
+        const bool seq = any_rle && ((uint64_t)ctl[3] << 32 | ctl[2]) > L.rb;
+        const dim3 rt(L.rtiles, ng);
+        const scz_hse hv{p.rv, L.cf, p.cntR, ng, K, L.cf, 0, nullptr, p.roff};
+        const scz_hse hl{seq ? p.rv : p.rl, L.cf, p.cntR, ng, 65536, L.cf, 0, nullptr, p.roff};
         if (any_rle) {
-            const dim3 rt(L.rtiles, ng);
             k_rtile<<<rt, NT, 0, s>>>(p);
             k_rscan<<<ng, NT, 0, s>>>(p);
-            k_rwrite<<<rt, NT, 0, s>>>(p);
-            pf.mark("runs");
+            k_rwrite<<<rt, NT, 0, s>>>(p, seq ? 1 : 3);
+            pf.mark(seq ? "runs (one array)" : "runs");
             if ((e = scz__hse_plan(&hv, stV, work, p.sizeV, nullptr, s))) return e;
+            if (seq) k_rwrite<<<rt, NT, 0, s>>>(p, 2);
             if ((e = scz__hse_plan(&hl, stL, work, p.sizeL, nullptr, s))) return e;
             pf.mark("planVL");
         }
@@ -1554,12 +1548,15 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
         k_loff<<<1, NT, 0, s>>>(p);
         k_lhdr<<<ng, 32, 0, s>>>(p);
         const uint64_t raw = L.cf * p.es;
-        k_lstored<<<dim3((unsigned)((raw + STORE_PIECE - 1) / STORE_PIECE), ng), NT, 0, s>>>(p);
+        const uint64_t pieces = (raw + STORE_PIECE - 1) / STORE_PIECE; /* a few blocks per chunk walk them */
+        k_lstored<<<dim3((unsigned)(pieces < 64 ? pieces : 64), ng), NT, 0, s>>>(p);
         pf.mark("decide");
         if ((e = scz__hse_write(&hc, stC, work, p.offC, d_pay, s))) return e;
         pf.mark("writeC");
         if (any_rle) {
+            if (seq) k_rwrite<<<rt, NT, 0, s>>>(p, 1);
             if ((e = scz__hse_write(&hv, stV, work, p.offV, d_pay, s))) return e;
+            if (seq) k_rwrite<<<rt, NT, 0, s>>>(p, 2);
             if ((e = scz__hse_write(&hl, stL, work, p.offL, d_pay, s))) return e;
             pf.mark("writeVL");
         }
