@@ -1426,11 +1426,14 @@ ELay elay(const scz_cuda_batch *b) {
     const uint32_t nbl = lgeo(&b->last).nblocks;
     if (nbl > L.nbc) L.nbc = nbl;
     L.rtiles = (uint32_t)((cf + RTILE - 1) / RTILE);
-    /* One group for the whole batch: the scratch is about 4.3 bytes per
-     * element (codes 2, run slots 2: half the group's codes each for run
-     * codes and lengths, or, where the runs need more, all of them for one
-     * at a time; see scz__lossy_cuda_encode). */
-    uint64_t gc = b->n;
+    /* Groups of up to 256 Mi elements (the whole batch of most calls):
+     * the scratch is about 4.3 bytes per element of a group (codes 2, run
+     * slots 2: half the group's codes each for run codes and lengths, or,
+     * where the runs need more, all of them for one at a time; see
+     * scz__lossy_cuda_encode), so about 1.1 GB at most, whatever the
+     * input's size, and ~1.09x the input below that (f32). */
+    uint64_t gc = (256ull << 20) / cf;
+    if (gc > b->n) gc = b->n;
     if (gc > 65535) gc = 65535;
     if (gc < 1) gc = 1;
     L.GC = (uint32_t)gc;
