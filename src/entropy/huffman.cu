@@ -329,9 +329,7 @@ template <int ES> __global__ void __launch_bounds__(NT, 5) k_decode(DParams p) {
             const uint32_t *t = p.tables + (size_t)c * TABLE;
             for (uint32_t i = threadIdx.x; i < TABLE; i += NT) sm.table[i] = t[i];
             if (threadIdx.x < LMAX + 2) {
-                sm.L.first[threadIdx.x] = M.S.first[threadIdx.x];
-                sm.L.lcount[threadIdx.x] = M.S.lcount[threadIdx.x];
-                sm.L.loff[threadIdx.x] = M.S.loff[threadIdx.x];
+                longtab_set(sm.L, M.S, threadIdx.x);
             }
             __syncthreads();
             loaded = c;

@@ -257,9 +257,22 @@ __device__ void hs_build(const Stream &S, const uint8_t *cb, uint32_t *table, ui
 
 /* Per-length arrays for codes longer than TB, as the decoding loop reads
  * them (shared memory of the block). */
+/* Codes longer than TB, canonical: the codes of length l are the l-bit
+ * values [first[l], first[l] + lcount[l]), and first[l + 1] = (first[l] +
+ * lcount[l]) << 1 (hs_parse), so with the next LMAX bits c, the length is
+ * the least l with c < lim[l] = (first[l] + lcount[l]) << (LMAX - l) (none:
+ * an invalid codeword), found by comparisons without a loop, and the
+ * symbol is longs[base[l] + (c >> (LMAX - l))], base[l] = loff[l] - first[l]. */
 struct LongTab {
-    uint32_t first[LMAX + 2], lcount[LMAX + 2], loff[LMAX + 2];
+    uint32_t lim[LMAX + 2];
+    int32_t base[LMAX + 2];
 };
+
+/* Entry l of L from the parsed stream S (one thread per l < LMAX + 2). */
+__device__ __forceinline__ void longtab_set(LongTab &L, const Stream &S, uint32_t l) {
+    L.lim[l] = l >= 1 && l <= LMAX ? (S.first[l] + S.lcount[l]) << (LMAX - l) : 0u;
+    L.base[l] = (int32_t)S.loff[l] - (int32_t)S.first[l];
+}
 
 /* The symbol whose code is at the top of hi (the next 32 bits of the
  * stream); *len = its length, 0 = invalid codeword. */
@@ -269,16 +282,15 @@ __device__ __forceinline__ uint32_t dec_sym(uint32_t hi, const uint32_t *table, 
     *len = e >> 16;
     if (e >> 16) return e & 0xFFFFu;
     const uint32_t c = hi >> (32 - LMAX);
-#pragma unroll 1
-    for (unsigned l = TB + 1; l <= LMAX; l++) {
-        const uint32_t cl = c >> (LMAX - l);
-        if (cl - L.first[l] < L.lcount[l]) {
-            *len = l;
-            return longs[L.loff[l] + cl - L.first[l]];
-        }
+    unsigned l = TB + 1;
+#pragma unroll
+    for (unsigned k = TB + 1; k <= LMAX; k++) l += c >= L.lim[k];
+    if (l > LMAX) {
+        *len = 0;
+        return 0;
     }
-    *len = 0;
-    return 0;
+    *len = l;
+    return longs[L.base[l] + (int32_t)(c >> (LMAX - l))];
 }
 
 /* Count table for the counting pass: ctab[b] = n << 4 | bits, where the

@@ -590,9 +590,7 @@ __device__ __forceinline__ void load_tables(HShared &sm, const uint32_t *t, cons
     __syncthreads();
     for (uint32_t i = threadIdx.x; i < TABLE; i += NT) sm.table[i] = t[i];
     if (threadIdx.x < LMAX + 2) {
-        sm.L.first[threadIdx.x] = S.first[threadIdx.x];
-        sm.L.lcount[threadIdx.x] = S.lcount[threadIdx.x];
-        sm.L.loff[threadIdx.x] = S.loff[threadIdx.x];
+        longtab_set(sm.L, S, threadIdx.x);
     }
     __syncthreads();
     hs_build_ctab(sm.table, sm.ctab, threadIdx.x, NT);
