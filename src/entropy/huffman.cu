@@ -1418,9 +1418,11 @@ __global__ void __launch_bounds__(NT) k_eenc(EParams p) {
     const uint32_t wa0 = (uint32_t)(o - (W0 << 5)) >> 5;
     uint32_t wa = wa0, nacc = (uint32_t)(o - (W0 << 5)) & 31, fw = 0;
     uint64_t acc = 0;
+    /* two codes at a time (at most 32 bits together) */
 #pragma unroll
-    for (uint32_t k = 0; k < EPT; k++) {
-        const uint32_t l = e[k] & 31, code = e[k] >> 5; /* l = 0: past the tile, code 0 */
+    for (uint32_t k = 0; k < EPT; k += 2) {
+        const uint32_t l0 = e[k] & 31, l1 = e[k + 1] & 31, l = l0 + l1; /* l = 0: past the tile, code 0 */
+        const uint32_t code = (e[k] >> 5 << l1) | (e[k + 1] >> 5);
         acc |= (uint64_t)code << ((64 - nacc - l) & 63);
         nacc += l;
         const bool full = nacc >= 32;
@@ -1430,11 +1432,13 @@ __global__ void __launch_bounds__(NT) k_eenc(EParams p) {
         wa += full;
         acc = full ? acc << 32 : acc;
         nacc -= full ? 32u : 0u;
-        if (__builtin_expect((oo & 1023u) + l >= 1024u, 0)) { /* the code reaches the next unit boundary (l < 1024) */
-            const uint64_t u = ubase + ((oo + l) >> 10);
+        if (__builtin_expect((oo & 1023u) + l >= 1024u, 0)) {
+            /* a code of the two reaches the next unit boundary (l < 1024: only one) */
+            const uint32_t first = (oo & 1023u) + l0 >= 1024u, le = first ? l0 : l;
+            const uint64_t u = ubase + ((oo + le) >> 10);
             if (u < M.n_units) {
-                gapb[u] = (uint8_t)((oo + l) & 1023u);
-                if ((u & (G - 1)) == 0) segf[u / G] = (uint32_t)(i0 + tid * EPT + k + 1);
+                gapb[u] = (uint8_t)((oo + le) & 1023u);
+                if ((u & (G - 1)) == 0) segf[u / G] = (uint32_t)(i0 + tid * EPT + k + 2 - first);
             }
         }
         oo += l;

@@ -508,7 +508,9 @@ template <typename T, bool P2> __device__ __forceinline__ void qfast_block(const
         }
     }
     if (p.hist) {
-        /* the most frequent code, r, counted in registers */
+        /* the most frequent code, r, counted in registers (per warp: one
+         * shared atomic per code is cheaper than aggregating equal codes
+         * with __match_any_sync, or counting r - 1 and r + 1 too) */
         uint32_t nr = 0;
 #pragma unroll
         for (uint32_t kk = 0; kk < 16; kk++) {
