@@ -463,8 +463,11 @@ static void bench_lossy(scz_ctx *gpu, scz_ctx *cpu, const input *in, const void 
             snprintf(comp, sizeof comp, "%9.1f", mc);
             snprintf(compp, sizeof compp, "%5.1f%%", 100 * mc / copy);
         }
-        const double scr = (double)scz_cuda_scratch_size(&in->shape, &p) / (double)raw;
-        printf("%-34s %-10s %7.3f %s %s %s %s %s %6.2fx  %s (max err %.3g, bound %.3g)\n", in->name, cfg,
+        char scr[16]; /* the device API's scratch (none at level 1: no GPU compression) */
+        const size_t sb = g_level ? 0 : scz_cuda_scratch_size(&in->shape, &p);
+        if (sb) snprintf(scr, sizeof scr, "%6.2fx", (double)sb / (double)raw);
+        else snprintf(scr, sizeof scr, "%7s", "-");
+        printf("%-34s %-10s %7.3f %s %s %s %s %s %s  %s (max err %.3g, bound %.3g)\n", in->name, cfg,
                (double)raw / zn, comp, compp, dec, decp, huf, scr, ok ? "within bound" : "FAIL", me, info.eb_abs);
         if (g_csv)
             fprintf(g_csv, "lossy-rel%g:%s,%s,,%zu,%zu,%.4f,%.2f,%.2f,%.2f,%s\n", rel, in->name,
