@@ -130,6 +130,10 @@ struct LP {
      * (k_ltry packs the chunks that evaluate it) */
     uint16_t *rv, *rl;
     uint64_t *roff;
+    /* the run codes' and lengths' histograms (their sets'), counted by
+     * k_rwrite; hv NULL: the run codes' set counts them itself */
+    uint32_t *hv, *hl;
+    uint32_t hvstride, hlstride;
     uint32_t rtiles;
     uint32_t *t_cnt, *t_last, *t_first, *t_base, *t_cut, *t_nxt;
     double eb, ebx2, recip;
@@ -1101,6 +1105,21 @@ __global__ void __launch_bounds__(NT) k_ltry(LP p) {
     }
 }
 
+/* Codes j0 .. j0 + 15 of a chunk of n codes (two 16-byte loads where they
+ * are whole and aligned; NONE past n) and the code before j0 (NONE at 0). */
+__device__ __forceinline__ void codes16(const uint16_t *cd, uint64_t j0, uint64_t n, uint32_t *v, uint32_t *prev) {
+    *prev = j0 && j0 <= n ? cd[j0 - 1] : NONE;
+    if (j0 + 16 <= n && (reinterpret_cast<uintptr_t>(cd + j0) & 15) == 0) {
+        const uint4 a = *reinterpret_cast<const uint4 *>(cd + j0), b = *reinterpret_cast<const uint4 *>(cd + j0 + 8);
+        const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+#pragma unroll
+        for (uint32_t k = 0; k < 16; k++) v[k] = (w[k / 2] >> (16 * (k & 1))) & 0xffffu;
+    } else {
+#pragma unroll
+        for (uint32_t k = 0; k < 16; k++) v[k] = j0 + k < n ? cd[j0 + k] : NONE;
+    }
+}
+
 /* Run starts per tile of RTILE codes: maximal runs (code changes). */
 __global__ void __launch_bounds__(NT) k_rtile(LP p) {
     typedef cub::BlockReduce<uint32_t, NT> Red;
@@ -1118,12 +1137,19 @@ __global__ void __launch_bounds__(NT) k_rtile(LP p) {
     }
     __syncthreads();
     uint32_t cnt = 0, f = NONE, l = 0;
-    for (uint64_t i = i0 + tid; i < i1; i += NT) {
-        if (i == 0 || cd[i] != cd[i - 1]) {
+    static_assert(RTILE == 16 * NT, "16 codes per thread");
+    uint32_t v[16], pv;
+    const uint64_t j0 = i0 + 16 * (uint64_t)tid;
+    codes16(cd, j0, n, v, &pv);
+#pragma unroll
+    for (uint32_t k = 0; k < 16; k++) {
+        const uint64_t i = j0 + k;
+        if (i < i1 && v[k] != pv) {
             cnt++;
             if (f == NONE) f = (uint32_t)i;
             l = (uint32_t)i + 1;
         }
+        pv = v[k];
     }
     if (f != NONE) {
         atomicMin(&s_first, f);
@@ -1209,23 +1235,29 @@ __global__ void __launch_bounds__(NT) k_rscan(LP p) {
 /* Run codes and lengths - 1 of each tile's pieces: what = 3 both (codes
  * at rv, lengths at rl), 1 the codes only, 2 the lengths only, at rv (the
  * run slots short for both: rv and rl as one array, one stream at a time). */
-__global__ void __launch_bounds__(NT) k_rwrite(LP p, int what) {
+__global__ void __launch_bounds__(NT) k_rwrite(LP p, int what, int count) {
     typedef cub::BlockScan<uint32_t, NT> Scan;
     __shared__ typename Scan::TempStorage ts;
     __shared__ uint32_t pos[RTILE + 1];
+    __shared__ uint32_t hs[2][HK]; /* counts of run codes, of lengths - 1 below HK */
     const uint32_t cl = blockIdx.y, t = blockIdx.x, tid = threadIdx.x;
     const LMeta &M = p.meta[cl];
     const uint64_t n = M.n, i0 = (uint64_t)t * RTILE;
     if (!M.try_rle || i0 >= n) return;
+    const bool cv = (count & 1) && p.hv, cln = (count & 2) && p.hl;
+    if (cv || cln)
+        for (uint32_t k = tid; k < HK; k += NT) hs[0][k] = hs[1][k] = 0;
     const uint64_t ti = (uint64_t)cl * p.rtiles + t;
     const uint32_t cut = p.t_cut[ti], base = p.t_base[ti], nxt = p.t_nxt[ti];
     const uint16_t *cd = p.codes + (uint64_t)cl * p.cf;
     constexpr uint32_t PT = RTILE / NT;
-    uint32_t fl[PT], cnt = 0;
+    uint32_t fl[PT], cnt = 0, cv16[PT], pv;
+    codes16(cd, i0 + tid * PT, n, cv16, &pv);
 #pragma unroll
     for (uint32_t k = 0; k < PT; k++) {
         const uint64_t i = i0 + tid * PT + k;
-        fl[k] = i < n && (i == 0 || cd[i] != cd[i - 1] || i == cut);
+        fl[k] = i < n && (cv16[k] != pv || i == cut);
+        pv = cv16[k];
         cnt += fl[k];
     }
     uint32_t ex, tot;
@@ -1235,10 +1267,21 @@ __global__ void __launch_bounds__(NT) k_rwrite(LP p, int what) {
         if (fl[k]) pos[ex++] = (uint32_t)(i0 + tid * PT + k);
     __syncthreads();
     uint16_t *rv = p.rv + p.roff[cl], *rl = (what == 3 ? p.rl : p.rv) + p.roff[cl];
+    uint32_t *HL = cln ? p.hl + (size_t)cl * p.hlstride : nullptr;
     for (uint32_t k = tid; k < tot; k += NT) {
         const uint32_t s = pos[k], e = k + 1 < tot ? pos[k + 1] : nxt;
-        if (what & 1) rv[base + k] = cd[s];
-        if (what & 2) rl[base + k] = (uint16_t)(e - s - 1);
+        const uint32_t v = cd[s], l1 = e - s - 1;
+        if (what & 1) rv[base + k] = (uint16_t)v;
+        if (what & 2) rl[base + k] = (uint16_t)l1;
+        if (cv) atomicAdd(&hs[0][v], 1u); /* v < 2r + 2 <= HK */
+        if (cln) atomicAdd(l1 < HK ? &hs[1][l1] : &HL[l1], 1u);
+    }
+    if (!cv && !cln) return; /* block-uniform */
+    __syncthreads();
+    uint32_t *HV = cv ? p.hv + (size_t)cl * p.hvstride : nullptr;
+    for (uint32_t k = tid; k < HK; k += NT) {
+        if (cv && hs[0][k]) atomicAdd(&HV[k], hs[0][k]);
+        if (cln && hs[1][k]) atomicAdd(&HL[k], hs[1][k]);
     }
 }
 
@@ -1537,15 +1580,23 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
          * again for its stream's planning and writing. */
         const bool seq = any_rle && ((uint64_t)ctl[3] << 32 | ctl[2]) > L.rb;
         const dim3 rt(L.rtiles, ng);
-        const scz_hse hv{p.rv, L.cf, p.cntR, ng, K, L.cf, 0, nullptr, p.roff};
-        const scz_hse hl{seq ? p.rv : p.rl, L.cf, p.cntR, ng, 65536, L.cf, 0, nullptr, p.roff};
+        /* their histograms counted by k_rwrite as it forms the runs */
+        const scz_hse hv{p.rv, L.cf, p.cntR, ng, K, L.cf, K <= HK, nullptr, p.roff};
+        const scz_hse hl{seq ? p.rv : p.rl, L.cf, p.cntR, ng, 65536, L.cf, 1, nullptr, p.roff};
         if (any_rle) {
+            p.hv = nullptr;
+            if (hv.hist_ready) {
+                p.hv = scz__hse_hist(&hv, stV, &p.hvstride);
+                if ((e = cudaMemset2DAsync(p.hv, (size_t)p.hvstride * 4, 0, (size_t)K * 4, ng, s))) return e;
+            }
+            p.hl = scz__hse_hist(&hl, stL, &p.hlstride);
+            if ((e = cudaMemset2DAsync(p.hl, (size_t)p.hlstride * 4, 0, (size_t)65536 * 4, ng, s))) return e;
             k_rtile<<<rt, NT, 0, s>>>(p);
             k_rscan<<<ng, NT, 0, s>>>(p);
-            k_rwrite<<<rt, NT, 0, s>>>(p, seq ? 1 : 3);
+            k_rwrite<<<rt, NT, 0, s>>>(p, seq ? 1 : 3, seq ? 1 : 3);
             pf.mark(seq ? "runs (one array)" : "runs");
             if ((e = scz__hse_plan(&hv, stV, work, p.sizeV, nullptr, s))) return e;
-            if (seq) k_rwrite<<<rt, NT, 0, s>>>(p, 2);
+            if (seq) k_rwrite<<<rt, NT, 0, s>>>(p, 2, 2);
             if ((e = scz__hse_plan(&hl, stL, work, p.sizeL, nullptr, s))) return e;
             pf.mark("planVL");
         }
@@ -1559,9 +1610,9 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
         if ((e = scz__hse_write(&hc, stC, work, p.offC, d_pay, s))) return e;
         pf.mark("writeC");
         if (any_rle) {
-            if (seq) k_rwrite<<<rt, NT, 0, s>>>(p, 1);
+            if (seq) k_rwrite<<<rt, NT, 0, s>>>(p, 1, 0);
             if ((e = scz__hse_write(&hv, stV, work, p.offV, d_pay, s))) return e;
-            if (seq) k_rwrite<<<rt, NT, 0, s>>>(p, 2);
+            if (seq) k_rwrite<<<rt, NT, 0, s>>>(p, 2, 0);
             if ((e = scz__hse_write(&hl, stL, work, p.offL, d_pay, s))) return e;
             pf.mark("writeVL");
         }
