@@ -561,8 +561,55 @@ static void test_progress(void) {
     scz_ctx_destroy(c);
 }
 
+/* The device scratch of a lossy call, compression or decompression
+ * (docs/GPU.md "Lossy compression on the GPU"): at most 1.25x the input
+ * for float32 and float64 arrays from 32 MiB up, any number of chunks, a
+ * short last one included (a widely used GPU lossy compressor needs ~1.5x).
+ * Host arithmetic of the CUDA backend's layouts: no device needed; a build
+ * without the CUDA backend returns 0 and skips. */
+static void test_cuda_scratch(void) {
+    scz_shape s;
+    memset(&s, 0, sizeof s);
+    s.dtype = SCZ_DTYPE_F32;
+    s.rank = 1;
+    s.dims[0] = 1u << 20;
+    scz_params p;
+    scz_params_init(&p, SCZ_CODEC_LOSSY);
+    p.eb_mode = SCZ_EB_REL;
+    p.eb = 1e-3;
+    if (scz_cuda_scratch_size(&s, &p) == 0) {
+        printf("cuda scratch: no CUDA backend in this build, skipped\n");
+        return;
+    }
+    const double mib[] = {32, 100, 256, 512, 1024, 3000, 8192};
+    for (int d = 0; d < 2; d++)
+        for (size_t i = 0; i < sizeof mib / sizeof mib[0]; i++)
+            for (unsigned rank = 1; rank <= 3; rank++) {
+                const size_t es = d ? 8 : 4;
+                const uint64_t n = (uint64_t)(mib[i] * 1048576.0) / es;
+                memset(&s, 0, sizeof s);
+                s.dtype = d ? SCZ_DTYPE_F64 : SCZ_DTYPE_F32;
+                s.rank = rank;
+                s.dims[0] = s.dims[1] = s.dims[2] = s.dims[3] = 1;
+                if (rank == 1) s.dims[0] = n;
+                else if (rank == 2) s.dims[0] = 4096, s.dims[1] = n / 4096;
+                else s.dims[0] = 256, s.dims[1] = 256, s.dims[2] = n / 65536;
+                uint64_t raw = es;
+                for (unsigned k = 0; k < rank; k++) raw *= s.dims[k];
+                for (int knob = 0; knob < 3; knob++) {
+                    p.knobs[1] = (uint32_t)knob; /* auto, Huffman, run-length forced */
+                    const size_t sc = scz_cuda_scratch_size(&s, &p);
+                    CHECK(sc > 0 && (double)sc <= 1.25 * (double)raw,
+                          "lossy %s rank %u %.0f MiB workflow %d: device scratch %zu bytes for %llu raw",
+                          d ? "f64" : "f32", rank, mib[i], knob, sc, (unsigned long long)raw);
+                }
+                p.knobs[1] = 0;
+            }
+}
+
 int main(void) {
     test_names();
+    test_cuda_scratch();
     test_shapes_and_bounds();
     test_null_and_bad_args();
     test_inspect();

@@ -1413,14 +1413,14 @@ __global__ void k_psnr_sum(const double *bs, uint64_t nb, double *out) {
 
 struct ELay {
     uint32_t GC, nbc, rtiles;
-    uint64_t cf, rb; /* rb: run slots (rv and rl each) */
+    uint64_t cf, gv, rb; /* gv: code slots of a group (chunk c's at c * cf); rb: run slots (rv and rl each) */
     size_t hsC, hsL, hw, total;
 };
 
 size_t take_all(const ELay &L, uint8_t *base, LP *p, uint8_t **stC, uint8_t **stV, uint8_t **stL, uint8_t **work) {
     Bump B{base, 0};
     const size_t g = L.GC, nbk = (size_t)L.GC * L.nbc, nt = (size_t)L.GC * L.rtiles;
-    p->codes = B.take<uint16_t>(g * L.cf);
+    p->codes = B.take<uint16_t>(L.gv);
     p->rv = B.take<uint16_t>(L.rb);
     p->rl = B.take<uint16_t>(L.rb);
     p->roff = B.take<uint64_t>(g);
@@ -1476,13 +1476,18 @@ ELay elay(const scz_cuda_batch *b) {
      * slots 2: half the group's codes each for run codes and lengths, or,
      * where the runs need more, all of them for one at a time; see
      * scz__lossy_cuda_encode), so about 1.1 GB at most, whatever the
-     * input's size, and ~1.09x the input below that (f32). */
+     * input's size, and ~1.09x the input below that (f32; test_api checks
+     * <= 1.25x with the decompression's scratch, from 32 MiB up). */
     uint64_t gc = (256ull << 20) / cf;
     if (gc > b->n) gc = b->n;
     if (gc > 65535) gc = 65535;
     if (gc < 1) gc = 1;
     L.GC = (uint32_t)gc;
-    L.rb = (gc * cf + 1) / 2;
+    /* a group of the whole batch ends with the batch's last chunk, which
+     * may be short: no slots past its codes (100 MiB of float32 would
+     * otherwise reserve four full chunks, 1.39x) */
+    L.gv = gc == b->n ? (gc - 1) * cf + (b->last.count ? b->last.count : 1) : gc * cf;
+    L.rb = (L.gv + 1) / 2;
     const uint32_t K = 2 * b->h->knobs[0] + 2;
     L.hsC = scz__hse_scratch(L.GC, cf, K);
     L.hsL = scz__hse_scratch(L.GC, cf, 65536);
