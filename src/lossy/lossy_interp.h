@@ -374,11 +374,9 @@ static inline void LZ_FN(enc_interior)(const LZ_T *restrict src, double *restric
      * and of the interpolation, each rounded on its own (sealed), as the
      * scalar code does it (the same values) */
     {
-        const __m128d vM = _mm_set1_pd(LZ_MAGIC), vrc = _mm_set1_pd(rc), vh = _mm_set1_pd(h);
-        const __m128d veb = _mm_set1_pd(eb), vlim = _mm_set1_pd(LZ_QLIM);
-        const __m128d vabs = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+        lz_vq vq;
+        lz_vq_init(&vq, rc, h, eb);
         const __m128d v9 = _mm_set1_pd(9.0), v16 = _mm_set1_pd(0.0625), v2 = _mm_set1_pd(0.5);
-        const __m128i vMb = _mm_castpd_si128(vM);
         for (; k + 2 <= cnt; k += 2) {
             const uint64_t i = x0 + k * d, j = i + d;
             __m128d P;
@@ -404,25 +402,9 @@ static inline void LZ_FN(enc_interior)(const LZ_T *restrict src, double *restric
             }
             LZ_VSEAL(P);
             const __m128d X = _mm_set_pd((double)src[j], (double)src[i]);
-            __m128d dx = _mm_sub_pd(X, P);
-            LZ_VSEAL(dx);
-            __m128d t = _mm_mul_pd(dx, vrc);
-            LZ_VSEAL(t);
-            __m128d tr = _mm_add_pd(t, vM);
-            LZ_VSEAL(tr);
-            __m128d qd = _mm_sub_pd(tr, vM);
-            LZ_VSEAL(qd);
-            __m128d y = _mm_mul_pd(qd, vh);
-            LZ_VSEAL(y);
-            __m128d xr = _mm_add_pd(P, y);
-            LZ_VSEAL(xr);
-            if (f32) xr = _mm_cvtps_pd(_mm_cvtpd_ps(xr));
-            __m128d er = _mm_sub_pd(X, xr);
-            LZ_VSEAL(er);
-            const __m128d ok = _mm_and_pd(_mm_cmplt_pd(_mm_and_pd(t, vabs), vlim),
-                                          _mm_cmple_pd(_mm_and_pd(er, vabs), veb));
-            const int mk = _mm_movemask_pd(ok);
-            const __m128i qv = _mm_sub_epi64(_mm_castpd_si128(tr), vMb);
+            __m128i qv;
+            int mk;
+            const __m128d xr = lz_rq2(X, P, &vq, f32, &qv, &mk);
             const int64_t q0 = _mm_cvtsi128_si64(qv), q1 = _mm_cvtsi128_si64(_mm_unpackhi_epi64(qv, qv));
             if (mk != 3) {
                 /* a verbatim element (lz_rquant's test, lane by lane): R

@@ -70,9 +70,10 @@ static inline __m128d lz_pq2(__m128d X, const lz_vq *v, int f32, __m128i *q, int
     *q = _mm_sub_epi64(_mm_castpd_si128(tr), v->Mb);
     return y;
 }
-/* lz_rquant of x against two predictions P (lanes): the grid indices (*q)
- * and the mask of the lanes that are not verbatim (*ok). */
-static inline void lz_rq2(__m128d X, __m128d P, const lz_vq *v, int f32, __m128i *q, int *ok) {
+/* lz_rquant of x against two predictions P (lanes): the reconstructions
+ * (returned), the grid indices (*q) and the mask of the lanes that are not
+ * verbatim (*ok). */
+static inline __m128d lz_rq2(__m128d X, __m128d P, const lz_vq *v, int f32, __m128i *q, int *ok) {
     __m128d dx = _mm_sub_pd(X, P);
     LZ_VSEAL(dx);
     __m128d t = _mm_mul_pd(dx, v->rc);
@@ -91,6 +92,7 @@ static inline void lz_rq2(__m128d X, __m128d P, const lz_vq *v, int f32, __m128i
     *ok = _mm_movemask_pd(_mm_and_pd(_mm_cmplt_pd(_mm_and_pd(t, v->abs), v->lim),
                                      _mm_cmple_pd(_mm_and_pd(er, v->abs), v->eb)));
     *q = _mm_sub_epi64(_mm_castpd_si128(tr), v->Mb);
+    return xr;
 }
 static inline int64_t lz_lane0(__m128i q) { return _mm_cvtsi128_si64(q); }
 static inline int64_t lz_lane1(__m128i q) { return _mm_cvtsi128_si64(_mm_unpackhi_epi64(q, q)); }
