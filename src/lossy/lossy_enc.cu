@@ -1,11 +1,17 @@
 /*
  * lossy_enc.cu -- lossy compression (codec id 2, FORMAT.md 7) on the GPU:
  * writes exactly the bytes of the CPU codec (lossy.c, lossy_kern.h). The
- * chunks of a batch go in groups (about 64 Mi elements; the scratch is
- * sized for one group), each group in one launch per step, all on the
- * device, no host round trip:
+ * chunks of a batch go in groups (up to 256 Mi elements, the whole batch
+ * of most calls; the scratch is sized for one group), each group in one
+ * launch per step, all on the device, with one wait per group (after
+ * k_ltry: which steps follow and their grids):
  *
- *   k_quant<T,0>  one block of 256 threads per 4096-element lossy block:
+ *   k_qfast<T>    whole blocks of the writer's shapes without verbatim
+ *                 values or large integers, values in registers: codes,
+ *                 code changes, the histogram; blocks with outliers also
+ *                 their outlier statistics (a bitmap in code order) and a
+ *                 place in olist; the other blocks are listed for:
+ *   k_quant<T,0>  one block of 256 threads per listed 4096-element block:
  *                 prequantization and the verbatim check in binary64
  *                 (7.3), Lorenzo prediction errors as the n-dimensional
  *                 forward difference of the block's integers in shared
@@ -26,14 +32,16 @@
  *   run-length    where the auto rule (7.5) asks or the knob forces it:
  *                 k_rtile / k_rscan / k_rwrite cut the codes into runs
  *                 and pieces of 65536 (per 4096-code tile: run starts, a
- *                 scan over the tiles, then codes and lengths); their two
- *                 Huffman streams are planned too;
+ *                 scan over the tiles, then codes and lengths, in the run
+ *                 slots k_ltry assigns, counted into their histograms);
+ *                 their two Huffman streams are planned too;
  *   k_ldecide     the workflow and the payload size (stored fallback);
  *   k_loff        payload offsets of the group's chunks (a scan);
  *   writes        headers (k_lhdr), stored chunks (k_lstored), the chosen
  *                 Huffman streams (scz__hse_write), then k_quant<T,1>
- *                 recomputes the blocks that have outliers or verbatim
- *                 values and writes the outlier list and the values.
+ *                 (its listed blocks with outliers or verbatim values) and
+ *                 k_qout<T> (olist) recompute their blocks and write the
+ *                 outlier list and the values.
  * Integer sums and minima over atomics do not depend on their order: the
  * bytes are deterministic and equal the CPU's.
  */
