@@ -776,12 +776,10 @@ struct Cnt3Op {
     }
 };
 
-__global__ void __launch_bounds__(NT) k_ctile(Params p) {
+__device__ __forceinline__ void ctile_one(const Params &p, uint32_t c, uint32_t t) {
     typedef cub::BlockReduce<Cnt3, NT> Red;
     __shared__ typename Red::TempStorage ts;
-    const uint32_t c = blockIdx.x / p.tpc, t = blockIdx.x % p.tpc;
     const LMeta &M = p.meta[c];
-    if (M.mode != 2 || p.bad[c]) return; /* Huffman chunks: counted by k_huff */
     const uint32_t N = M.N;
     if ((uint64_t)t * CT >= N) return;
     const uint16_t *codes = p.codes + (size_t)c * p.count_full;
@@ -815,6 +813,19 @@ __global__ void __launch_bounds__(NT) k_ctile(Params p) {
         p.ct0[k] = r.o;
         p.ctv[k] = r.v;
         p.ctl[k] = r.l;
+    }
+}
+
+/* A persistent grid over (chunk, tile): most batches have no run-length
+ * chunk, and a block per tile only to return costs a launch of 32 K blocks. */
+__global__ void __launch_bounds__(NT) k_ctile(Params p) {
+    const uint64_t total = (uint64_t)p.n * p.tpc;
+    for (uint64_t x = blockIdx.x; x < total; x += gridDim.x) {
+        const uint32_t c = (uint32_t)(x / p.tpc), t = (uint32_t)(x % p.tpc);
+        const LMeta &M = p.meta[c];
+        if (M.mode != 2 || p.bad[c]) continue; /* Huffman chunks: counted by k_huff (block-uniform) */
+        ctile_one(p, c, t);
+        __syncthreads(); /* ts is reused */
     }
 }
 
@@ -1771,7 +1782,11 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     k_rscan<<<b->n, NT, 0, s>>>(p);
     k_rexp<<<persistent_grid((const void *)k_rexp), NT, 0, s>>>(p);
     pf.mark("runs");
-    k_ctile<<<b->n * L.tpc, NT, 0, s>>>(p);
+    {
+        const uint64_t nct = (uint64_t)b->n * L.tpc;
+        const int pg = persistent_grid((const void *)k_ctile);
+        k_ctile<<<(unsigned)(nct < (uint64_t)pg ? nct : (uint64_t)pg), NT, 0, s>>>(p);
+    }
     k_cscan<<<b->n, NT, 0, s>>>(p);
     k_btile<<<g, NT, 0, s>>>(p);
     k_bscan<<<b->n, NT, 0, s>>>(p);
