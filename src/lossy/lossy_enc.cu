@@ -278,6 +278,16 @@ __device__ __forceinline__ int qshape(const LGeo &g, const Blk &k) {
 __device__ __forceinline__ int qbig(int64_t q) { return (uint64_t)(q + (1 << 27)) >= (1ull << 28); }
 
 /* A block for k_quant: marked and listed. */
+/* The block's outlier before code jc (*prev), from the bitmap obm (bit j:
+ * code j is an outlier); false if jc is the block's first. */
+__device__ __forceinline__ bool prev_outlier(const uint32_t *obm, uint32_t jc, uint32_t *prev) {
+    uint32_t wi = jc >> 5, m = obm[wi] & ((1u << (jc & 31)) - 1u);
+    while (!m && wi) m = obm[--wi];
+    if (!m) return false;
+    *prev = wi * 32 + 31 - (uint32_t)__clz(m);
+    return true;
+}
+
 __device__ __forceinline__ void mark_slow(const LP &p, uint64_t sb) {
     p.bchg[sb] = NONE;
     p.slow[atomicAdd(&p.ctl[0], 1u)] = (uint32_t)sb;
@@ -440,9 +450,8 @@ template <typename T, bool P2> __device__ __forceinline__ void qfast_block(const
             uint32_t bytes = 0;
             if (c[kk] == LZ_CODE_OUTLIER) {
                 bytes = vlen(zigzag((int64_t)d[kk]));
-                uint32_t wi = jc >> 5, m = obm[wi] & ((1u << (jc & 31)) - 1u);
-                while (!m && wi) m = obm[--wi];
-                if (m) bytes += vlen((uint64_t)(jc - (wi * 32 + 31 - (uint32_t)__clz(m)) - 1));
+                uint32_t pj;
+                if (prev_outlier(obm, jc, &pj)) bytes += vlen((uint64_t)(jc - pj - 1));
                 else if (P2) bytes += vlen(k.co + jc - p.bo_prev[sb]);
                 nb += bytes;
                 no++;
@@ -475,10 +484,8 @@ template <typename T, bool P2> __device__ __forceinline__ void qfast_block(const
             for (uint32_t kk = 0; kk < 16; kk++) {
                 if (c[kk] != LZ_CODE_OUTLIER) continue;
                 const uint32_t jc = jcode(kk);
-                uint32_t wi = jc >> 5, m = obm[wi] & ((1u << (jc & 31)) - 1u);
-                while (!m && wi) m = obm[--wi];
-                const uint64_t gap = m ? (uint64_t)(jc - (wi * 32 + 31 - (uint32_t)__clz(m)) - 1)
-                                       : k.co + jc - p.bo_prev[sb];
+                uint32_t pj;
+                const uint64_t gap = prev_outlier(obm, jc, &pj) ? (uint64_t)(jc - pj - 1) : k.co + jc - p.bo_prev[sb];
                 uint8_t *op = put_varint(op0 + ob[jc], gap);
                 put_varint(op, zigzag((int64_t)d[kk]));
             }

@@ -434,6 +434,42 @@ __host__ __device__ __forceinline__ uint64_t enc_bufsz(uint64_t B, uint32_t S) {
     return (B + 2 * (B / S) + 15) / 16 * 16;
 }
 
+/* Byte planes of 4 mw elements of E bytes (E = 4 or 8) from s4 (16-byte
+ * aligned) into d: word k of plane q holds byte q of elements 4 k .. 4 k +
+ * 3. A lane takes 4 elements (E / 4 16-byte loads) at a time, four loads
+ * in flight. */
+template <uint32_t E>
+__device__ __forceinline__ void load_planes(uint32_t *d, const uint4 *s4, uint32_t mw, uint32_t lane) {
+    constexpr uint32_t W = E / 4, GR = 4 / W; /* words per element; element quads per lane and step */
+    for (uint32_t k0 = lane; k0 < mw; k0 += 32 * GR) {
+        uint4 v[4];
+#pragma unroll
+        for (uint32_t u = 0; u < GR; u++)
+            if (k0 + 32 * u < mw)
+#pragma unroll
+                for (uint32_t h = 0; h < W; h++) v[u * W + h] = __ldg(s4 + W * (k0 + 32 * u) + h);
+#pragma unroll
+        for (uint32_t u = 0; u < GR; u++) {
+            const uint32_t k = k0 + 32 * u;
+            if (k >= mw) break;
+            uint32_t c[4 * W]; /* the 4 elements' words */
+#pragma unroll
+            for (uint32_t h = 0; h < W; h++) {
+                c[4 * h] = v[u * W + h].x;
+                c[4 * h + 1] = v[u * W + h].y;
+                c[4 * h + 2] = v[u * W + h].z;
+                c[4 * h + 3] = v[u * W + h].w;
+            }
+#pragma unroll
+            for (uint32_t q = 0; q < E; q++) {
+                const uint32_t sel = (q & 3) | ((q & 3) + 4) << 4, o = q >> 2;
+                const uint32_t lo = __byte_perm(c[o], c[W + o], sel), hi = __byte_perm(c[2 * W + o], c[3 * W + o], sel);
+                d[q * mw + k] = __byte_perm(lo, hi, 0x5410);
+            }
+        }
+    }
+}
+
 /* The sub-chunk's b bytes into buf, byte-shuffled when shuf (11.2): 16-byte
  * loads of 4 elements, one 4-byte store per plane, where the source is
  * aligned and the planes hold whole words; else byte by byte. */
@@ -460,52 +496,9 @@ __device__ __forceinline__ void load_sub(uint8_t *buf, const uint8_t *raw, uint3
     }
     const uint32_t m = b / E;
     if (al && (m & 3) == 0 && E == 4) {
-        const uint4 *s4 = reinterpret_cast<const uint4 *>(raw);
-        uint32_t *d = reinterpret_cast<uint32_t *>(buf);
-        const uint32_t mw = m / 4;
-        for (uint32_t k0 = lane; k0 < mw; k0 += 128) { /* 4 loads in flight */
-            uint4 v[4];
-#pragma unroll
-            for (uint32_t u = 0; u < 4; u++)
-                if (k0 + 32 * u < mw) v[u] = __ldg(s4 + k0 + 32 * u);
-#pragma unroll
-            for (uint32_t u = 0; u < 4; u++) {
-                const uint32_t k = k0 + 32 * u;
-                if (k >= mw) break;
-#pragma unroll
-                for (uint32_t q = 0; q < 4; q++) {
-                    const uint32_t sel = q | (q + 4) << 4;
-                    const uint32_t lo = __byte_perm(v[u].x, v[u].y, sel), hi = __byte_perm(v[u].z, v[u].w, sel);
-                    d[q * mw + k] = __byte_perm(lo, hi, 0x5410);
-                }
-            }
-        }
+        load_planes<4>(reinterpret_cast<uint32_t *>(buf), reinterpret_cast<const uint4 *>(raw), m / 4, lane);
     } else if (al && (m & 3) == 0 && E == 8) {
-        const uint4 *s4 = reinterpret_cast<const uint4 *>(raw);
-        uint32_t *d = reinterpret_cast<uint32_t *>(buf);
-        const uint32_t mw = m / 4;
-        for (uint32_t k0 = lane; k0 < mw; k0 += 64) { /* 4 loads in flight */
-            uint4 v[4];
-#pragma unroll
-            for (uint32_t u = 0; u < 2; u++)
-                if (k0 + 32 * u < mw) {
-                    v[2 * u] = __ldg(s4 + 2 * (k0 + 32 * u));
-                    v[2 * u + 1] = __ldg(s4 + 2 * (k0 + 32 * u) + 1);
-                }
-#pragma unroll
-            for (uint32_t u = 0; u < 2; u++) {
-                const uint32_t k = k0 + 32 * u;
-                if (k >= mw) break;
-                const uint4 v0 = v[2 * u], v1 = v[2 * u + 1];
-#pragma unroll
-                for (uint32_t q = 0; q < 4; q++) {
-                    const uint32_t sel = q | (q + 4) << 4;
-                    d[q * mw + k] = __byte_perm(__byte_perm(v0.x, v0.z, sel), __byte_perm(v1.x, v1.z, sel), 0x5410);
-                    d[(q + 4) * mw + k] =
-                        __byte_perm(__byte_perm(v0.y, v0.w, sel), __byte_perm(v1.y, v1.w, sel), 0x5410);
-                }
-            }
-        }
+        load_planes<8>(reinterpret_cast<uint32_t *>(buf), reinterpret_cast<const uint4 *>(raw), m / 4, lane);
     } else {
         for (uint32_t k = lane; k < m; k += 32)
             for (uint32_t q = 0; q < E; q++) buf[q * m + k] = raw[(uint64_t)k * E + q];
