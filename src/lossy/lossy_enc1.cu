@@ -190,6 +190,23 @@ struct MaxOp {
     __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
 };
 
+/* The last position before a0 (this thread's first of PER positions of
+ * tile t of chunk c) where mark(k, a0 + k) holds: the block's exclusive
+ * max-scan of the threads' last marks, else the tile's carry tl (k_vscan:
+ * the last before the tile, NONE if none). Every thread calls it. */
+template <typename Mark>
+__device__ __forceinline__ uint32_t last_mark(const E1 &p, typename cub::BlockScan<uint32_t, NT>::TempStorage &ts,
+                                              const uint32_t *tl, uint32_t c, uint32_t t, uint64_t a0, uint64_t n,
+                                              Mark mark) {
+    uint32_t last = 0;
+#pragma unroll
+    for (uint32_t k = 0; k < PER; k++)
+        if (a0 + k < n && mark(k, a0 + k)) last = (uint32_t)(a0 + k) + 1;
+    uint32_t before;
+    cub::BlockScan<uint32_t, NT>(ts).ExclusiveScan(last, before, 0u, MaxOp());
+    return before ? before - 1 : tl[(uint64_t)c * p.tpc + t];
+}
+
 __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
@@ -268,6 +285,31 @@ __global__ void k_stab(E1 p) {
     p.nsw[c] = scz_l1::sweep_table(p.sw + (uint64_t)c * p.swn, p.swn, g.rank, g.e, order, (int)tight, p.ebx2);
 }
 
+/* The code of prediction error d with radius R (span = 2R - 1): d + R
+ * inside, else an outlier (code 0, d in aux); |d| of a coded error raises
+ * *m (the chunk's radius, 7.10 step 2). */
+__device__ __forceinline__ void code_err(int64_t d, uint32_t R, uint64_t span, uint16_t *code, long long *aux,
+                                         uint32_t *m) {
+    if ((uint64_t)d + (uint64_t)(R - 1) < span) {
+        *code = (uint16_t)(d + R);
+        const uint32_t a = (uint32_t)(d < 0 ? -d : d);
+        *m = a > *m ? a : *m;
+    } else {
+        *code = LZ_CODE_OUTLIER;
+        *aux = (long long)d;
+    }
+}
+
+/* The warp's largest m into chunk c's rmax (every lane calls it). */
+__device__ __forceinline__ void rmax_warp(const E1 &p, uint32_t c, uint32_t m) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        const uint32_t v = __shfl_down_sync(0xffffffffu, m, o);
+        m = v > m ? v : m;
+    }
+    if ((threadIdx.x & 31) == 0 && m) atomicMax(&p.rmax[c], m);
+}
+
 /* Sweep index j (entry 0: element 0) of every interpolated chunk, chunk
  * cbase + blockIdx.y, its elements over the blocks blockIdx.x. */
 template <bool F32> __global__ void __launch_bounds__(NT) k_isw(E1 p, uint32_t j, uint32_t cbase) {
@@ -303,22 +345,28 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_isw(E1 p, uint32_t j
             aux[pos] = (long long)i;
         } else {
             Rv[i] = xr;
-            if ((uint64_t)q + (uint64_t)(R - 1) < span) {
-                codes[pos] = (uint16_t)(q + R);
-                const uint32_t a = (uint32_t)(q < 0 ? -q : q);
-                m = a > m ? a : m;
-            } else {
-                codes[pos] = LZ_CODE_OUTLIER;
-                aux[pos] = (long long)q;
-            }
+            code_err(q, R, span, &codes[pos], &aux[pos], &m);
         }
     }
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-        const uint32_t v = __shfl_down_sync(0xffffffffu, m, o);
-        m = v > m ? v : m;
+    rmax_warp(p, c, m);
+}
+
+/* The Lorenzo prediction (7.4) of element i of a block of ex x ey x (exy =
+ * ex ey) integers q: inclusion-exclusion over the neighbours before it,
+ * mod 2^64. */
+__device__ __forceinline__ uint64_t lor_pred(const long long *q, uint32_t i, uint32_t ex, uint32_t ey, uint32_t exy) {
+    const uint32_t x = i % ex, y = i / ex % ey, z = i / exy;
+    uint64_t P = 0;
+    if (x) P += (uint64_t)q[i - 1];
+    if (y) P += (uint64_t)q[i - ex];
+    if (x && y) P -= (uint64_t)q[i - ex - 1];
+    if (z) {
+        P += (uint64_t)q[i - exy];
+        if (x) P -= (uint64_t)q[i - exy - 1];
+        if (y) P -= (uint64_t)q[i - exy - ex];
+        if (x && y) P += (uint64_t)q[i - exy - ex - 1];
     }
-    if ((threadIdx.x & 31) == 0 && m) atomicMax(&p.rmax[c], m);
+    return P;
 }
 
 /* Lorenzo (7.4) of chunk blockIdx.y's lossy block blockIdx.x (7.2: the
@@ -361,64 +409,24 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_lor(E1 p) {
     uint32_t mx = 0;
     if (!any) {
         for (uint32_t i = threadIdx.x; i < m; i += NT) {
-            const uint32_t x = i % ex, y = i / ex % ey, z = i / exy;
-            uint64_t P = 0;
-            if (x) P += (uint64_t)q[i - 1];
-            if (y) P += (uint64_t)q[i - ex];
-            if (x && y) P -= (uint64_t)q[i - ex - 1];
-            if (z) {
-                P += (uint64_t)q[i - exy];
-                if (x) P -= (uint64_t)q[i - exy - 1];
-                if (y) P -= (uint64_t)q[i - exy - ex];
-                if (x && y) P += (uint64_t)q[i - exy - ex - 1];
-            }
-            const int64_t d = (int64_t)((uint64_t)q[i] - P);
-            if ((uint64_t)d + (uint64_t)(R - 1) < span) {
-                codes[i] = (uint16_t)(d + R);
-                const uint32_t a = (uint32_t)(d < 0 ? -d : d);
-                mx = a > mx ? a : mx;
-            } else {
-                codes[i] = LZ_CODE_OUTLIER;
-                aux[i] = (long long)d;
-            }
+            const uint64_t P = lor_pred(q, i, ex, ey, exy);
+            code_err((int64_t)((uint64_t)q[i] - P), R, span, &codes[i], &aux[i], &mx);
         }
     } else if (threadIdx.x == 0) {
         /* verbatim elements: Q = P there, sequentially (lossy_kern.h compress_range) */
         for (uint32_t i = 0; i < m; i++) {
             const uint32_t x = i % ex, y = i / ex % ey, z = i / exy;
-            uint64_t P = 0;
-            if (x) P += (uint64_t)q[i - 1];
-            if (y) P += (uint64_t)q[i - ex];
-            if (x && y) P -= (uint64_t)q[i - ex - 1];
-            if (z) {
-                P += (uint64_t)q[i - exy];
-                if (x) P -= (uint64_t)q[i - exy - 1];
-                if (y) P -= (uint64_t)q[i - exy - ex];
-                if (x && y) P += (uint64_t)q[i - exy - ex - 1];
-            }
+            const uint64_t P = lor_pred(q, i, ex, ey, exy);
             if (vf[i]) {
                 q[i] = (long long)P;
                 codes[i] = (uint16_t)LZ_VNEW(R);
                 aux[i] = (long long)(base + z * e01 + y * e0 + x);
                 continue;
             }
-            const int64_t d = (int64_t)((uint64_t)q[i] - P);
-            if ((uint64_t)d + (uint64_t)(R - 1) < span) {
-                codes[i] = (uint16_t)(d + R);
-                const uint32_t a = (uint32_t)(d < 0 ? -d : d);
-                mx = a > mx ? a : mx;
-            } else {
-                codes[i] = LZ_CODE_OUTLIER;
-                aux[i] = (long long)d;
-            }
+            code_err((int64_t)((uint64_t)q[i] - P), R, span, &codes[i], &aux[i], &mx);
         }
     }
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) {
-        const uint32_t v = __shfl_down_sync(0xffffffffu, mx, o);
-        mx = v > mx ? v : mx;
-    }
-    if ((threadIdx.x & 31) == 0 && mx) atomicMax(&p.rmax[c], mx);
+    rmax_warp(p, c, mx);
 }
 
 /* The last position of each tile whose code (radius R) is `match` (NONE:
@@ -476,16 +484,10 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_vt2(E1 p) {
     const void *src = p.src + (uint64_t)sc(p, c) * p.raw_full;
     const uint16_t vnew = (uint16_t)LZ_VNEW(p.R), vrep = (uint16_t)LZ_VREP(p.R);
     uint16_t cv[PER];
-    uint32_t last = 0;
     const uint64_t a0 = a + threadIdx.x * PER;
-    for (uint32_t k = 0; k < PER; k++) {
-        const uint64_t pos = a0 + k;
-        cv[k] = pos < n ? codes[pos] : 1;
-        if (cv[k] == vnew) last = (uint32_t)pos + 1;
-    }
-    uint32_t before;
-    BS(ts).ExclusiveScan(last, before, 0u, MaxOp());
-    uint32_t prev = before ? before - 1 : p.tlast[(uint64_t)c * p.tpc + t];
+#pragma unroll
+    for (uint32_t k = 0; k < PER; k++) cv[k] = a0 + k < n ? codes[a0 + k] : 1;
+    uint32_t prev = last_mark(p, ts, p.tlast, c, t, a0, n, [&](uint32_t k, uint64_t) { return cv[k] == vnew; });
     unsigned long long no = 0, nv = 0;
     uint64_t pb = prev != NONE ? vbits<F32>(src, aux[prev]) : 0;
     for (uint32_t k = 0; k < PER; k++) {
@@ -687,14 +689,8 @@ __global__ void __launch_bounds__(NT) k_rt2(E1 p) {
     if (a >= n) return;
     const uint16_t *cr = p.codes_r + (uint64_t)c * p.cf;
     const uint64_t a0 = a + threadIdx.x * PER;
-    uint32_t last = 0;
-    for (uint32_t k = 0; k < PER; k++) {
-        const uint64_t pos = a0 + k;
-        if (pos < n && (pos == 0 || cr[pos] != cr[pos - 1])) last = (uint32_t)pos + 1;
-    }
-    uint32_t before;
-    BS(ts).ExclusiveScan(last, before, 0u, MaxOp());
-    uint32_t rs = before ? before - 1 : p.rlast[(uint64_t)c * p.tpc + t]; /* NONE only before position 0 */
+    auto run_start = [&](uint32_t, uint64_t pos) { return pos == 0 || cr[pos] != cr[pos - 1]; };
+    uint32_t rs = last_mark(p, ts, p.rlast, c, t, a0, n, run_start); /* NONE only before position 0 */
     const unsigned long long hv = (unsigned long long)(2 * c) * p.h2stride, hl = hv + p.h2stride;
     uint32_t pieces = 0;
     for (uint32_t k = 0; k < PER; k++) {
@@ -747,12 +743,8 @@ __global__ void __launch_bounds__(NT) k_ot2(E1 p) {
     const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
     const long long *aux = p.aux + (uint64_t)c * p.cf;
     const uint64_t a0 = a + threadIdx.x * PER;
-    uint32_t last = 0;
-    for (uint32_t k = 0; k < PER; k++)
-        if (a0 + k < n && codes[a0 + k] == LZ_CODE_OUTLIER) last = (uint32_t)(a0 + k) + 1;
-    uint32_t before;
-    BS(ts).ExclusiveScan(last, before, 0u, MaxOp());
-    const uint32_t pv = before ? before - 1 : p.olast[(uint64_t)c * p.tpc + t];
+    const uint32_t pv = last_mark(p, ts, p.olast, c, t, a0, n,
+                                  [&](uint32_t, uint64_t pos) { return codes[pos] == LZ_CODE_OUTLIER; });
     uint64_t nextp = pv == NONE ? 0 : (uint64_t)pv + 1;
     unsigned long long bytes = 0;
     for (uint32_t k = 0; k < PER; k++) {
@@ -842,12 +834,8 @@ __global__ void __launch_bounds__(NT) k_ow(E1 p, uint8_t *bodies, const uint64_t
     const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
     const long long *aux = p.aux + (uint64_t)c * p.cf;
     const uint64_t a0 = a + threadIdx.x * PER;
-    uint32_t last = 0;
-    for (uint32_t k = 0; k < PER; k++)
-        if (a0 + k < n && codes[a0 + k] == LZ_CODE_OUTLIER) last = (uint32_t)(a0 + k) + 1;
-    uint32_t before;
-    BS(ts).ExclusiveScan(last, before, 0u, MaxOp());
-    const uint32_t pv = before ? before - 1 : p.olast[(uint64_t)c * p.tpc + t];
+    const uint32_t pv = last_mark(p, ts, p.olast, c, t, a0, n,
+                                  [&](uint32_t, uint64_t pos) { return codes[pos] == LZ_CODE_OUTLIER; });
     const uint64_t p0 = pv == NONE ? 0 : (uint64_t)pv + 1;
     uint64_t nextp = p0;
     unsigned long long bytes = 0;
@@ -923,15 +911,9 @@ __global__ void __launch_bounds__(NT) k_rw(E1 p) {
     const uint16_t *cr = p.codes_r + (uint64_t)c * p.cf;
     uint16_t *rv = p.rvl + (uint64_t)(2 * c) * p.cf, *rl = rv + p.cf;
     const uint64_t a0 = a + threadIdx.x * PER;
-    uint32_t last = 0;
-    for (uint32_t k = 0; k < PER; k++) {
-        const uint64_t pos = a0 + k;
-        if (pos < n && (pos == 0 || cr[pos] != cr[pos - 1])) last = (uint32_t)pos + 1;
-    }
-    uint32_t before;
-    BS(ts).ExclusiveScan(last, before, 0u, MaxOp());
+    uint32_t rs = last_mark(p, ts, p.rlast, c, t, a0, n,
+                            [&](uint32_t, uint64_t pos) { return pos == 0 || cr[pos] != cr[pos - 1]; });
     __syncthreads();
-    uint32_t rs = before ? before - 1 : p.rlast[(uint64_t)c * p.tpc + t];
     /* piece starts in this thread's positions (the run starts known from the scan) */
     uint32_t cnt = 0, rs2 = rs;
     for (uint32_t k = 0; k < PER; k++) {
