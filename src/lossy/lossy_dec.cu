@@ -132,7 +132,8 @@ struct Params {
     LMeta *meta;
     uint32_t *bad;              /* n */
     uint64_t *ib;               /* 4 x (n + 1) item offsets */
-    uint32_t *tables;           /* n x 2 x TABLE */
+    uint32_t *tables;           /* n x nsl x TABLE */
+    uint8_t *ctabs;             /* n x nsl x TABLE: their count tables (hs_build_ctab) */
     uint16_t *longs;            /* n x 2 x long_cap */
     uint16_t *codes;            /* n x count_full */
     uint32_t *ct0, *ctv, *ctl;  /* n x tpc: outliers, new verbatim, last outlier + 1 (then scanned) */
@@ -153,7 +154,7 @@ struct Params {
 };
 
 struct Layout {
-    size_t meta, bad, ib, tables, longs, codes, ct0, ctv, ctl, rsum, bsum, ckpt, done, bodies, Rv, vbits, sw, total;
+    size_t meta, bad, ib, tables, ctabs, longs, codes, ct0, ctv, ctl, rsum, bsum, ckpt, done, bodies, Rv, vbits, sw, total;
     uint32_t long_cap, tpc, btpc, ckpc, dpc, nsl, swn, vbw;
     uint64_t bodycap;
 };
@@ -200,6 +201,7 @@ Layout layout(const scz_cuda_batch *b) {
     L.bad = B.o, B.take<uint32_t>(n);
     L.ib = B.o, B.take<uint64_t>(IT_KINDS * (n + 1));
     L.tables = B.o, B.take<uint32_t>(n * L.nsl * TABLE);
+    L.ctabs = B.o, B.take<uint8_t>(n * L.nsl * TABLE);
     L.longs = B.o, B.take<uint16_t>(n * L.nsl * L.long_cap + 1);
     L.codes = B.o, B.take<uint16_t>(n * cf + 8);
     L.ct0 = B.o, B.take<uint32_t>(n * L.tpc);
@@ -454,9 +456,11 @@ __global__ void __launch_bounds__(NT) k_head1(Params p) {
         p.ckpt[(uint64_t)c * p.ckpc] = 0;
     }
     __syncthreads();
-    if (M.mode == M_PENDING && M.be == LZ_BE_HUFF)
-        hs_build<NT>(M.S[SB], M.S[SB].cb, p.tables + ((size_t)c * p.nsl + SB) * TABLE,
-                     p.longs + ((size_t)c * p.nsl + SB) * p.long_cap, runs, sh);
+    if (M.mode == M_PENDING && M.be == LZ_BE_HUFF) {
+        const size_t key = (size_t)c * p.nsl + SB;
+        hs_build<NT>(M.S[SB], M.S[SB].cb, p.tables + key * TABLE, p.longs + key * p.long_cap, runs, sh);
+        hs_build_ctab(p.tables + key * TABLE, p.ctabs + key * TABLE, tid, NT); /* hs_build ends with a barrier */
+    }
     const uint32_t *s32 = reinterpret_cast<const uint32_t *>(&M);
     uint32_t *d32 = reinterpret_cast<uint32_t *>(p.meta + c);
     for (uint32_t i = tid; i < sizeof(LMeta) / 4; i += NT) d32[i] = s32[i];
@@ -543,9 +547,11 @@ __global__ void __launch_bounds__(NT) k_books(Params p) {
     }
     __syncthreads();
     if (!ok) return;
-    if (S.count)
-        hs_build<NT>(S, S.cb, p.tables + ((size_t)c * p.nsl + s) * TABLE, p.longs + ((size_t)c * p.nsl + s) * p.long_cap,
-                     runs, sh);
+    if (S.count) {
+        const size_t key = (size_t)c * p.nsl + s;
+        hs_build<NT>(S, S.cb, p.tables + key * TABLE, p.longs + key * p.long_cap, runs, sh);
+        hs_build_ctab(p.tables + key * TABLE, p.ctabs + key * TABLE, tid, NT); /* hs_build ends with a barrier */
+    }
     const uint32_t *s32 = reinterpret_cast<const uint32_t *>(&S);
     uint32_t *d32 = reinterpret_cast<uint32_t *>(&M.S[s]);
     for (uint32_t i = tid; i < sizeof(Stream) / 4; i += NT) d32[i] = s32[i];
@@ -583,17 +589,19 @@ struct HShared {
     uint8_t ctab[TABLE];
 };
 
-/* A stream's decoding tables (primary table, long-code arrays, count
- * table) into the block's shared memory; every thread calls it, the
- * block's warps having finished with the previous ones. */
-__device__ __forceinline__ void load_tables(HShared &sm, const uint32_t *t, const Stream &S) {
+/* Stream key's decoding tables (primary table, count table, both built
+ * once by k_books / k_head1, and the long-code arrays) into the block's
+ * shared memory; every thread calls it, the block's warps having finished
+ * with the previous ones. */
+__device__ __forceinline__ void load_tables(HShared &sm, const Params &p, size_t key, const Stream &S) {
+    static_assert(TABLE % (4 * NT) == 0 && TABLE / 16 <= NT, "16-byte copies of the tables");
     __syncthreads();
-    for (uint32_t i = threadIdx.x; i < TABLE; i += NT) sm.table[i] = t[i];
-    if (threadIdx.x < LMAX + 2) {
-        longtab_set(sm.L, S, threadIdx.x);
-    }
-    __syncthreads();
-    hs_build_ctab(sm.table, sm.ctab, threadIdx.x, NT);
+    const uint4 *t = reinterpret_cast<const uint4 *>(p.tables + key * TABLE);
+    const uint4 *ct = reinterpret_cast<const uint4 *>(p.ctabs + key * TABLE);
+    uint4 *dt = reinterpret_cast<uint4 *>(sm.table);
+    for (uint32_t i = threadIdx.x; i < TABLE / 4; i += NT) dt[i] = t[i];
+    if (threadIdx.x < TABLE / 16) reinterpret_cast<uint4 *>(sm.ctab)[threadIdx.x] = ct[threadIdx.x];
+    if (threadIdx.x < LMAX + 2) longtab_set(sm.L, S, threadIdx.x);
     __syncthreads();
 }
 
@@ -636,7 +644,7 @@ __global__ void __launch_bounds__(NT, 5) k_huff(Params p) {
         for (uint64_t is; s + 1 < M.nstr && j >= (is = (M.S[s].n_segs + DW - 1) / DW); s++) j -= is;
         const uint32_t key = p.nsl * c + s;
         if (key != loaded) { /* block-uniform */
-            load_tables(sm, p.tables + (size_t)key * TABLE, M.S[s]);
+            load_tables(sm, p, key, M.S[s]);
             loaded = key;
         }
         const uint32_t g = (uint32_t)(j * DW + warp);
@@ -1456,7 +1464,7 @@ __global__ void __launch_bounds__(NT, 5) k_bhuff(Params p) {
         const uint32_t c = item_chunk(ib, p.n, it);
         const LMeta &M = p.meta[c];
         if (c != loaded) { /* block-uniform */
-            load_tables(sm, p.tables + ((size_t)c * p.nsl + SB) * TABLE, M.S[SB]);
+            load_tables(sm, p, (size_t)c * p.nsl + SB, M.S[SB]);
             loaded = c;
         }
         const uint32_t g = (uint32_t)((it - ib[c]) * DW + warp);
@@ -1722,6 +1730,7 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     p.bad = reinterpret_cast<uint32_t *>(sc + L.bad);
     p.ib = reinterpret_cast<uint64_t *>(sc + L.ib);
     p.tables = reinterpret_cast<uint32_t *>(sc + L.tables);
+    p.ctabs = sc + L.ctabs;
     p.longs = reinterpret_cast<uint16_t *>(sc + L.longs);
     p.codes = reinterpret_cast<uint16_t *>(sc + L.codes);
     p.ct0 = reinterpret_cast<uint32_t *>(sc + L.ct0);
