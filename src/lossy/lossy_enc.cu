@@ -195,9 +195,10 @@ __device__ __forceinline__ uint8_t *put_varint(uint8_t *q, uint64_t v) {
 
 /* Prequantization and verification (7.3), binary64, each operation rounded
  * once (the *_rn intrinsics: no contraction whatever the flags). Returns 1
- * for a verbatim element. */
+ * for a verbatim element, and for |x / 2eb| >= lim (LZ_QLIM: verbatim; the
+ * fast path's QFAST_LIM: a block for k_quant). */
 __device__ __forceinline__ int prequant(double x, double recip, double ebx2, double eb, bool f32, int64_t *q,
-                                        double *err = nullptr) {
+                                        double *err = nullptr, double lim = LZ_QLIM) {
     const double M = LZ_MAGIC;
     const double t = __dmul_rn(x, recip);
     const double tr = __dadd_rn(t, M);
@@ -207,8 +208,14 @@ __device__ __forceinline__ int prequant(double x, double recip, double ebx2, dou
     const double e = fabs(__dsub_rn(x, xr));
     *q = (int64_t)((uint64_t)__double_as_longlong(tr) - (uint64_t)__double_as_longlong(M));
     if (err) *err = e;
-    return !(fabs(t) < LZ_QLIM) | !(e <= eb);
+    return !(fabs(t) < lim) | !(e <= eb);
 }
+
+/* k_qfast sums integers in int32: |q| < 2^27 for every element of its
+ * blocks (differences of up to 8 of them stay in range). |x / 2eb| <
+ * 2^27 - 1 guarantees it (q rounds x / 2eb); a block with a larger value
+ * goes to k_quant, which writes the same bytes. */
+constexpr double QFAST_LIM = 134217727.0;
 
 /* Segmented scan element: f = 1 starts a new segment with value v, f = 0
  * adds v to the running value. */
@@ -275,7 +282,6 @@ __device__ __forceinline__ int qshape(const LGeo &g, const Blk &k) {
 /* Whether a prequantized value is beyond k_qfast's 32-bit arithmetic: with
  * |q| < 2^27 the Lorenzo error of 8 terms stays below 2^30, exact in int32
  * (k_quant does the same in 64 bits, modulo 2^64). */
-__device__ __forceinline__ int qbig(int64_t q) { return (uint64_t)(q + (1 << 27)) >= (1ull << 28); }
 
 /* A block for k_quant: marked and listed. */
 /* The block's outlier before code jc (*prev), from the bitmap obm (bit j:
@@ -333,8 +339,7 @@ template <typename T, bool P2> __device__ __forceinline__ void qfast_block(const
 #pragma unroll
         for (uint32_t z = 0; z < 16; z++) {
             int64_t q;
-            bad |= prequant((double)src[z * e01 + y * e0 + x], p.recip, p.ebx2, p.eb, f32, &q);
-            bad |= qbig(q);
+            bad |= prequant((double)src[z * e01 + y * e0 + x], p.recip, p.ebx2, p.eb, f32, &q, nullptr, QFAST_LIM);
             d[z] = (int32_t)q - prev;
             prev = (int32_t)q;
         }
@@ -363,8 +368,7 @@ template <typename T, bool P2> __device__ __forceinline__ void qfast_block(const
 #pragma unroll
         for (uint32_t kk = 0; kk < 16; kk++) {
             int64_t q;
-            bad |= prequant((double)src[(16 * gq + kk) * e0 + x], p.recip, p.ebx2, p.eb, f32, &q);
-            bad |= qbig(q);
+            bad |= prequant((double)src[(16 * gq + kk) * e0 + x], p.recip, p.ebx2, p.eb, f32, &q, nullptr, QFAST_LIM);
             d[kk] = (int32_t)q;
         }
         ql[gq * 64 + x] = d[15];
@@ -391,8 +395,7 @@ template <typename T, bool P2> __device__ __forceinline__ void qfast_block(const
 #pragma unroll
         for (uint32_t kk = 0; kk < 16; kk++) {
             int64_t q;
-            bad |= prequant((double)src[kk * NT + tid], p.recip, p.ebx2, p.eb, f32, &q);
-            bad |= qbig(q);
+            bad |= prequant((double)src[kk * NT + tid], p.recip, p.ebx2, p.eb, f32, &q, nullptr, QFAST_LIM);
             d[kk] = (int32_t)q;
         }
         if (lane == 31)
