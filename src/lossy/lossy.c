@@ -622,24 +622,28 @@ static uint64_t count_runs(const uint16_t *c, uint64_t n, int T) {
 /* Level 1 (FORMAT.md 7.9-7.10)                                        */
 /* ------------------------------------------------------------------ */
 
+/* Outlier list and verbatim values of thread range ts, at p (the
+ * outlier list) and p + obytes (the verbatim values). */
+static void write_tail_range(uint8_t *p, uint64_t obytes, const lz_tstate *ts, const uint32_t *oidx,
+                             const int64_t *odel, const uint32_t *vpos, const uint8_t *sb, unsigned es) {
+    uint8_t *q = p + ts->out_off;
+    uint64_t prev = ts->prev_out;
+    for (uint64_t j = ts->c0; j < ts->c0 + ts->n_out; j++) {
+        q = scz__put_varint(q, oidx[j] - prev);
+        q = scz__put_varint(q, zigzag(odel[j]));
+        prev = (uint64_t)oidx[j] + 1;
+    }
+    uint8_t *v = p + obytes + ts->vnew_off * es;
+    for (uint64_t j = ts->c0 + (uint64_t)ts->drop_first_vnew; j < ts->c0 + ts->n_vnew; j++) {
+        memcpy(v, sb + (uint64_t)vpos[j] * es, es);
+        v += es;
+    }
+}
+
 /* Outlier list and verbatim values of the thread ranges, at p. */
 static void write_tail(uint8_t *p, uint64_t obytes, const lz_tstate *ts, int T, const uint32_t *oidx,
                        const int64_t *odel, const uint32_t *vpos, const uint8_t *sb, unsigned es) {
-    uint8_t *vout = p + obytes;
-    for (int t = 0; t < T; t++) {
-        uint8_t *q = p + ts[t].out_off;
-        uint64_t prev = ts[t].prev_out;
-        for (uint64_t j = ts[t].c0; j < ts[t].c0 + ts[t].n_out; j++) {
-            q = scz__put_varint(q, oidx[j] - prev);
-            q = scz__put_varint(q, zigzag(odel[j]));
-            prev = (uint64_t)oidx[j] + 1;
-        }
-        uint8_t *v = vout + ts[t].vnew_off * es;
-        for (uint64_t j = ts[t].c0 + (uint64_t)ts[t].drop_first_vnew; j < ts[t].c0 + ts[t].n_vnew; j++) {
-            memcpy(v, sb + (uint64_t)vpos[j] * es, es);
-            v += es;
-        }
-    }
+    for (int t = 0; t < T; t++) write_tail_range(p, obytes, &ts[t], oidx, odel, vpos, sb, es);
 }
 
 /* Lorenzo prediction of a chunk (7.4) over T threads, one contiguous block
@@ -1461,23 +1465,8 @@ static scz_status lz_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk
         rle_write(&rl, p, w0 + o_gap);
     }
     p += csize;
-    uint8_t *vout = p + obytes;
-    const uint8_t *sb = src;
 #pragma omp parallel for schedule(static, 1) num_threads(T) if (T > 1)
-    for (int t = 0; t < T; t++) {
-        uint8_t *q = p + ts[t].out_off;
-        uint64_t prev = ts[t].prev_out;
-        for (uint64_t j = ts[t].c0; j < ts[t].c0 + ts[t].n_out; j++) {
-            q = scz__put_varint(q, oidx[j] - prev);
-            q = scz__put_varint(q, zigzag(odel[j]));
-            prev = (uint64_t)oidx[j] + 1;
-        }
-        uint8_t *v = vout + ts[t].vnew_off * es;
-        for (uint64_t j = ts[t].c0 + (uint64_t)ts[t].drop_first_vnew; j < ts[t].c0 + ts[t].n_vnew; j++) {
-            memcpy(v, sb + (uint64_t)vpos[j] * es, es);
-            v += es;
-        }
-    }
+    for (int t = 0; t < T; t++) write_tail_range(p, obytes, &ts[t], oidx, odel, vpos, src, es);
     *out = total_size;
     *info = wf;
     return SCZ_OK;
