@@ -217,6 +217,10 @@ static void test_large(void) {
     } C[] = {
         {GEN_SMOOTH, 3, 130, 67, 45}, {GEN_FILL_VALUE, 2, 1000, 613, 1}, {GEN_NOISY, 1, 3000001, 1, 1},
         {GEN_SPIKY, 3, 64, 64, 70},   {GEN_SPARSE, 2, 777, 1025, 1},    {GEN_CONSTANT, 3, 100, 100, 100},
+        /* chunks of more than 2048 lossy blocks (63 x 63 partial 16^3
+         * blocks per 32 MiB): k_lscan's rounds over the blocks carry the
+         * last outlier and verbatim element from one round to the next */
+        {GEN_SPIKY, 3, 1000, 1000, 8},  {GEN_SPECIAL, 3, 1000, 1000, 8},
     };
     long cases = 0;
     for (size_t i = 0; i < sizeof C / sizeof C[0]; i++)
