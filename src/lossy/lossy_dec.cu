@@ -134,7 +134,7 @@ struct Params {
     uint64_t *ib;               /* 4 x (n + 1) item offsets */
     uint32_t *tables;           /* n x nsl x TABLE */
     uint8_t *ctabs;             /* n x nsl x TABLE: their count tables (hs_build_ctab) */
-    uint16_t *longs;            /* n x 2 x long_cap */
+    uint16_t *longs;            /* n x nsl x long_cap */
     uint16_t *codes;            /* n x count_full */
     uint32_t *ct0, *ctv, *ctl;  /* n x tpc: outliers, new verbatim, last outlier + 1 (then scanned) */
     uint64_t *rsum;             /* n x tpc: run tile sums, then exclusive prefixes */

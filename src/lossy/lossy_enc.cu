@@ -211,10 +211,11 @@ __device__ __forceinline__ int prequant(double x, double recip, double ebx2, dou
     return !(fabs(t) < lim) | !(e <= eb);
 }
 
-/* k_qfast sums integers in int32: |q| < 2^27 for every element of its
- * blocks (differences of up to 8 of them stay in range). |x / 2eb| <
- * 2^27 - 1 guarantees it (q rounds x / 2eb); a block with a larger value
- * goes to k_quant, which writes the same bytes. */
+/* k_qfast sums integers in int32: with |q| < 2^27 for every element of
+ * its blocks, the Lorenzo error of 8 terms stays below 2^30, exact (k_quant
+ * does the same in 64 bits, modulo 2^64). |x / 2eb| < 2^27 - 1 guarantees
+ * it (q rounds x / 2eb); a block with a larger value goes to k_quant,
+ * which writes the same bytes. */
 constexpr double QFAST_LIM = 134217727.0;
 
 /* Segmented scan element: f = 1 starts a new segment with value v, f = 0
@@ -279,11 +280,6 @@ __device__ __forceinline__ int qshape(const LGeo &g, const Blk &k) {
     return QS_NONE;
 }
 
-/* Whether a prequantized value is beyond k_qfast's 32-bit arithmetic: with
- * |q| < 2^27 the Lorenzo error of 8 terms stays below 2^30, exact in int32
- * (k_quant does the same in 64 bits, modulo 2^64). */
-
-/* A block for k_quant: marked and listed. */
 /* The block's outlier before code jc (*prev), from the bitmap obm (bit j:
  * code j is an outlier); false if jc is the block's first. */
 __device__ __forceinline__ bool prev_outlier(const uint32_t *obm, uint32_t jc, uint32_t *prev) {
@@ -294,6 +290,7 @@ __device__ __forceinline__ bool prev_outlier(const uint32_t *obm, uint32_t jc, u
     return true;
 }
 
+/* A block for k_quant: marked and listed. */
 __device__ __forceinline__ void mark_slow(const LP &p, uint64_t sb) {
     p.bchg[sb] = NONE;
     p.slow[atomicAdd(&p.ctl[0], 1u)] = (uint32_t)sb;
