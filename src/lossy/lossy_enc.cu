@@ -962,8 +962,11 @@ template <typename T, bool P2> __global__ void __launch_bounds__(NT) k_quant(LP 
     }
 }
 
-/* One block per chunk: verbatim repeats across blocks, offsets, runs. */
+/* One block per chunk: verbatim repeats across blocks, offsets, runs.
+ * LI consecutive blocks per thread and round (the writer's 32 MiB chunks
+ * have at most 2048 blocks: one round, all loads in flight together). */
 __global__ void __launch_bounds__(NT) k_lscan(LP p) {
+    constexpr uint32_t LI = 8;
     struct LastV {
         uint64_t bits;
         uint32_t has;
@@ -979,6 +982,7 @@ __global__ void __launch_bounds__(NT) k_lscan(LP p) {
         typename Scan64::TempStorage s;
         typename Red::TempStorage r;
     } ts;
+    __shared__ LastV lastv, lasto;
     const uint32_t cl = blockIdx.x, tid = threadIdx.x;
     const LGeo &g = geo(p, cl);
     const uint32_t nb = g.nblocks, r = p.r, vnew = 2 * r, vrep = 2 * r + 1;
@@ -986,63 +990,76 @@ __global__ void __launch_bounds__(NT) k_lscan(LP p) {
     const uint64_t base = (uint64_t)cl * p.nbc;
     LastV cv{0, 0}, co{0, 0};
     uint64_t voff = 0, ooff = 0;
-    for (uint32_t b0 = 0; b0 < nb; b0 += NT) {
-        const uint32_t b = b0 + tid;
-        const bool in = b < nb;
-        const uint64_t sb = base + b;
-        LastV mv{0, 0}, mo{0, 0};
-        uint64_t cob = 0;
-        if (in) {
-            cob = blk(g, b).co;
-            if (p.bv_first[sb] != NONE) {
-                mv.has = 1;
-                mv.bits = p.bv_lbits[sb];
-            }
-            if (p.bo_n[sb]) {
-                mo.has = 1;
-                mo.bits = cob + p.bo_last[sb];
+    for (uint32_t b0 = 0; b0 < nb; b0 += NT * LI) {
+        LastV mv[LI], mo[LI], pv[LI], po[LI];
+        uint64_t cob[LI], nvf[LI], ob[LI], ex[LI];
+#pragma unroll
+        for (uint32_t j = 0; j < LI; j++) {
+            const uint32_t b = b0 + tid * LI + j;
+            const uint64_t sb = base + b;
+            mv[j] = LastV{0, 0};
+            mo[j] = LastV{0, 0};
+            cob[j] = 0;
+            if (b < nb) {
+                cob[j] = blk(g, b).co;
+                if (p.bv_first[sb] != NONE) {
+                    mv[j].has = 1;
+                    mv[j].bits = p.bv_lbits[sb];
+                }
+                if (p.bo_n[sb]) {
+                    mo[j].has = 1;
+                    mo[j].bits = cob[j] + p.bo_last[sb];
+                }
             }
         }
-        LastV pv, po;
         LScan(ts.l).ExclusiveScan(mv, pv, LastV{0, 0}, LastOp());
         __syncthreads();
         LScan(ts.l).ExclusiveScan(mo, po, LastV{0, 0}, LastOp());
         __syncthreads();
-        if (!pv.has) pv = cv;
-        if (!po.has) po = co;
-        uint64_t nvf = 0, ob = 0;
-        if (in) {
-            uint32_t fix = 0;
-            if (p.bv_first[sb] != NONE && pv.has && p.bv_fbits[sb] == pv.bits) {
-                fix = 1;
-                cd[cob + p.bv_first[sb]] = (uint16_t)vrep;
-                if (p.hist) { /* the counts of the quantization pass */
-                    atomicSub(&p.hist[(uint64_t)cl * p.hstride + vnew], 1u);
-                    atomicAdd(&p.hist[(uint64_t)cl * p.hstride + vrep], 1u);
+#pragma unroll
+        for (uint32_t j = 0; j < LI; j++) {
+            const uint32_t b = b0 + tid * LI + j;
+            const uint64_t sb = base + b;
+            if (!pv[j].has) pv[j] = cv;
+            if (!po[j].has) po[j] = co;
+            nvf[j] = 0;
+            ob[j] = 0;
+            if (b < nb) {
+                uint32_t fix = 0;
+                if (p.bv_first[sb] != NONE && pv[j].has && p.bv_fbits[sb] == pv[j].bits) {
+                    fix = 1;
+                    cd[cob[j] + p.bv_first[sb]] = (uint16_t)vrep;
+                    if (p.hist) { /* the counts of the quantization pass */
+                        atomicSub(&p.hist[(uint64_t)cl * p.hstride + vnew], 1u);
+                        atomicAdd(&p.hist[(uint64_t)cl * p.hstride + vrep], 1u);
+                    }
                 }
+                p.bv_fix[sb] = (uint8_t)fix;
+                nvf[j] = p.bv_n[sb] - fix;
+                p.bv_n[sb] = (uint32_t)nvf[j];
+                const uint64_t prev = po[j].has ? po[j].bits + 1 : 0;
+                p.bo_prev[sb] = (uint32_t)prev;
+                if (p.bo_n[sb]) ob[j] = p.bo_bytes[sb] + vlen(cob[j] + p.bo_first[sb] - prev);
             }
-            p.bv_fix[sb] = (uint8_t)fix;
-            nvf = p.bv_n[sb] - fix;
-            p.bv_n[sb] = (uint32_t)nvf;
-            const uint64_t prev = po.has ? po.bits + 1 : 0;
-            p.bo_prev[sb] = (uint32_t)prev;
-            if (p.bo_n[sb]) ob = p.bo_bytes[sb] + vlen(cob + p.bo_first[sb] - prev);
         }
-        uint64_t ex, tot;
+        uint64_t tot;
         Scan64(ts.s).ExclusiveSum(nvf, ex, tot);
-        if (in) p.bv_off[sb] = (uint32_t)(voff + ex);
+#pragma unroll
+        for (uint32_t j = 0; j < LI; j++)
+            if (b0 + tid * LI + j < nb) p.bv_off[base + b0 + tid * LI + j] = (uint32_t)(voff + ex[j]);
         voff += tot;
         __syncthreads();
         Scan64(ts.s).ExclusiveSum(ob, ex, tot);
-        if (in) p.bo_off[sb] = ooff + ex;
+#pragma unroll
+        for (uint32_t j = 0; j < LI; j++)
+            if (b0 + tid * LI + j < nb) p.bo_off[base + b0 + tid * LI + j] = ooff + ex[j];
         ooff += tot;
         __syncthreads();
         /* carries: the last valid of this round */
-        __shared__ LastV lastv, lasto;
         if (tid == NT - 1) {
-            LastV a = pv, o = po;
-            if (mv.has) a = mv;
-            if (mo.has) o = mo;
+            LastV a = pv[LI - 1], o = po[LI - 1];
+            if (mv[LI - 1].has) a = mv[LI - 1];
+            if (mo[LI - 1].has) o = mo[LI - 1];
             lastv = a;
             lasto = o;
         }
@@ -1053,6 +1070,7 @@ __global__ void __launch_bounds__(NT) k_lscan(LP p) {
     }
     /* all fixes are in global memory: runs = 1 + code changes */
     uint64_t chg = 0, nout = 0;
+#pragma unroll 4
     for (uint32_t b = tid; b < nb; b += NT) {
         const uint64_t sb = base + b;
         const Blk k = blk(g, b);
