@@ -8,9 +8,10 @@
  *   k_dprep    one block per chunk: chunk header, dictionary (u32: strictly
  *              ascending), stream header and codebook (hs_parse), decoding
  *              tables (hs_build) into scratch; work items of the chunk
- *              (8 segments, or 64 KiB of a stored chunk, per item);
+ *              (3 segments, or 24 KiB of a stored chunk, per item);
  *   k_ditems   one block: item offsets of the chunks (a scan);
- *   k_decode   persistent blocks over the items: stored pieces are copied,
+ *   k_decode   persistent blocks of 3 warps taking the items from a
+ *              counter: stored pieces are copied,
  *              coded items load the chunk's table into shared memory and
  *              decode one segment per warp (hs_decode_segment); u8 / u16
  *              symbols go straight to the output, u32 symbols to scratch;
@@ -75,8 +76,15 @@ enum {
 constexpr uint32_t HDR = 16;          /* chunk payload header */
 constexpr uint32_t DICT_MAX = 65535;  /* dictionary entries with escapes */
 constexpr uint32_t NT = 256;          /* threads per block */
-constexpr uint32_t DW = NT / 32;      /* warps per block = segments per decoding item */
-constexpr uint64_t PIECE = 65536;     /* bytes of a stored chunk per decoding item */
+/* Decoding blocks: HW warps, each with its own segment, taking items of HW
+ * segments (or PIECE bytes of a stored chunk) from a counter; small
+ * blocks keep the SMs busy to the end and wait less for each other when
+ * the next item's table is loaded (the lossy decoder's k_huff measured
+ * it: lossy_dec.cu). */
+constexpr uint32_t DW = NT / 32;      /* warps per block of NT threads */
+constexpr uint32_t HW = 3;
+constexpr uint32_t NTD = 32 * HW;
+constexpr uint64_t PIECE = 8192 * HW; /* bytes of a stored chunk per decoding item */
 constexpr uint32_t ETILE = 4096;      /* symbols per encoding tile */
 constexpr uint32_t EPT = ETILE / NT;  /* symbols per thread */
 constexpr uint32_t ASM_BYTES = 16384; /* payload bytes per assembling block */
@@ -112,12 +120,13 @@ struct DParams {
     uint16_t *longs;     /* n x long_cap */
     uint16_t *sym16;     /* u32: n x count_full */
     uint32_t *segesc;    /* u32: n x segs_cap */
+    unsigned long long *next; /* k_decode's next item (zeroed before it) */
     uint64_t count_full, count_last, raw_full;
     uint32_t n, c0, es, long_cap, segs_cap;
 };
 
 struct DLayout {
-    size_t meta, items, tables, longs, sym16, segesc, total;
+    size_t meta, items, tables, longs, sym16, segesc, next, total;
     uint32_t long_cap, segs_cap;
 };
 
@@ -139,6 +148,7 @@ DLayout dlayout(const scz_cuda_batch *b) {
     L.longs = B.o, B.take<uint16_t>(n * L.long_cap + 1);
     L.sym16 = B.o, B.take<uint16_t>(b->full.esize == 4 ? n * cf : 0);
     L.segesc = B.o, B.take<uint32_t>(b->full.esize == 4 ? n * L.segs_cap : 0);
+    L.next = B.o, B.take<unsigned long long>(1);
     L.total = B.o;
     return L;
 }
@@ -235,7 +245,7 @@ __global__ void __launch_bounds__(NT) k_dprep(DParams p) {
             if (!e) {
                 M.dict = M.pay + HDR;
                 M.esc = M.pay + pos;
-                M.items = (M.S.n_segs + DW - 1) / DW;
+                M.items = (M.S.n_segs + HW - 1) / HW;
             }
         }
         if (e) {
@@ -304,16 +314,21 @@ __device__ __forceinline__ uint32_t item_chunk(const uint32_t *ib, uint32_t n, u
 
 struct DShared {
     uint32_t table[TABLE];
-    uint32_t stage[DW][STAGE_SLOTS];
+    uint32_t stage[HW][STAGE_SLOTS];
     LongTab L;
 };
 
-template <int ES> __global__ void __launch_bounds__(NT, 5) k_decode(DParams p) {
+template <int ES> __global__ void __launch_bounds__(NTD, 1280 / NTD) k_decode(DParams p) {
     __shared__ __align__(16) DShared sm;
+    __shared__ unsigned long long next[2]; /* by parity: thread 0 writes the next while the others may still read this one */
     const uint32_t total = p.item_base[p.n];
     const uint32_t warp = threadIdx.x >> 5;
     uint32_t loaded = 0xffffffffu;
-    for (uint32_t it = blockIdx.x; it < total; it += gridDim.x) {
+    for (uint32_t par = 0;; par ^= 1) {
+        if (threadIdx.x == 0) next[par] = atomicAdd(p.next, 1ull);
+        __syncthreads();
+        if (next[par] >= total) break;
+        const uint32_t it = (uint32_t)next[par];
         const uint32_t c = item_chunk(p.item_base, p.n, it), j = it - p.item_base[c];
         const DMeta &M = p.meta[c];
         const uint32_t mode = M.mode;
@@ -321,20 +336,20 @@ template <int ES> __global__ void __launch_bounds__(NT, 5) k_decode(DParams p) {
         if (mode == 0) {
             const uint64_t raw = (uint64_t)chunk_count(c, p.n, p.count_full, p.count_last) * ES;
             const uint64_t o = (uint64_t)j * PIECE, len = raw - o < PIECE ? raw - o : PIECE;
-            copy_bytes<NT>(out + o, M.pay + HDR + o, len, threadIdx.x);
+            copy_bytes<NTD>(out + o, M.pay + HDR + o, len, threadIdx.x);
             continue;
         }
         if (c != loaded) { /* block-uniform */
             __syncthreads();
-            const uint32_t *t = p.tables + (size_t)c * TABLE;
-            for (uint32_t i = threadIdx.x; i < TABLE; i += NT) sm.table[i] = t[i];
+            const uint4 *t = reinterpret_cast<const uint4 *>(p.tables + (size_t)c * TABLE);
+            for (uint32_t i = threadIdx.x; i < TABLE / 4; i += NTD) reinterpret_cast<uint4 *>(sm.table)[i] = t[i];
             if (threadIdx.x < LMAX + 2) {
                 longtab_set(sm.L, M.S, threadIdx.x);
             }
             __syncthreads();
             loaded = c;
         }
-        const uint32_t g = j * DW + warp;
+        const uint32_t g = j * HW + warp;
         if (g >= M.S.n_segs) continue;
         const Stream &S = M.S;
         const uint16_t *longs = p.longs + (size_t)c * p.long_cap;
@@ -379,15 +394,16 @@ __global__ void __launch_bounds__(NT) k_desc(DParams p) {
     }
 }
 
-/* u32: symbols -> values (dictionary), escapes spliced in element order. */
-__global__ void __launch_bounds__(NT) k_dmap(DParams p) {
+/* u32: symbols -> values (dictionary), escapes spliced in element order
+ * (k_decode's items: blocks of NTD threads). */
+__global__ void __launch_bounds__(NTD) k_dmap(DParams p) {
     const uint32_t total = p.item_base[p.n];
     const uint32_t warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     for (uint32_t it = blockIdx.x; it < total; it += gridDim.x) {
         const uint32_t c = item_chunk(p.item_base, p.n, it), j = it - p.item_base[c];
         const DMeta &M = p.meta[c];
         if (M.mode != 1) continue;
-        const uint32_t g = j * DW + warp;
+        const uint32_t g = j * HW + warp;
         if (g >= M.S.n_segs) continue;
         const uint8_t *end = M.pay + M.size;
         const uint32_t sa = ld32u(M.S.segf + 4 * (uint64_t)g, M.S.end);
@@ -429,6 +445,7 @@ DParams dparams(const scz_cuda_batch *b, void *scratch, const DLayout &L) {
     p.longs = reinterpret_cast<uint16_t *>(s + L.longs);
     p.sym16 = reinterpret_cast<uint16_t *>(s + L.sym16);
     p.segesc = reinterpret_cast<uint32_t *>(s + L.segesc);
+    p.next = reinterpret_cast<unsigned long long *>(s + L.next);
     p.count_full = b->full.count;
     p.count_last = b->last.count;
     p.raw_full = b->raw_full;
@@ -1764,17 +1781,17 @@ static cudaError_t huf_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     k_ditems<<<1, NT, 0, s>>>(p);
     cudaError_t e;
     if ((e = cudaGetLastError())) return e;
-    /* the most shared memory per SM: five decoding blocks fit */
+    /* the most shared memory per SM */
     if (p.es == 1) e = cudaFuncSetAttribute(k_decode<1>, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
     else if (p.es == 2) e = cudaFuncSetAttribute(k_decode<2>, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
     else e = cudaFuncSetAttribute(k_decode<4>, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
-    if (e) return e;
-    if (p.es == 1) k_decode<1><<<persistent_grid((const void *)k_decode<1>), NT, 0, s>>>(p);
-    else if (p.es == 2) k_decode<2><<<persistent_grid((const void *)k_decode<2>), NT, 0, s>>>(p);
+    if (e || (e = cudaMemsetAsync(p.next, 0, sizeof(unsigned long long), s))) return e;
+    if (p.es == 1) k_decode<1><<<scz_ku::persistent_grid((const void *)k_decode<1>, NTD), NTD, 0, s>>>(p);
+    else if (p.es == 2) k_decode<2><<<scz_ku::persistent_grid((const void *)k_decode<2>, NTD), NTD, 0, s>>>(p);
     else {
-        k_decode<4><<<persistent_grid((const void *)k_decode<4>), NT, 0, s>>>(p);
+        k_decode<4><<<scz_ku::persistent_grid((const void *)k_decode<4>, NTD), NTD, 0, s>>>(p);
         k_desc<<<b->n, NT, 0, s>>>(p);
-        k_dmap<<<persistent_grid((const void *)k_dmap), NT, 0, s>>>(p);
+        k_dmap<<<scz_ku::persistent_grid((const void *)k_dmap, NTD), NTD, 0, s>>>(p);
     }
     return cudaGetLastError();
 }

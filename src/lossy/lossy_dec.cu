@@ -10,7 +10,8 @@
  *            stream(s) (hs_parse) and their decoding tables (hs_build);
  *            item counts of the later steps;
  *   k_items  one block: item offsets per chunk for each step (scans);
- *   k_huff   persistent blocks: stored chunks are copied; Huffman segments
+ *   k_huff   persistent blocks of 3 warps taking items of 3 segments from
+ *            a counter: stored chunks are copied; Huffman segments
  *            are decoded one per warp (hs_decode_segment): the codes into
  *            scratch (u16), or, run-length, the run codes and lengths into
  *            the chunk's output bytes (4 bytes per run <= raw bytes);
@@ -83,8 +84,19 @@ enum {
 };
 
 constexpr uint32_t NT = 256;          /* threads per block */
-constexpr uint32_t DW = NT / 32;      /* segments per decoding item */
-constexpr uint64_t PIECE = 65536;     /* bytes of a stored chunk per item */
+constexpr uint32_t DW = NT / 32;      /* segments per decoding item (k_bhuff) */
+/* k_huff: small blocks (each with its own decoding tables) taking items of
+ * HW segments (or 8 KiB x HW of a stored chunk) from a counter, so that
+ * the SMs stay busy to the end (with 8 warps a block and a grid-stride
+ * order the last of ~3.6 rounds left a tenth of the SMs idle on wmag) and
+ * a block's warps wait less for each other when the next item's tables
+ * are loaded. H100, wmag REL 1e-3 decompression: 8 warps 375 GB/s; 2, 3,
+ * 4 warps 392, 389, 392 in grid-stride order and 411, 408, 391 from the
+ * counter; 3 warps from the counter gave the best mpas / pressure
+ * figures. */
+constexpr uint32_t HW = 3;             /* warps of a k_huff block = segments per item */
+constexpr uint32_t NTH = 32 * HW;
+constexpr uint64_t HPIECE = 8192 * HW; /* bytes of a stored chunk per k_huff item */
 constexpr uint32_t CT = 4096;         /* codes per code tile */
 constexpr uint32_t RT = 4096;         /* runs per run tile */
 constexpr uint32_t BT = 4096;         /* outlier-list bytes per byte tile */
@@ -151,10 +163,11 @@ struct Params {
     uint32_t n, c0, es, r, long_cap, tpc, btpc, ckpc, dpc;
     uint32_t level, nsl, swn;   /* knobs[2]; stream slots per chunk; sweep entries per chunk */
     uint32_t vbw;               /* words of vbits per chunk */
+    unsigned long long *hctr;   /* k_huff's next item (zeroed before it) */
 };
 
 struct Layout {
-    size_t meta, bad, ib, tables, ctabs, longs, codes, ct0, ctv, ctl, rsum, bsum, ckpt, done, bodies, Rv, vbits, sw, total;
+    size_t meta, bad, ib, tables, ctabs, longs, codes, ct0, ctv, ctl, rsum, bsum, ckpt, done, hctr, bodies, Rv, vbits, sw, total;
     uint32_t long_cap, tpc, btpc, ckpc, dpc, nsl, swn, vbw;
     uint64_t bodycap;
 };
@@ -211,6 +224,7 @@ Layout layout(const scz_cuda_batch *b) {
     L.bsum = B.o, B.take<uint64_t>(n * (uint64_t)L.btpc);
     L.ckpt = B.o, B.take<uint64_t>(n * (uint64_t)L.ckpc);
     L.done = B.o, B.take<uint32_t>(n * (uint64_t)L.dpc);
+    L.hctr = B.o, B.take<unsigned long long>(1);
     L.bodies = B.o, B.take<uint8_t>(n * L.bodycap);
     L.vbw = (uint32_t)((cf + 31) / 32);
     L.Rv = B.o, B.take<double>(l1 ? n * cf : 0);
@@ -280,7 +294,7 @@ __device__ unsigned stored_head(const Params &p, LMeta &M) {
         M.size != LZ_HDR + (uint64_t)M.N * p.es)
         return LZE_STORED;
     M.mode = 0;
-    M.items[IT_HUFF] = ((uint64_t)M.N * p.es + PIECE - 1) / PIECE;
+    M.items[IT_HUFF] = ((uint64_t)M.N * p.es + HPIECE - 1) / HPIECE;
     return 0;
 }
 
@@ -366,7 +380,7 @@ __device__ unsigned body_parse(const Params &p, uint32_t c, LMeta &M) {
     M.olist = P + pos;
     M.vvals = P + pos + M.obytes;
     uint64_t hi = 0;
-    for (uint32_t s = 0; s < M.nstr; s++) hi += (M.S[s].n_segs + DW - 1) / DW;
+    for (uint32_t s = 0; s < M.nstr; s++) hi += (M.S[s].n_segs + HW - 1) / HW;
     M.items[IT_HUFF] = hi;
     M.items[IT_RUN] = M.wf == LZ_WF_RLE ? (M.nruns + RT - 1) / RT : 0;
     M.items[IT_BYTE] = (M.obytes + BT - 1) / BT;
@@ -582,25 +596,29 @@ __global__ void __launch_bounds__(NT) k_items(Params p) {
 /* ------------------------------------------------------------------ */
 
 
-struct HShared {
+template <uint32_t W> struct HSharedT {
     uint32_t table[TABLE];
-    uint32_t stage[DW][STAGE_SLOTS];
+    uint32_t stage[W][STAGE_SLOTS];
     LongTab L;
-    uint8_t ctab[TABLE];
+    __align__(16) uint8_t ctab[TABLE];
 };
+using HShared = HSharedT<DW>;
 
 /* Stream key's decoding tables (primary table, count table, both built
  * once by k_books / k_head1, and the long-code arrays) into the block's
  * shared memory; every thread calls it, the block's warps having finished
  * with the previous ones. */
-__device__ __forceinline__ void load_tables(HShared &sm, const Params &p, size_t key, const Stream &S) {
-    static_assert(TABLE % (4 * NT) == 0 && TABLE / 16 <= NT, "16-byte copies of the tables");
+template <uint32_t NTT, uint32_t W>
+__device__ __forceinline__ void load_tables(HSharedT<W> &sm, const Params &p, size_t key, const Stream &S) {
+    static_assert(TABLE % 16 == 0 && LMAX + 2 <= NTT, "16-byte copies of the tables");
     __syncthreads();
     const uint4 *t = reinterpret_cast<const uint4 *>(p.tables + key * TABLE);
     const uint4 *ct = reinterpret_cast<const uint4 *>(p.ctabs + key * TABLE);
     uint4 *dt = reinterpret_cast<uint4 *>(sm.table);
-    for (uint32_t i = threadIdx.x; i < TABLE / 4; i += NT) dt[i] = t[i];
-    if (threadIdx.x < TABLE / 16) reinterpret_cast<uint4 *>(sm.ctab)[threadIdx.x] = ct[threadIdx.x];
+#pragma unroll
+    for (uint32_t i = threadIdx.x; i < TABLE / 4; i += NTT) dt[i] = t[i];
+#pragma unroll
+    for (uint32_t i = threadIdx.x; i < TABLE / 16; i += NTT) reinterpret_cast<uint4 *>(sm.ctab)[i] = ct[i];
     if (threadIdx.x < LMAX + 2) longtab_set(sm.L, S, threadIdx.x);
     __syncthreads();
 }
@@ -623,31 +641,36 @@ struct CntSink {
     }
 };
 
-__global__ void __launch_bounds__(NT, 5) k_huff(Params p) {
-    __shared__ __align__(16) HShared sm;
+__global__ void __launch_bounds__(NTH, 1280 / NTH) k_huff(Params p) {
+    __shared__ __align__(16) HSharedT<HW> sm;
     const uint64_t *ib = p.ib + IT_HUFF * (p.n + 1);
     const uint64_t total = ib[p.n];
     const uint32_t warp = threadIdx.x >> 5;
     uint32_t loaded = 0xffffffffu;
-    for (uint64_t it = blockIdx.x; it < total; it += gridDim.x) {
+    __shared__ unsigned long long next[2]; /* by parity: thread 0 writes the next while the others may still read this one */
+    for (uint32_t par = 0;; par ^= 1) {
+        if (threadIdx.x == 0) next[par] = atomicAdd(p.hctr, 1ull);
+        __syncthreads();
+        const uint64_t it = next[par];
+        if (it >= total) break;
         const uint32_t c = item_chunk(ib, p.n, it);
         uint64_t j = it - ib[c];
         const LMeta &M = p.meta[c];
         uint8_t *out = p.dst + (uint64_t)c * p.raw_full;
         if (M.mode == 0) {
             const uint64_t raw = (uint64_t)M.N * p.es;
-            const uint64_t o = j * PIECE, len = raw - o < PIECE ? raw - o : PIECE;
-            copy_bytes<NT>(out + o, M.pay + LZ_HDR + o, len, threadIdx.x);
+            const uint64_t o = j * HPIECE, len = raw - o < HPIECE ? raw - o : HPIECE;
+            copy_bytes<NTH>(out + o, M.pay + LZ_HDR + o, len, threadIdx.x);
             continue;
         }
         uint32_t s = 0; /* the stream of the item */
-        for (uint64_t is; s + 1 < M.nstr && j >= (is = (M.S[s].n_segs + DW - 1) / DW); s++) j -= is;
+        for (uint64_t is; s + 1 < M.nstr && j >= (is = (M.S[s].n_segs + HW - 1) / HW); s++) j -= is;
         const uint32_t key = p.nsl * c + s;
         if (key != loaded) { /* block-uniform */
-            load_tables(sm, p, key, M.S[s]);
+            load_tables<NTH>(sm, p, key, M.S[s]);
             loaded = key;
         }
-        const uint32_t g = (uint32_t)(j * DW + warp);
+        const uint32_t g = (uint32_t)(j * HW + warp);
         if (g >= M.S[s].n_segs) continue;
         uint16_t *o16;
         if (M.mode == 1) o16 = p.codes + (size_t)c * p.count_full + M.soff[s];
@@ -1464,7 +1487,7 @@ __global__ void __launch_bounds__(NT, 5) k_bhuff(Params p) {
         const uint32_t c = item_chunk(ib, p.n, it);
         const LMeta &M = p.meta[c];
         if (c != loaded) { /* block-uniform */
-            load_tables(sm, p, (size_t)c * p.nsl + SB, M.S[SB]);
+            load_tables<NT>(sm, p, (size_t)c * p.nsl + SB, M.S[SB]);
             loaded = c;
         }
         const uint32_t g = (uint32_t)((it - ib[c]) * DW + warp);
@@ -1740,6 +1763,7 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     p.bsum = reinterpret_cast<uint64_t *>(sc + L.bsum);
     p.ckpt = reinterpret_cast<uint64_t *>(sc + L.ckpt);
     p.done = reinterpret_cast<uint32_t *>(sc + L.done);
+    p.hctr = reinterpret_cast<unsigned long long *>(sc + L.hctr);
     p.bodies = sc + L.bodies;
     p.Rv = reinterpret_cast<double *>(sc + L.Rv);
     p.vbits = reinterpret_cast<uint32_t *>(sc + L.vbits);
@@ -1784,7 +1808,8 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     if ((e = cudaMemsetAsync(p.ct0, 0, ntiles, s)) || (e = cudaMemsetAsync(p.ctv, 0, ntiles, s)) ||
         (e = cudaMemsetAsync(p.ctl, 0, ntiles, s)))
         return e;
-    k_huff<<<persistent_grid((const void *)k_huff), NT, 0, s>>>(p);
+    if ((e = cudaMemsetAsync(p.hctr, 0, sizeof(unsigned long long), s))) return e;
+    k_huff<<<scz_ku::persistent_grid((const void *)k_huff, NTH, 0), NTH, 0, s>>>(p);
     pf.mark("huff");
     const int g = persistent_grid((const void *)k_rsum);
     k_rsum<<<g, NT, 0, s>>>(p);
