@@ -85,6 +85,7 @@ constexpr uint32_t DW = NT / 32;      /* warps per block of NT threads */
 constexpr uint32_t HW = 3;
 constexpr uint32_t NTD = 32 * HW;
 constexpr uint64_t PIECE = 8192 * HW; /* bytes of a stored chunk per decoding item */
+constexpr uint32_t HLONGS = 1024;     /* long-code symbols kept in shared memory, at most (lossy_dec.cu) */
 constexpr uint32_t ETILE = 4096;      /* symbols per encoding tile */
 constexpr uint32_t EPT = ETILE / NT;  /* symbols per thread */
 constexpr uint32_t ASM_BYTES = 16384; /* payload bytes per assembling block */
@@ -316,6 +317,7 @@ struct DShared {
     uint32_t table[TABLE];
     uint32_t stage[HW][STAGE_SLOTS];
     LongTab L;
+    uint16_t longs[HLONGS]; /* the long-code symbols, where at most HLONGS */
 };
 
 template <int ES> __global__ void __launch_bounds__(NTD, 1280 / NTD) k_decode(DParams p) {
@@ -346,13 +348,17 @@ template <int ES> __global__ void __launch_bounds__(NTD, 1280 / NTD) k_decode(DP
             if (threadIdx.x < LMAX + 2) {
                 longtab_set(sm.L, M.S, threadIdx.x);
             }
+            if (M.S.n_long <= HLONGS) {
+                const uint16_t *gl = p.longs + (size_t)c * p.long_cap;
+                for (uint32_t i = threadIdx.x; i < M.S.n_long; i += NTD) sm.longs[i] = gl[i];
+            }
             __syncthreads();
             loaded = c;
         }
         const uint32_t g = j * HW + warp;
         if (g >= M.S.n_segs) continue;
         const Stream &S = M.S;
-        const uint16_t *longs = p.longs + (size_t)c * p.long_cap;
+        const uint16_t *longs = S.n_long <= HLONGS ? sm.longs : p.longs + (size_t)c * p.long_cap;
         bool ok;
         if (ES == 1)
             ok = hs_decode_segment<uint8_t, false>(S, g, sm.table, sm.L, longs, sm.stage[warp], out, 0, nullptr);

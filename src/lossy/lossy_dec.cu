@@ -97,6 +97,11 @@ constexpr uint32_t DW = NT / 32;      /* segments per decoding item (k_bhuff) */
 constexpr uint32_t HW = 3;             /* warps of a k_huff block = segments per item */
 constexpr uint32_t NTH = 32 * HW;
 constexpr uint64_t HPIECE = 8192 * HW; /* bytes of a stored chunk per k_huff item */
+/* k_huff keeps a stream's symbols of codes longer than TB bits in shared
+ * memory where there are at most HLONGS (the global array otherwise): at
+ * REL 1e-3 about one warp step in four has a long code, whose global load
+ * held the whole warp (wmag REL 1e-3 decompression 407 -> 422 GB/s). */
+constexpr uint32_t HLONGS = 1024;
 constexpr uint32_t CT = 4096;         /* codes per code tile */
 constexpr uint32_t RT = 4096;         /* runs per run tile */
 constexpr uint32_t BT = 4096;         /* outlier-list bytes per byte tile */
@@ -596,11 +601,12 @@ __global__ void __launch_bounds__(NT) k_items(Params p) {
 /* ------------------------------------------------------------------ */
 
 
-template <uint32_t W> struct HSharedT {
+template <uint32_t W, uint32_t LS = 0> struct HSharedT {
     uint32_t table[TABLE];
     uint32_t stage[W][STAGE_SLOTS];
     LongTab L;
     __align__(16) uint8_t ctab[TABLE];
+    uint16_t longs[LS ? LS : 1]; /* the long-code symbols, where at most LS */
 };
 using HShared = HSharedT<DW>;
 
@@ -608,8 +614,8 @@ using HShared = HSharedT<DW>;
  * once by k_books / k_head1, and the long-code arrays) into the block's
  * shared memory; every thread calls it, the block's warps having finished
  * with the previous ones. */
-template <uint32_t NTT, uint32_t W>
-__device__ __forceinline__ void load_tables(HSharedT<W> &sm, const Params &p, size_t key, const Stream &S) {
+template <uint32_t NTT, uint32_t W, uint32_t LS>
+__device__ __forceinline__ void load_tables(HSharedT<W, LS> &sm, const Params &p, size_t key, const Stream &S) {
     static_assert(TABLE % 16 == 0 && LMAX + 2 <= NTT, "16-byte copies of the tables");
     __syncthreads();
     const uint4 *t = reinterpret_cast<const uint4 *>(p.tables + key * TABLE);
@@ -620,6 +626,10 @@ __device__ __forceinline__ void load_tables(HSharedT<W> &sm, const Params &p, si
 #pragma unroll
     for (uint32_t i = threadIdx.x; i < TABLE / 16; i += NTT) reinterpret_cast<uint4 *>(sm.ctab)[i] = ct[i];
     if (threadIdx.x < LMAX + 2) longtab_set(sm.L, S, threadIdx.x);
+    if (LS && S.n_long <= LS) {
+        const uint16_t *gl = p.longs + key * p.long_cap;
+        for (uint32_t i = threadIdx.x; i < S.n_long; i += NTT) sm.longs[i] = gl[i];
+    }
     __syncthreads();
 }
 
@@ -642,7 +652,8 @@ struct CntSink {
 };
 
 __global__ void __launch_bounds__(NTH, 1280 / NTH) k_huff(Params p) {
-    __shared__ __align__(16) HSharedT<HW> sm;
+    constexpr uint32_t LS = HLONGS;
+    __shared__ __align__(16) HSharedT<HW, LS> sm;
     const uint64_t *ib = p.ib + IT_HUFF * (p.n + 1);
     const uint64_t total = ib[p.n];
     const uint32_t warp = threadIdx.x >> 5;
@@ -682,8 +693,8 @@ __global__ void __launch_bounds__(NTH, 1280 / NTH) k_huff(Params p) {
             sk.ctv = p.ctv + k0;
             sk.ctl = p.ctl + k0;
         }
-        const bool ok = hs_decode_segment<uint16_t, false, true>(M.S[s], g, sm.table, sm.L,
-                                                           p.longs + (size_t)key * p.long_cap, sm.stage[warp],
+        const uint16_t *lg = LS && M.S[s].n_long <= LS ? sm.longs : p.longs + (size_t)key * p.long_cap;
+        const bool ok = hs_decode_segment<uint16_t, false, true>(M.S[s], g, sm.table, sm.L, lg, sm.stage[warp],
                                                            o16, 0, nullptr, sm.ctab, sk);
         if (!ok && (threadIdx.x & 31) == 0) fail(p, c, LZE_BITS);
     }
