@@ -1252,16 +1252,6 @@ __device__ __forceinline__ BGeo block_geo(const LMeta &M, uint64_t b) {
     return G;
 }
 
-/* The fast-path shape of a block (FS_NONE: the generic path). */
-__device__ __forceinline__ int fast_shape(const LMeta &M, const BGeo &G, uint32_t r) {
-    if (G.ex != G.sx || G.ey != G.sy || G.ez != G.sz || r > LZ_MAX_RADIUS) return FS_NONE;
-    const uint32_t l0 = M.lb[0], l1 = M.lb[1], l2 = M.lb[2];
-    if (l0 == 12 && l1 == 0 && l2 == 0) return FS_1D;
-    if (l0 == 6 && l1 == 6 && l2 == 0) return FS_2D;
-    if (l0 == 4 && l1 == 4 && l2 == 4) return FS_3D;
-    return FS_NONE;
-}
-
 /* k_rfast: the blocks of the fast path (recon_fast), each marked in done[];
  * a lean kernel (no generic path's registers). A block's 4096 codes are
  * staged in shared memory by asynchronous copies issued while the block
@@ -1278,23 +1268,50 @@ template <bool F32> __global__ void __launch_bounds__(NT, 4) k_rfast(Params p) {
     const uint64_t *ib = p.ib + IT_BLOCK * (p.n + 1);
     const uint64_t total = ib[p.n];
     const uint32_t tid = threadIdx.x;
+    /* the chunk of the last item prepared, its fields in registers: a
+     * block's next item is mostly in the same chunk (no search over ib, no
+     * metadata loads on the way to the copy) */
+    struct CC {
+        uint64_t ib0, ib1;
+        uint32_t c, bad, r, nb0, nb1, e0, e1, e2, lb0, lb1, lb2;
+    } K{1, 0, 0, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0};
     /* item it: its fast shape (FS_NONE: nothing to do) and its codes'
      * copy into buf issued (block-uniform) */
     auto prep = [&](uint64_t it, RItem &I, uint16_t *buf) {
         I.shape = FS_NONE;
         if (it >= total) return;
-        I.c = item_chunk(ib, p.n, it);
-        if (p.bad[I.c]) return;
-        I.b = it - ib[I.c];
-        const LMeta &M = p.meta[I.c];
-        const BGeo G = block_geo(M, I.b);
-        I.r = M.r;
-        I.shape = fast_shape(M, G, I.r);
-        if (I.shape == FS_NONE) return;
-        I.base = G.base;
-        I.e0 = G.e0;
-        I.e1 = G.e1;
-        const uint16_t *src = p.codes + (size_t)I.c * p.count_full + G.co;
+        if (it < K.ib0 || it >= K.ib1) {
+            K.c = item_chunk(ib, p.n, it);
+            K.ib0 = ib[K.c];
+            K.ib1 = ib[K.c + 1];
+            K.bad = p.bad[K.c];
+            const LMeta &M = p.meta[K.c];
+            K.r = M.r;
+            K.nb0 = M.nb[0], K.nb1 = M.nb[1];
+            K.e0 = M.e[0], K.e1 = M.e[1], K.e2 = M.e[2];
+            K.lb0 = M.lb[0], K.lb1 = M.lb[1], K.lb2 = M.lb[2];
+        }
+        if (K.bad) return;
+        I.c = K.c;
+        I.b = it - K.ib0;
+        I.r = K.r;
+        /* block_geo on the cached fields, fast shapes only (blocks of a chunk
+         * < 2^32: 32-bit divisions) */
+        const uint32_t b = (uint32_t)I.b, tq = b / K.nb0, bx = b - tq * K.nb0;
+        const uint32_t bz = tq / K.nb1, by = tq - bz * K.nb1;
+        const uint32_t x0 = bx << K.lb0, y0 = by << K.lb1, z0 = bz << K.lb2;
+        const uint32_t sx = 1u << K.lb0, sy = 1u << K.lb1, sz = 1u << K.lb2;
+        if (K.e0 - x0 < sx || K.e1 - y0 < sy || K.e2 - z0 < sz || I.r > LZ_MAX_RADIUS) return;
+        if (K.lb0 == 12 && K.lb1 == 0 && K.lb2 == 0) I.shape = FS_1D;
+        else if (K.lb0 == 6 && K.lb1 == 6 && K.lb2 == 0) I.shape = FS_2D;
+        else if (K.lb0 == 4 && K.lb1 == 4 && K.lb2 == 4) I.shape = FS_3D;
+        else return;
+        I.base = ((uint64_t)z0 * K.e1 + y0) * K.e0 + x0;
+        I.e0 = K.e0;
+        I.e1 = K.e1;
+        /* whole blocks: co = base's position in block order */
+        const uint64_t co = (uint64_t)z0 * K.e1 * K.e0 + (uint64_t)sz * y0 * K.e0 + (uint64_t)sz * sy * x0;
+        const uint16_t *src = p.codes + (size_t)I.c * p.count_full + co;
         if ((reinterpret_cast<uintptr_t>(src) & 15) == 0) {
             for (uint32_t k = tid; k < MAXB / 8; k += NT) scz_ku::cp_async16(buf + 8 * k, src + 8 * k);
         } else {
