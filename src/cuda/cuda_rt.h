@@ -132,6 +132,12 @@ struct scz_cuda_codec_ops {
     size_t (*pass_scratch)(const scz_header *h);
     scz_status (*passes)(scz_ctx *ctx, scz_header *h, void *pass, const void *d_src, uint64_t finite,
                          void *scratch, double *pinned, cudaStream_t s);
+    /* Device-API decompression: the chunk checksums run beside the decoder
+     * on a second stream with at most this many blocks per SM (a decoder
+     * that leaves SM resources idle), or, 0, before it on the caller's
+     * stream (a decoder that moves memory at full speed). The environment
+     * (SCZ_CUDA_HASH_CTAS, SCZ_CUDA_DEC_HASH) overrides it. */
+    int dec_hash_ctas;
 };
 
 /* The registry (src/cuda/codecs_cuda.cu): the GPU ops of a codec, NULL if it

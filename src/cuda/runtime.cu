@@ -55,6 +55,7 @@ struct Ctx {
     int hash_ctas;    /* resident hashing blocks per SM beside a codec kernel; 0 = hash after it */
     int dec_hash;     /* device API decompression: 1 = checksums on a second stream, launched after
                        * the decoder (they fill its tail); 0 = before it on the caller's stream */
+    int dec_env;      /* SCZ_CUDA_HASH_CTAS or SCZ_CUDA_DEC_HASH given: they decide for every codec */
     int slots_ready;
     Slot slot[NSLOT];
     uint64_t batch_bytes;
@@ -561,9 +562,9 @@ extern "C" scz_status scz__cuda_ctx_init(scz_ctx *ctx) {
     const char *ev = getenv("SCZ_CUDA_GROUPS");
     if (ev && atoi(ev) >= 1) c->groups = atoi(ev) > NGROUP ? NGROUP : atoi(ev);
     ev = getenv("SCZ_CUDA_HASH_CTAS");
-    if (ev && atoi(ev) >= 0) c->hash_ctas = atoi(ev);
+    if (ev && atoi(ev) >= 0) c->hash_ctas = atoi(ev), c->dec_env = 1;
     ev = getenv("SCZ_CUDA_DEC_HASH");
-    if (ev && (atoi(ev) == 0 || atoi(ev) == 1)) c->dec_hash = atoi(ev);
+    if (ev && (atoi(ev) == 0 || atoi(ev) == 1)) c->dec_hash = atoi(ev), c->dec_env = 1;
     ctx->cuda = c;
     return SCZ_OK;
 }
@@ -967,9 +968,11 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
          * after it (dec_hash: they take the SMs the decoder's tail frees,
          * last chunk first, whose bytes the decoder has just read), or
          * before it with at most hash_ctas blocks per SM; else on s before
-         * the decoder */
+         * the decoder. Without the environment's knobs, the codec's
+         * dec_hash_ctas decides. */
         if ((st = ensure_aux(ctx))) return st;
-        const int after = c->dec_hash && c->hash_ctas == 0, beside = after || c->hash_ctas > 0;
+        const int dh = c->dec_env ? c->dec_hash : 0, hc = c->dec_env ? c->hash_ctas : gpu_codec(&b)->dec_hash_ctas;
+        const int after = dh && hc == 0, beside = after || hc > 0;
         cudaStream_t hs = beside ? c->aux : s;
         if (beside) {
             CK(cudaEventRecord(c->ev_fork, s), "event");
@@ -978,7 +981,7 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
         if (after) CK(codec_decode(&b, src, choff, chsize, chinfo, d_dst, errp, scr + L.codec, s),
                       "decompression kernels");
         CK(launch_hash(src, choff, chsize, h.num_chunks, nbmax, h.cksum_block_log2, at<uint64_t>(scr, L.bh), NULL,
-                       at<uint64_t>(scr, L.chexp), errp, 0, after || !beside ? 0u : (unsigned)(c->sms * c->hash_ctas),
+                       at<uint64_t>(scr, L.chexp), errp, 0, after || !beside ? 0u : (unsigned)(c->sms * hc),
                        hs),
            "checksum kernels");
         if (beside) CK(cudaEventRecord(c->ev_join, c->aux), "event");
