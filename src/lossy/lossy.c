@@ -640,9 +640,11 @@ static void write_tail_range(uint8_t *p, uint64_t obytes, const lz_tstate *ts, c
     }
 }
 
-/* Outlier list and verbatim values of the thread ranges, at p. */
+/* Outlier list and verbatim values of the thread ranges, at p (the ranges
+ * write disjoint bytes: one thread each). */
 static void write_tail(uint8_t *p, uint64_t obytes, const lz_tstate *ts, int T, const uint32_t *oidx,
                        const int64_t *odel, const uint32_t *vpos, const uint8_t *sb, unsigned es) {
+#pragma omp parallel for schedule(static, 1) num_threads(T) if (T > 1)
     for (int t = 0; t < T; t++) write_tail_range(p, obytes, &ts[t], oidx, odel, vpos, sb, es);
 }
 
@@ -1465,8 +1467,7 @@ static scz_status lz_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk
         rle_write(&rl, p, w0 + o_gap);
     }
     p += csize;
-#pragma omp parallel for schedule(static, 1) num_threads(T) if (T > 1)
-    for (int t = 0; t < T; t++) write_tail_range(p, obytes, &ts[t], oidx, odel, vpos, src, es);
+    write_tail(p, obytes, ts, T, oidx, odel, vpos, src, es);
     *out = total_size;
     *info = wf;
     return SCZ_OK;
