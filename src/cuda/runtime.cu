@@ -460,6 +460,11 @@ scz_status ensure_aux(scz_ctx *ctx) {
     for (int k = 0; k <= NGROUP; k++)
         CK(cudaEventCreateWithFlags(&c->ev_grp[k], cudaEventDisableTiming), "event creation");
     CK(cudaStreamCreateWithFlags(&c->aux, cudaStreamNonBlocking), "stream creation");
+    /* hashing blocks beside a codec's kernels: an SM configured for the
+     * hash alone (no shared memory, all L1) takes no block that needs
+     * shared memory until its hashing blocks are gone, so the hash asks for
+     * the shared-memory carveout the codec kernels use */
+    CK(cudaFuncSetAttribute(k_block_hash, cudaFuncAttributePreferredSharedMemoryCarveout, 100), "kernel attribute");
     return SCZ_OK;
 }
 

@@ -82,13 +82,12 @@ constexpr uint32_t NT = 256;          /* threads per block */
  * the next item's table is loaded (the lossy decoder's k_huff measured
  * it: lossy_dec.cu). */
 constexpr uint32_t DW = NT / 32;      /* warps per block of NT threads */
-constexpr uint32_t HW = 3;
+constexpr uint32_t HW = HS_WARPS;     /* warps of a decoding block = segments per item (huffman_cuda.h) */
 constexpr uint32_t NTD = 32 * HW;
 constexpr uint64_t PIECE = 8192 * HW; /* bytes of a stored chunk per decoding item */
-constexpr uint32_t HLONGS = 1024;     /* long-code symbols kept in shared memory, at most (lossy_dec.cu) */
 constexpr uint32_t ETILE = 4096;      /* symbols per encoding tile */
 constexpr uint32_t EPT = ETILE / NT;  /* symbols per thread */
-constexpr uint32_t ASM_BYTES = 16384; /* payload bytes per assembling block */
+constexpr uint32_t ASM_BYTES = 4096; /* payload bytes per assembling block and round */
 
 using scz_ku::Bump;
 using scz_ku::copy_bytes;
@@ -317,20 +316,16 @@ struct DShared {
     uint32_t table[TABLE];
     uint32_t stage[HW][STAGE_SLOTS];
     LongTab L;
-    uint16_t longs[HLONGS]; /* the long-code symbols, where at most HLONGS */
+    uint16_t longs[HS_LONGS]; /* the long-code symbols, where at most HS_LONGS */
 };
 
 template <int ES> __global__ void __launch_bounds__(NTD, 1280 / NTD) k_decode(DParams p) {
     __shared__ __align__(16) DShared sm;
-    __shared__ unsigned long long next[2]; /* by parity: thread 0 writes the next while the others may still read this one */
-    const uint32_t total = p.item_base[p.n];
     const uint32_t warp = threadIdx.x >> 5;
     uint32_t loaded = 0xffffffffu;
-    for (uint32_t par = 0;; par ^= 1) {
-        if (threadIdx.x == 0) next[par] = atomicAdd(p.next, 1ull);
-        __syncthreads();
-        if (next[par] >= total) break;
-        const uint32_t it = (uint32_t)next[par];
+    const uint16_t *longs = nullptr;
+    hs_counter_items(p.next, p.item_base[p.n], [&](uint64_t it64) {
+        const uint32_t it = (uint32_t)it64;
         const uint32_t c = item_chunk(p.item_base, p.n, it), j = it - p.item_base[c];
         const DMeta &M = p.meta[c];
         const uint32_t mode = M.mode;
@@ -339,26 +334,20 @@ template <int ES> __global__ void __launch_bounds__(NTD, 1280 / NTD) k_decode(DP
             const uint64_t raw = (uint64_t)chunk_count(c, p.n, p.count_full, p.count_last) * ES;
             const uint64_t o = (uint64_t)j * PIECE, len = raw - o < PIECE ? raw - o : PIECE;
             copy_bytes<NTD>(out + o, M.pay + HDR + o, len, threadIdx.x);
-            continue;
+            return;
         }
         if (c != loaded) { /* block-uniform */
             __syncthreads();
             const uint4 *t = reinterpret_cast<const uint4 *>(p.tables + (size_t)c * TABLE);
             for (uint32_t i = threadIdx.x; i < TABLE / 4; i += NTD) reinterpret_cast<uint4 *>(sm.table)[i] = t[i];
-            if (threadIdx.x < LMAX + 2) {
-                longtab_set(sm.L, M.S, threadIdx.x);
-            }
-            if (M.S.n_long <= HLONGS) {
-                const uint16_t *gl = p.longs + (size_t)c * p.long_cap;
-                for (uint32_t i = threadIdx.x; i < M.S.n_long; i += NTD) sm.longs[i] = gl[i];
-            }
+            if (threadIdx.x < LMAX + 2) longtab_set(sm.L, M.S, threadIdx.x);
+            longs = hs_stage_longs(M.S, p.longs + (size_t)c * p.long_cap, sm.longs, NTD);
             __syncthreads();
             loaded = c;
         }
         const uint32_t g = j * HW + warp;
-        if (g >= M.S.n_segs) continue;
+        if (g >= M.S.n_segs) return;
         const Stream &S = M.S;
-        const uint16_t *longs = S.n_long <= HLONGS ? sm.longs : p.longs + (size_t)c * p.long_cap;
         bool ok;
         if (ES == 1)
             ok = hs_decode_segment<uint8_t, false>(S, g, sm.table, sm.L, longs, sm.stage[warp], out, 0, nullptr);
@@ -371,7 +360,7 @@ template <int ES> __global__ void __launch_bounds__(NTD, 1280 / NTD) k_decode(DP
                                                    M.nesc ? DICT_MAX : 0xffffffffu,
                                                    p.segesc + (size_t)c * p.segs_cap + g);
         if (!ok && (threadIdx.x & 31) == 0) scz_cuda_report(p.err, p.c0 + c, HUF_ERR_BITS);
-    }
+    });
 }
 
 /* u32: escape ranks per segment (exclusive scan, in place) and their total
@@ -841,25 +830,49 @@ __global__ void __launch_bounds__(NT) k_ehistK(EParams p) {
  * cub segmented sort's order); larger ones go to cub. */
 constexpr uint32_t KSORT_IPT = 16;
 constexpr uint32_t KSORT = NT * KSORT_IPT;
+template <uint32_t IPT, typename Sort>
+__device__ __forceinline__ void esort_keys(const EParams &p, int b, uint32_t m, typename Sort::TempStorage &ts,
+                                           unsigned long long *orv) {
+    uint64_t k[IPT], o = 0;
+#pragma unroll
+    for (uint32_t j = 0; j < IPT; j++) {
+        const uint32_t i = threadIdx.x * IPT + j;
+        k[j] = i < m ? p.keysA[b + i] : ~0ull; /* above every key (< 2^48) */
+        if (i < m) o |= k[j];
+    }
+    atomicOr(orv, (unsigned long long)o);
+    __syncthreads();
+    /* the keys' significant bits only (they are unique: any bit range that
+     * holds them all gives the same order); a filler has every bit of the
+     * range set, and where a key has too, the sort's stability keeps the
+     * key (first in the input) before it */
+    const int end = 64 - __clzll((long long)(*orv | 1));
+    Sort(ts).Sort(k, 0, end);
+#pragma unroll
+    for (uint32_t j = 0; j < IPT; j++) {
+        const uint32_t i = threadIdx.x * IPT + j;
+        if (i < m) p.keysB[b + i] = k[j];
+    }
+}
+
 __global__ void __launch_bounds__(NT) k_esort(EParams p) {
+    /* most alphabets in use are small (lossy REL 1e-3: ~1000 symbols):
+     * 4 keys per thread then, a quarter of the work of 16 */
     typedef cub::BlockRadixSort<uint64_t, NT, KSORT_IPT> Sort;
-    __shared__ typename Sort::TempStorage ts;
+    typedef cub::BlockRadixSort<uint64_t, NT, 4> Sort4;
+    __shared__ union {
+        typename Sort::TempStorage a;
+        typename Sort4::TempStorage b;
+    } ts;
+    __shared__ unsigned long long orv;
     const uint32_t cl = blockIdx.x;
     const int b = p.segb[cl], e = p.sege[cl];
     const uint32_t m = (uint32_t)(e - b);
     if (m == 0) return; /* block-uniform */
-    uint64_t k[KSORT_IPT];
-#pragma unroll
-    for (uint32_t j = 0; j < KSORT_IPT; j++) {
-        const uint32_t i = threadIdx.x * KSORT_IPT + j;
-        k[j] = i < m ? p.keysA[b + i] : ~0ull; /* above every key (< 2^48) */
-    }
-    Sort(ts).Sort(k, 0, 48);
-#pragma unroll
-    for (uint32_t j = 0; j < KSORT_IPT; j++) {
-        const uint32_t i = threadIdx.x * KSORT_IPT + j;
-        if (i < m) p.keysB[b + i] = k[j];
-    }
+    if (threadIdx.x == 0) orv = 0;
+    __syncthreads();
+    if (m <= NT * 4) esort_keys<4, Sort4>(p, b, m, ts.b, &orv);
+    else esort_keys<KSORT_IPT, Sort>(p, b, m, ts.a, &orv);
 }
 
 /* Used symbols as sortable keys (count << 16 | symbol), compacted. */
@@ -1545,7 +1558,14 @@ __device__ __forceinline__ uint32_t pay_byte(const EParams &p, uint32_t cl, cons
  * (bytes at the payload's two ends). */
 __global__ void __launch_bounds__(NT) k_easm(EParams p) {
     const uint32_t cl = blockIdx.y;
-    const EMeta &M = p.meta[cl];
+    /* the stream's fields in shared memory: from global memory, every
+     * store below made the compiler load them again (a chain of loads per
+     * word: 27 us for wmag's 16 streams) */
+    __shared__ EMeta M;
+    static_assert(sizeof(EMeta) % 8 == 0, "EMeta copy");
+    if (threadIdx.x < sizeof(EMeta) / 8)
+        reinterpret_cast<uint64_t *>(&M)[threadIdx.x] = reinterpret_cast<const uint64_t *>(p.meta + cl)[threadIdx.x];
+    __syncthreads();
     if (M.mode > 1) return; /* mode 3: a stream set's stream not written */
     uint8_t *P = p.pay + M.off;
     /* a coded stream's bitstream words [rw, re) are k_eenc's */

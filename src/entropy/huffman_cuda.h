@@ -313,6 +313,51 @@ __device__ __forceinline__ void hs_build_ctab(const uint32_t *table, uint8_t *ct
 static_assert(TB <= 15, "count table entries: 4-bit counts and lengths");
 static_assert(2 * TB <= 32, "two count-table lookups per refill");
 
+/* Decoding blocks (the huffman codec's k_decode, the lossy codec's
+ * k_huff): HS_WARPS warps each, taking items of HS_WARPS segments of one
+ * stream from a counter (hs_counter_items), so that the SMs stay busy to
+ * the end and a block's warps wait less for each other when an item needs
+ * other tables. H100, wmag REL 1e-3 lossy decompression: 8 warps 375 GB/s;
+ * 2, 3, 4 warps 392, 389, 392 in grid-stride order and 411, 408, 391 from
+ * the counter; 3 warps gave the best mpas / pressure figures. A stream's
+ * symbols of codes longer than TB bits go to shared memory where there are
+ * at most HS_LONGS (the global array otherwise): at REL 1e-3 about one warp
+ * step in four has a long code, whose global load held the whole warp
+ * (407 -> 422 GB/s). */
+constexpr uint32_t HS_WARPS = 3;
+constexpr uint32_t HS_LONGS = 1024;
+
+/* f(it) for the items it < total as a counter (zeroed before the launch)
+ * hands them out to the blocks of a persistent grid; the slot goes by
+ * parity, since a warp may still read this item's slot when thread 0
+ * writes the next. Every thread of the block calls it; f may synchronize
+ * the block. (Taking the next item while the block works on this one,
+ * to hide the atomic's round trip, was slower: at the end a block holds an
+ * item it cannot start while others idle; H100, wmag REL 1e-3 Huffman
+ * phase 0.72 -> 0.78 ms.) */
+template <typename F>
+__device__ __forceinline__ void hs_counter_items(unsigned long long *ctr, uint64_t total, F &&f) {
+    __shared__ unsigned long long next[2];
+    for (uint32_t par = 0;; par ^= 1) {
+        if (threadIdx.x == 0) next[par] = atomicAdd(ctr, 1ull);
+        __syncthreads();
+        const uint64_t it = next[par];
+        if (it >= total) break;
+        f(it);
+    }
+}
+
+/* A stream's long-code symbols (global gl[0 .. S.n_long)) into shared
+ * sl[HS_LONGS] where they fit, by the block's nt threads; returns the
+ * array to decode with (the caller synchronizes the block before use). */
+__device__ __forceinline__ const uint16_t *hs_stage_longs(const Stream &S, const uint16_t *gl, uint16_t *sl,
+                                                          uint32_t nt) {
+    const uint32_t n = S.n_long;
+    if (n > HS_LONGS) return gl;
+    for (uint32_t i = threadIdx.x; i < n; i += nt) sl[i] = gl[i];
+    return sl;
+}
+
 /* Staged word k of a segment (zeros past the staged range). */
 __device__ __forceinline__ uint32_t stw(const uint32_t *st, uint32_t k, unsigned sh8) {
     if (k >= STAGE_WORDS) return 0u;

@@ -85,23 +85,13 @@ enum {
 
 constexpr uint32_t NT = 256;          /* threads per block */
 constexpr uint32_t DW = NT / 32;      /* segments per decoding item (k_bhuff) */
-/* k_huff: small blocks (each with its own decoding tables) taking items of
- * HW segments (or 8 KiB x HW of a stored chunk) from a counter, so that
- * the SMs stay busy to the end (with 8 warps a block and a grid-stride
- * order the last of ~3.6 rounds left a tenth of the SMs idle on wmag) and
- * a block's warps wait less for each other when the next item's tables
- * are loaded. H100, wmag REL 1e-3 decompression: 8 warps 375 GB/s; 2, 3,
- * 4 warps 392, 389, 392 in grid-stride order and 411, 408, 391 from the
- * counter; 3 warps from the counter gave the best mpas / pressure
- * figures. */
-constexpr uint32_t HW = 3;             /* warps of a k_huff block = segments per item */
+/* k_huff: blocks of HW warps taking items of HW segments (or 8 KiB x HW of
+ * a stored chunk) from a counter (huffman_cuda.h, HS_WARPS), each block with
+ * its own decoding tables and a stream's long-code symbols in shared memory
+ * where there are at most HS_LONGS. */
+constexpr uint32_t HW = HS_WARPS;
 constexpr uint32_t NTH = 32 * HW;
 constexpr uint64_t HPIECE = 8192 * HW; /* bytes of a stored chunk per k_huff item */
-/* k_huff keeps a stream's symbols of codes longer than TB bits in shared
- * memory where there are at most HLONGS (the global array otherwise): at
- * REL 1e-3 about one warp step in four has a long code, whose global load
- * held the whole warp (wmag REL 1e-3 decompression 407 -> 422 GB/s). */
-constexpr uint32_t HLONGS = 1024;
 constexpr uint32_t CT = 4096;         /* codes per code tile */
 constexpr uint32_t RT = 4096;         /* runs per run tile */
 constexpr uint32_t BT = 4096;         /* outlier-list bytes per byte tile */
@@ -613,10 +603,13 @@ using HShared = HSharedT<DW>;
 /* Stream key's decoding tables (primary table, count table, both built
  * once by k_books / k_head1, and the long-code arrays) into the block's
  * shared memory; every thread calls it, the block's warps having finished
- * with the previous ones. */
+ * with the previous ones. Returns the long-code symbols to decode with
+ * (shared memory with LS = HS_LONGS where they fit, else global). */
 template <uint32_t NTT, uint32_t W, uint32_t LS>
-__device__ __forceinline__ void load_tables(HSharedT<W, LS> &sm, const Params &p, size_t key, const Stream &S) {
+__device__ __forceinline__ const uint16_t *load_tables(HSharedT<W, LS> &sm, const Params &p, size_t key,
+                                                       const Stream &S) {
     static_assert(TABLE % 16 == 0 && LMAX + 2 <= NTT, "16-byte copies of the tables");
+    static_assert(LS == 0 || LS == HS_LONGS, "hs_stage_longs");
     __syncthreads();
     const uint4 *t = reinterpret_cast<const uint4 *>(p.tables + key * TABLE);
     const uint4 *ct = reinterpret_cast<const uint4 *>(p.ctabs + key * TABLE);
@@ -626,11 +619,10 @@ __device__ __forceinline__ void load_tables(HSharedT<W, LS> &sm, const Params &p
 #pragma unroll
     for (uint32_t i = threadIdx.x; i < TABLE / 16; i += NTT) reinterpret_cast<uint4 *>(sm.ctab)[i] = ct[i];
     if (threadIdx.x < LMAX + 2) longtab_set(sm.L, S, threadIdx.x);
-    if (LS && S.n_long <= LS) {
-        const uint16_t *gl = p.longs + key * p.long_cap;
-        for (uint32_t i = threadIdx.x; i < S.n_long; i += NTT) sm.longs[i] = gl[i];
-    }
+    const uint16_t *gl = p.longs + key * p.long_cap;
+    const uint16_t *lg = LS ? hs_stage_longs(S, gl, sm.longs, NTT) : gl;
     __syncthreads();
+    return lg;
 }
 
 /* Counts of k_ctile for the codes of a Huffman chunk, as k_huff writes
@@ -652,18 +644,12 @@ struct CntSink {
 };
 
 __global__ void __launch_bounds__(NTH, 1280 / NTH) k_huff(Params p) {
-    constexpr uint32_t LS = HLONGS;
-    __shared__ __align__(16) HSharedT<HW, LS> sm;
+    __shared__ __align__(16) HSharedT<HW, HS_LONGS> sm;
     const uint64_t *ib = p.ib + IT_HUFF * (p.n + 1);
-    const uint64_t total = ib[p.n];
     const uint32_t warp = threadIdx.x >> 5;
     uint32_t loaded = 0xffffffffu;
-    __shared__ unsigned long long next[2]; /* by parity: thread 0 writes the next while the others may still read this one */
-    for (uint32_t par = 0;; par ^= 1) {
-        if (threadIdx.x == 0) next[par] = atomicAdd(p.hctr, 1ull);
-        __syncthreads();
-        const uint64_t it = next[par];
-        if (it >= total) break;
+    const uint16_t *lg = nullptr;
+    hs_counter_items(p.hctr, ib[p.n], [&](uint64_t it) {
         const uint32_t c = item_chunk(ib, p.n, it);
         uint64_t j = it - ib[c];
         const LMeta &M = p.meta[c];
@@ -672,17 +658,17 @@ __global__ void __launch_bounds__(NTH, 1280 / NTH) k_huff(Params p) {
             const uint64_t raw = (uint64_t)M.N * p.es;
             const uint64_t o = j * HPIECE, len = raw - o < HPIECE ? raw - o : HPIECE;
             copy_bytes<NTH>(out + o, M.pay + LZ_HDR + o, len, threadIdx.x);
-            continue;
+            return;
         }
         uint32_t s = 0; /* the stream of the item */
         for (uint64_t is; s + 1 < M.nstr && j >= (is = (M.S[s].n_segs + HW - 1) / HW); s++) j -= is;
         const uint32_t key = p.nsl * c + s;
         if (key != loaded) { /* block-uniform */
-            load_tables<NTH>(sm, p, key, M.S[s]);
+            lg = load_tables<NTH>(sm, p, key, M.S[s]);
             loaded = key;
         }
         const uint32_t g = (uint32_t)(j * HW + warp);
-        if (g >= M.S[s].n_segs) continue;
+        if (g >= M.S[s].n_segs) return;
         uint16_t *o16;
         if (M.mode == 1) o16 = p.codes + (size_t)c * p.count_full + M.soff[s];
         else o16 = reinterpret_cast<uint16_t *>(out) + (s ? M.nruns : 0);
@@ -693,11 +679,10 @@ __global__ void __launch_bounds__(NTH, 1280 / NTH) k_huff(Params p) {
             sk.ctv = p.ctv + k0;
             sk.ctl = p.ctl + k0;
         }
-        const uint16_t *lg = LS && M.S[s].n_long <= LS ? sm.longs : p.longs + (size_t)key * p.long_cap;
-        const bool ok = hs_decode_segment<uint16_t, false, true>(M.S[s], g, sm.table, sm.L, lg, sm.stage[warp],
-                                                           o16, 0, nullptr, sm.ctab, sk);
+        const bool ok = hs_decode_segment<uint16_t, false, true>(M.S[s], g, sm.table, sm.L, lg, sm.stage[warp], o16,
+                                                                 0, nullptr, sm.ctab, sk);
         if (!ok && (threadIdx.x & 31) == 0) fail(p, c, LZE_BITS);
-    }
+    });
 }
 
 /* ------------------------------------------------------------------ */
@@ -858,16 +843,26 @@ __device__ __forceinline__ void ctile_one(const Params &p, uint32_t c, uint32_t 
     }
 }
 
-/* A persistent grid over (chunk, tile): most batches have no run-length
- * chunk, and a block per tile only to return costs a launch of 32 K blocks. */
+/* A persistent grid over the tiles of the run-length chunks (Huffman
+ * chunks are counted by k_huff): the block's threads look up NT chunks'
+ * modes at once, and only chunks to count are walked (most batches have
+ * none; a walk over every (chunk, tile) to skip them took 17 us for 512
+ * MiB). */
 __global__ void __launch_bounds__(NT) k_ctile(Params p) {
-    const uint64_t total = (uint64_t)p.n * p.tpc;
-    for (uint64_t x = blockIdx.x; x < total; x += gridDim.x) {
-        const uint32_t c = (uint32_t)(x / p.tpc), t = (uint32_t)(x % p.tpc);
-        const LMeta &M = p.meta[c];
-        if (M.mode != 2 || p.bad[c]) continue; /* Huffman chunks: counted by k_huff (block-uniform) */
-        ctile_one(p, c, t);
-        __syncthreads(); /* ts is reused */
+    __shared__ uint8_t run[NT];
+    for (uint32_t c0 = 0; c0 < p.n; c0 += NT) {
+        const uint32_t c = c0 + threadIdx.x;
+        const int r = c < p.n && p.meta[c].mode == 2 && !p.bad[c];
+        run[threadIdx.x] = (uint8_t)r;
+        if (!__syncthreads_or(r)) continue;
+        for (uint32_t k = 0; k < NT && c0 + k < p.n; k++) {
+            if (!run[k]) continue; /* block-uniform */
+            for (uint32_t t = blockIdx.x; t < p.tpc; t += gridDim.x) {
+                ctile_one(p, c0 + k, t);
+                __syncthreads(); /* ts is reused */
+            }
+        }
+        __syncthreads(); /* run[] is rewritten */
     }
 }
 
@@ -879,18 +874,30 @@ __global__ void __launch_bounds__(NT) k_cscan(Params p) {
     if ((M.mode != 1 && M.mode != 2) || p.bad[c]) return;
     const uint32_t nt = (M.N + CT - 1) / CT;
     const size_t k0 = (size_t)c * p.tpc;
+    /* CSI consecutive tiles per thread: a 32 MiB chunk's 2048 tiles in one
+     * block scan (one tile per thread and round took 8 rounds, 10.7 us) */
+    constexpr uint32_t CSI = 8;
     Cnt3 carry{0, 0, 0};
-    for (uint32_t t0 = 0; t0 < nt; t0 += NT) {
-        const uint32_t t = t0 + threadIdx.x;
-        Cnt3 x{0, 0, 0};
-        if (t < nt) x = Cnt3{p.ct0[k0 + t], p.ctv[k0 + t], p.ctl[k0 + t]};
+    for (uint32_t t0 = 0; t0 < nt; t0 += NT * CSI) {
+        const uint32_t tb = t0 + threadIdx.x * CSI;
+        Cnt3 x[CSI], a{0, 0, 0};
+#pragma unroll
+        for (uint32_t q = 0; q < CSI; q++) {
+            x[q] = Cnt3{0, 0, 0};
+            if (tb + q < nt) x[q] = Cnt3{p.ct0[k0 + tb + q], p.ctv[k0 + tb + q], p.ctl[k0 + tb + q]};
+            a = Cnt3Op()(a, x[q]);
+        }
         Cnt3 ex, tot;
-        Scan(ts).ExclusiveScan(x, ex, Cnt3{0, 0, 0}, Cnt3Op(), tot);
-        if (t < nt) {
-            const Cnt3 y = Cnt3Op()(carry, ex);
-            p.ct0[k0 + t] = y.o;
-            p.ctv[k0 + t] = y.v;
-            p.ctl[k0 + t] = y.l;
+        Scan(ts).ExclusiveScan(a, ex, Cnt3{0, 0, 0}, Cnt3Op(), tot);
+        Cnt3 y = Cnt3Op()(carry, ex);
+#pragma unroll
+        for (uint32_t q = 0; q < CSI; q++) {
+            if (tb + q < nt) {
+                p.ct0[k0 + tb + q] = y.o;
+                p.ctv[k0 + tb + q] = y.v;
+                p.ctl[k0 + tb + q] = y.l;
+            }
+            y = Cnt3Op()(y, x[q]);
         }
         carry = Cnt3Op()(carry, tot);
         __syncthreads();
@@ -1257,6 +1264,7 @@ __device__ __forceinline__ BGeo block_geo(const LMeta &M, uint64_t b) {
  * staged in shared memory by asynchronous copies issued while the block
  * before it is reconstructed (two buffers), so the loads' latency and the
  * item's metadata lookups overlap the work. k_recon takes the others. */
+constexpr uint32_t RIBS = 512; /* k_rfast: item offsets of at most RIBS - 1 chunks in shared memory */
 struct RItem {
     uint64_t b, base;
     uint32_t c, e0, e1, r;
@@ -1265,9 +1273,18 @@ struct RItem {
 template <bool F32> __global__ void __launch_bounds__(NT, 4) k_rfast(Params p) {
     __shared__ __align__(16) int32_t S[4360];
     __shared__ __align__(16) uint16_t cbuf[2][MAXB];
-    const uint64_t *ib = p.ib + IT_BLOCK * (p.n + 1);
-    const uint64_t total = ib[p.n];
+    __shared__ uint64_t sib[RIBS];
     const uint32_t tid = threadIdx.x;
+    /* the item offsets in shared memory where they fit: an item's chunk is
+     * then found without a chain of global loads (a block's next item is in
+     * another chunk every few items) */
+    const uint64_t *ib = p.ib + IT_BLOCK * (p.n + 1);
+    if (p.n < RIBS) {
+        for (uint32_t i = tid; i <= p.n; i += NT) sib[i] = ib[i];
+        __syncthreads();
+        ib = sib;
+    }
+    const uint64_t total = ib[p.n];
     /* the chunk of the last item prepared, its fields in registers: a
      * block's next item is mostly in the same chunk (no search over ib, no
      * metadata loads on the way to the copy) */
@@ -1511,18 +1528,19 @@ __global__ void __launch_bounds__(NT, 5) k_bhuff(Params p) {
     const uint64_t total = ib[p.n];
     const uint32_t warp = threadIdx.x >> 5;
     uint32_t loaded = 0xffffffffu;
+    const uint16_t *lg = nullptr;
     for (uint64_t it = blockIdx.x; it < total; it += gridDim.x) {
         const uint32_t c = item_chunk(ib, p.n, it);
         const LMeta &M = p.meta[c];
         if (c != loaded) { /* block-uniform */
-            load_tables<NT>(sm, p, (size_t)c * p.nsl + SB, M.S[SB]);
+            lg = load_tables<NT>(sm, p, (size_t)c * p.nsl + SB, M.S[SB]);
             loaded = c;
         }
         const uint32_t g = (uint32_t)((it - ib[c]) * DW + warp);
         if (g >= M.S[SB].n_segs) continue;
-        const bool ok = hs_decode_segment<uint8_t, false, true>(
-            M.S[SB], g, sm.table, sm.L, p.longs + ((size_t)c * p.nsl + SB) * p.long_cap, sm.stage[warp],
-            p.bodies + (uint64_t)c * p.bodycap, 0, nullptr, sm.ctab);
+        const bool ok = hs_decode_segment<uint8_t, false, true>(M.S[SB], g, sm.table, sm.L, lg, sm.stage[warp],
+                                                                p.bodies + (uint64_t)c * p.bodycap, 0, nullptr,
+                                                                sm.ctab);
         if (!ok && (threadIdx.x & 31) == 0) fail(p, c, LZE_BITS);
     }
 }
