@@ -147,6 +147,7 @@ __device__ __forceinline__ uint64_t hash_word(const uint8_t *p, uint32_t mode, c
     return (__ldg(q) >> sh) | (__ldg(q + 1) << (64 - sh));
 }
 
+template <bool BESIDE>
 __global__ void __launch_bounds__(32 * HWARPS, 8) k_block_hash(const uint8_t *pay, const uint64_t *choff,
                                                             const uint64_t *chsize, uint64_t wpc, uint64_t njobs,
                                                             uint64_t nbmax, unsigned blog2, uint64_t *bh) {
@@ -265,7 +266,10 @@ cudaError_t launch_hash(const uint8_t *pay, const uint64_t *choff, const uint64_
     const uint64_t njobs = wpc * n, nctas = (njobs + HWARPS - 1) / HWARPS;
     const uint64_t cap = max_ctas ? max_ctas : 0x7fffffffull;
     const unsigned grid = (unsigned)(nctas < cap ? nctas : cap);
-    k_block_hash<<<grid, 32 * HWARPS, 0, s>>>(pay, choff, chsize, wpc, njobs, nbmax, blog2, bh);
+    /* beside a codec kernel (max_ctas), the instance that asks for the
+     * shared-memory carveout (ensure_aux) */
+    if (max_ctas) k_block_hash<true><<<grid, 32 * HWARPS, 0, s>>>(pay, choff, chsize, wpc, njobs, nbmax, blog2, bh);
+    else k_block_hash<false><<<grid, 32 * HWARPS, 0, s>>>(pay, choff, chsize, wpc, njobs, nbmax, blog2, bh);
     cudaError_t e = cudaGetLastError();
     if (e) return e;
     k_final_hash<<<n, 32, 0, s>>>(chsize, n, nbmax, blog2, bh, ck_out, ck_exp, err, c0);
@@ -462,9 +466,13 @@ scz_status ensure_aux(scz_ctx *ctx) {
     CK(cudaStreamCreateWithFlags(&c->aux, cudaStreamNonBlocking), "stream creation");
     /* hashing blocks beside a codec's kernels: an SM configured for the
      * hash alone (no shared memory, all L1) takes no block that needs
-     * shared memory until its hashing blocks are gone, so the hash asks for
-     * the shared-memory carveout the codec kernels use */
-    CK(cudaFuncSetAttribute(k_block_hash, cudaFuncAttributePreferredSharedMemoryCarveout, 100), "kernel attribute");
+     * shared memory until its hashing blocks are gone (lossy decompression,
+     * H100: the decoder's first kernels waited ~45 us), so the hash beside
+     * them asks for the shared-memory carveout the codec kernels use; the
+     * hash alone keeps all of L1 (with the carveout, ndzip and gfc lost
+     * 6-10%: its unaligned word loads read each line twice) */
+    CK(cudaFuncSetAttribute(k_block_hash<true>, cudaFuncAttributePreferredSharedMemoryCarveout, 100),
+       "kernel attribute");
     return SCZ_OK;
 }
 
