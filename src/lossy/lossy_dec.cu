@@ -536,6 +536,7 @@ __global__ void __launch_bounds__(NT) k_prep(Params p) {
  * k_prep located it, its decoding tables built. A stream found malformed
  * takes its chunk out of the later steps. */
 __global__ void __launch_bounds__(NT) k_books(Params p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     __shared__ Stream S;
     __shared__ Run runs[NT];
     __shared__ uint32_t sh[LMAX + 8];
@@ -568,6 +569,7 @@ __global__ void __launch_bounds__(NT) k_books(Params p) {
 
 /* Item offsets of each kind: ib[k * (n + 1) + c]. */
 __global__ void __launch_bounds__(NT) k_items(Params p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<unsigned long long, NT> Scan;
     __shared__ typename Scan::TempStorage ts;
     for (uint32_t k = 0; k < IT_KINDS; k++) {
@@ -644,6 +646,7 @@ struct CntSink {
 };
 
 __global__ void __launch_bounds__(NTH, 1280 / NTH) k_huff(Params p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     __shared__ __align__(16) HSharedT<HW, HS_LONGS> sm;
     const uint64_t *ib = p.ib + IT_HUFF * (p.n + 1);
     const uint32_t warp = threadIdx.x >> 5;
@@ -690,6 +693,7 @@ __global__ void __launch_bounds__(NTH, 1280 / NTH) k_huff(Params p) {
 /* ------------------------------------------------------------------ */
 
 __global__ void __launch_bounds__(NT) k_rsum(Params p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockReduce<unsigned long long, NT> Red;
     __shared__ typename Red::TempStorage ts;
     __shared__ int bad;
@@ -727,6 +731,7 @@ __global__ void __launch_bounds__(NT) k_rsum(Params p) {
 }
 
 __global__ void __launch_bounds__(NT) k_rscan(Params p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<unsigned long long, NT> Scan;
     __shared__ typename Scan::TempStorage ts;
     const uint32_t c = blockIdx.x;
@@ -748,6 +753,7 @@ __global__ void __launch_bounds__(NT) k_rscan(Params p) {
 }
 
 __global__ void __launch_bounds__(NT) k_rexp(Params p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<uint32_t, NT> Scan;
     __shared__ typename Scan::TempStorage ts;
     __shared__ uint32_t st[RT + 1];
@@ -849,6 +855,7 @@ __device__ __forceinline__ void ctile_one(const Params &p, uint32_t c, uint32_t 
  * none; a walk over every (chunk, tile) to skip them took 17 us for 512
  * MiB). */
 __global__ void __launch_bounds__(NT) k_ctile(Params p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     __shared__ uint8_t run[NT];
     for (uint32_t c0 = 0; c0 < p.n; c0 += NT) {
         const uint32_t c = c0 + threadIdx.x;
@@ -867,6 +874,7 @@ __global__ void __launch_bounds__(NT) k_ctile(Params p) {
 }
 
 __global__ void __launch_bounds__(NT) k_cscan(Params p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<Cnt3, NT> Scan;
     __shared__ typename Scan::TempStorage ts;
     const uint32_t c = blockIdx.x;
@@ -925,6 +933,7 @@ __device__ __forceinline__ bool byte_bad(const uint8_t *L, uint64_t nbytes, uint
 }
 
 __global__ void __launch_bounds__(NT) k_btile(Params p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockReduce<unsigned long long, NT> Red;
     __shared__ typename Red::TempStorage ts;
     __shared__ int bad;
@@ -957,6 +966,7 @@ __global__ void __launch_bounds__(NT) k_btile(Params p) {
 }
 
 __global__ void __launch_bounds__(NT) k_bscan(Params p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<unsigned long long, NT> Scan;
     __shared__ typename Scan::TempStorage ts;
     const uint32_t c = blockIdx.x;
@@ -978,6 +988,7 @@ __global__ void __launch_bounds__(NT) k_bscan(Params p) {
 }
 
 __global__ void __launch_bounds__(NT) k_bckpt(Params p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<uint32_t, NT> Scan;
     __shared__ typename Scan::TempStorage ts;
     const uint64_t *ib = p.ib + IT_BYTE * (p.n + 1);
@@ -1271,6 +1282,7 @@ struct RItem {
     int shape;
 };
 template <bool F32> __global__ void __launch_bounds__(NT, 4) k_rfast(Params p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     __shared__ __align__(16) int32_t S[4360];
     __shared__ __align__(16) uint16_t cbuf[2][MAXB];
     __shared__ uint64_t sib[RIBS];
@@ -1357,6 +1369,7 @@ template <bool F32> __global__ void __launch_bounds__(NT, 4) k_rfast(Params p) {
 }
 
 template <bool F32> __global__ void __launch_bounds__(NT, 4) k_recon(Params p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<uint32_t, NT> ScanU;
     typedef cub::BlockScan<unsigned long long, NT> ScanL;
     typedef cub::BlockReduce<Cnt3, NT> Red;
@@ -1843,49 +1856,50 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
         k_bhuff<<<persistent_grid((const void *)k_bhuff), NT, 0, s>>>(p);
         pf.mark("back end");
     }
-    k_prep<<<b->n, NT, 0, s>>>(p);
-    k_books<<<b->n * L.nsl, NT, 0, s>>>(p);
-    k_items<<<1, NT, 0, s>>>(p);
-    pf.mark("prep");
-    if ((e = cudaGetLastError())) return e;
-    if ((e = cudaFuncSetAttribute(k_huff, cudaFuncAttributePreferredSharedMemoryCarveout, 100))) return e;
-    /* k_huff counts the tiles of Huffman chunks (from zero) */
+    /* zeroed first, so that the chain of kernels below has no other
+     * launch between them (launch_pdl): the tile counts k_huff makes for
+     * Huffman chunks, its item counter, k_rfast's blocks done */
     const size_t ntiles = (size_t)b->n * L.tpc * sizeof(uint32_t);
     if ((e = cudaMemsetAsync(p.ct0, 0, ntiles, s)) || (e = cudaMemsetAsync(p.ctv, 0, ntiles, s)) ||
-        (e = cudaMemsetAsync(p.ctl, 0, ntiles, s)))
+        (e = cudaMemsetAsync(p.ctl, 0, ntiles, s)) ||
+        (e = cudaMemsetAsync(p.hctr, 0, sizeof(unsigned long long), s)) ||
+        (e = cudaMemsetAsync(p.done, 0, (size_t)b->n * L.dpc * sizeof(uint32_t), s)))
         return e;
-    if ((e = cudaMemsetAsync(p.hctr, 0, sizeof(unsigned long long), s))) return e;
-    k_huff<<<scz_ku::persistent_grid((const void *)k_huff, NTH, 0), NTH, 0, s>>>(p);
+    if ((e = cudaFuncSetAttribute(k_huff, cudaFuncAttributePreferredSharedMemoryCarveout, 100)) ||
+        (e = cudaFuncSetAttribute(k_recon<true>, cudaFuncAttributePreferredSharedMemoryCarveout, 100)) ||
+        (e = cudaFuncSetAttribute(k_recon<false>, cudaFuncAttributePreferredSharedMemoryCarveout, 100)) ||
+        (e = cudaFuncSetAttribute(k_rfast<true>, cudaFuncAttributePreferredSharedMemoryCarveout, 100)) ||
+        (e = cudaFuncSetAttribute(k_rfast<false>, cudaFuncAttributePreferredSharedMemoryCarveout, 100)))
+        return e;
+    using scz_ku::launch_pdl;
+    k_prep<<<b->n, NT, 0, s>>>(p);
+    if ((e = launch_pdl(k_books, b->n * L.nsl, NT, 0, s, p)) || (e = launch_pdl(k_items, 1, NT, 0, s, p))) return e;
+    pf.mark("prep");
+    if ((e = launch_pdl(k_huff, scz_ku::persistent_grid((const void *)k_huff, NTH, 0), NTH, 0, s, p))) return e;
     pf.mark("huff");
     const int g = persistent_grid((const void *)k_rsum);
-    k_rsum<<<g, NT, 0, s>>>(p);
-    k_rscan<<<b->n, NT, 0, s>>>(p);
-    k_rexp<<<persistent_grid((const void *)k_rexp), NT, 0, s>>>(p);
+    if ((e = launch_pdl(k_rsum, g, NT, 0, s, p)) || (e = launch_pdl(k_rscan, b->n, NT, 0, s, p)) ||
+        (e = launch_pdl(k_rexp, persistent_grid((const void *)k_rexp), NT, 0, s, p)))
+        return e;
     pf.mark("runs");
     {
         const uint64_t nct = (uint64_t)b->n * L.tpc;
         const int pg = persistent_grid((const void *)k_ctile);
-        k_ctile<<<(unsigned)(nct < (uint64_t)pg ? nct : (uint64_t)pg), NT, 0, s>>>(p);
+        if ((e = launch_pdl(k_ctile, (unsigned)(nct < (uint64_t)pg ? nct : (uint64_t)pg), NT, 0, s, p))) return e;
     }
-    k_cscan<<<b->n, NT, 0, s>>>(p);
-    k_btile<<<g, NT, 0, s>>>(p);
-    k_bscan<<<b->n, NT, 0, s>>>(p);
+    if ((e = launch_pdl(k_cscan, b->n, NT, 0, s, p)) || (e = launch_pdl(k_btile, g, NT, 0, s, p)) ||
+        (e = launch_pdl(k_bscan, b->n, NT, 0, s, p)))
+        return e;
     pf.mark("counts");
-    k_bckpt<<<persistent_grid((const void *)k_bckpt), NT, 0, s>>>(p);
+    if ((e = launch_pdl(k_bckpt, persistent_grid((const void *)k_bckpt), NT, 0, s, p))) return e;
     pf.mark("outliers");
-    if ((e = cudaFuncSetAttribute(k_recon<true>, cudaFuncAttributePreferredSharedMemoryCarveout, 100))) return e;
-    if ((e = cudaFuncSetAttribute(k_recon<false>, cudaFuncAttributePreferredSharedMemoryCarveout, 100))) return e;
-    if ((e = cudaMemsetAsync(p.done, 0, (size_t)b->n * L.dpc * sizeof(uint32_t), s))) return e;
-    if (p.es == 4) {
-        if ((e = cudaFuncSetAttribute(k_rfast<true>, cudaFuncAttributePreferredSharedMemoryCarveout, 100))) return e;
-        k_rfast<true><<<persistent_grid((const void *)k_rfast<true>), NT, 0, s>>>(p);
-    } else {
-        if ((e = cudaFuncSetAttribute(k_rfast<false>, cudaFuncAttributePreferredSharedMemoryCarveout, 100))) return e;
-        k_rfast<false><<<persistent_grid((const void *)k_rfast<false>), NT, 0, s>>>(p);
-    }
+    if (p.es == 4) e = launch_pdl(k_rfast<true>, persistent_grid((const void *)k_rfast<true>), NT, 0, s, p);
+    else e = launch_pdl(k_rfast<false>, persistent_grid((const void *)k_rfast<false>), NT, 0, s, p);
+    if (e) return e;
     pf.mark("rfast");
-    if (p.es == 4) k_recon<true><<<persistent_grid((const void *)k_recon<true>), NT, 0, s>>>(p);
-    else k_recon<false><<<persistent_grid((const void *)k_recon<false>), NT, 0, s>>>(p);
+    if (p.es == 4) e = launch_pdl(k_recon<true>, persistent_grid((const void *)k_recon<true>), NT, 0, s, p);
+    else e = launch_pdl(k_recon<false>, persistent_grid((const void *)k_recon<false>), NT, 0, s, p);
+    if (e) return e;
     pf.mark("recon");
     if (p.level) { /* interpolated chunks: outliers and verbatim values, then sweep by sweep */
         if ((e = cudaMemsetAsync(p.vbits, 0, (size_t)b->n * L.vbw * sizeof(uint32_t), s))) return e;
