@@ -10,6 +10,7 @@
  */
 #include "cuda_rt.h"
 #include "../util/xxh64.h"
+#include "kutil.h"
 
 #include <cub/cub.cuh>
 
@@ -197,6 +198,7 @@ constexpr int FH_TILE = 2048, FH_UNROLL = 16;
 __global__ void __launch_bounds__(32) k_final_hash(const uint64_t *chsize, uint32_t n, uint64_t nbmax, unsigned blog2,
                                                    const uint64_t *bh, uint64_t *ck_out, const uint64_t *ck_exp,
                                                    unsigned long long *err, uint32_t c0) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     __shared__ uint64_t tile[FH_TILE];
     const uint32_t c = blockIdx.x;
     const int lane = threadIdx.x;
@@ -272,8 +274,8 @@ cudaError_t launch_hash(const uint8_t *pay, const uint64_t *choff, const uint64_
     else k_block_hash<false><<<grid, 32 * HWARPS, 0, s>>>(pay, choff, chsize, wpc, njobs, nbmax, blog2, bh);
     cudaError_t e = cudaGetLastError();
     if (e) return e;
-    k_final_hash<<<n, 32, 0, s>>>(chsize, n, nbmax, blog2, bh, ck_out, ck_exp, err, c0);
-    return cudaGetLastError();
+    return scz_ku::launch_pdl(k_final_hash, n, 32, 0, s, chsize, n, nbmax, blog2, (const uint64_t *)bh, ck_out, ck_exp,
+                              err, c0);
 }
 
 /* ---------------- container on the device (sections 2 and 4) ---------------- */

@@ -856,6 +856,7 @@ __device__ __forceinline__ void esort_keys(const EParams &p, int b, uint32_t m, 
 }
 
 __global__ void __launch_bounds__(NT) k_esort(EParams p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     /* most alphabets in use are small (lossy REL 1e-3: ~1000 symbols):
      * 4 keys per thread then, a quarter of the work of 16 */
     typedef cub::BlockRadixSort<uint64_t, NT, KSORT_IPT> Sort;
@@ -877,6 +878,7 @@ __global__ void __launch_bounds__(NT) k_esort(EParams p) {
 
 /* Used symbols as sortable keys (count << 16 | symbol), compacted. */
 __global__ void __launch_bounds__(NT) k_eleaves(EParams p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     constexpr uint32_t LI = 16;
     typedef cub::BlockScan<uint32_t, NT> Scan;
     __shared__ typename Scan::TempStorage ts;
@@ -980,6 +982,7 @@ __device__ __forceinline__ unsigned varint_len(uint32_t v) {
  * (ring of p.ring counts; with 14 bytes per used symbol, also the leaf
  * counts, parents and leaf-children counts). */
 __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<uint32_t, NT> Scan;
     typedef cub::BlockReduce<uint64_t, NT> Red;
     __shared__ union {
@@ -1294,6 +1297,7 @@ __device__ __forceinline__ void etile_load(const EParams &p, uint32_t cl, uint64
 constexpr uint32_t TABK = 4096; /* alphabets up to TABK: code tables in shared memory */
 
 __global__ void __launch_bounds__(NT) k_etbits(EParams p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockReduce<uint32_t, NT> Red;
     __shared__ typename Red::TempStorage ts;
     __shared__ uint8_t slen[TABK];
@@ -1353,6 +1357,7 @@ __device__ __forceinline__ uint32_t wmask(uint64_t m, unsigned sh, uint64_t b0, 
 
 /* Tile bit offsets and escape ranks: exclusive scans per chunk. */
 __global__ void __launch_bounds__(NT) k_etscan(EParams p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<uint64_t, NT> Scan;
     __shared__ typename Scan::TempStorage ts;
     const uint32_t cl = blockIdx.x;
@@ -1390,6 +1395,7 @@ __global__ void __launch_bounds__(NT) k_etscan(EParams p) {
 
 /* Codewords, gaps, segment entries and escapes of one tile. */
 __global__ void __launch_bounds__(NT) k_eenc(EParams p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<uint32_t, NT> Scan;
     __shared__ typename Scan::TempStorage ts;
     __shared__ uint32_t sw[ETILE * LMAX / 32 + 2];
@@ -1557,6 +1563,7 @@ __device__ __forceinline__ uint32_t pay_byte(const EParams &p, uint32_t cl, cons
 /* The payloads: each thread writes aligned 4-byte words of the output
  * (bytes at the payload's two ends). */
 __global__ void __launch_bounds__(NT) k_easm(EParams p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     const uint32_t cl = blockIdx.y;
     /* the stream's fields in shared memory: from global memory, every
      * store below made the compiler load them again (a chain of loads per
@@ -1620,14 +1627,16 @@ cudaError_t e_plan(EParams &p, const ELayout &L, void *cubtmp, cudaStream_t s) {
         k_ehist16<<<dim3((unsigned)((p.count_full + HTILE16 - 1) / HTILE16), ng), NT, 131072, s>>>(p);
     else
         k_ehist<<<tiles, NT, 0, s>>>(p);
-    k_eleaves<<<ng, NT, 0, s>>>(p);
+    if ((e = scz_ku::launch_pdl(k_eleaves, ng, NT, 0, s, p))) return e;
     size_t tb = L.cub_bytes;
-    if (p.K && p.K <= KSORT) k_esort<<<ng, NT, 0, s>>>(p);
+    if (p.K && p.K <= KSORT) {
+        if ((e = scz_ku::launch_pdl(k_esort, ng, NT, 0, s, p))) return e;
+    }
     else if ((e = cub::DeviceSegmentedRadixSort::SortKeys(cubtmp, tb, (const uint64_t *)p.keysA, p.keysB,
                                                            (int)(ng * L.Kc), (int)ng, (const int *)p.segb,
                                                            (const int *)p.sege, 0, 48, s)))
         return e;
-    k_ebook<<<ng, NT, p.dynbytes, s>>>(p);
+    if ((e = scz_ku::launch_pdl(k_ebook, ng, NT, (size_t)p.dynbytes, s, p))) return e;
     return cudaGetLastError();
 }
 
@@ -1636,12 +1645,13 @@ cudaError_t e_plan(EParams &p, const ELayout &L, void *cubtmp, cudaStream_t s) {
 cudaError_t e_write(EParams &p, const ELayout &L, uint64_t maxpay, cudaStream_t s) {
     const uint32_t ng = p.ng;
     const dim3 tiles(L.tiles, ng);
-    k_etbits<<<tiles, NT, 0, s>>>(p);
-    k_etscan<<<ng, NT, 0, s>>>(p);
-    k_eenc<<<tiles, NT, 0, s>>>(p);
+    cudaError_t e;
+    if ((e = scz_ku::launch_pdl(k_etbits, tiles, NT, 0, s, p)) || (e = scz_ku::launch_pdl(k_etscan, ng, NT, 0, s, p)) ||
+        (e = scz_ku::launch_pdl(k_eenc, tiles, NT, 0, s, p)))
+        return e;
     /* a few blocks per stream walk its pieces (most of a coded stream is k_eenc's) */
     const uint64_t pieces = (maxpay + ASM_BYTES - 1) / ASM_BYTES;
-    k_easm<<<dim3((unsigned)(pieces < 64 ? pieces : 64), ng), NT, 0, s>>>(p);
+    if ((e = scz_ku::launch_pdl(k_easm, dim3((unsigned)(pieces < 64 ? pieces : 64), ng), NT, 0, s, p))) return e;
     return cudaGetLastError();
 }
 
@@ -1680,6 +1690,7 @@ void hse_params(const scz_hse *h, void *state, void *work, const ELayout &L, EPa
 
 
 __global__ void k_hse_size(EParams p, uint64_t *size, uint64_t *bits) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= p.ng) return;
     if (size) size[i] = p.meta[i].size;
@@ -1687,6 +1698,7 @@ __global__ void k_hse_size(EParams p, uint64_t *size, uint64_t *bits) {
 }
 
 __global__ void k_hse_place(EParams p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= p.ng) return;
     const uint64_t o = p.woff[i];
@@ -1882,8 +1894,7 @@ cudaError_t scz__hse_plan(const scz_hse *h, void *state, void *work, uint64_t *d
     if ((e = cudaFuncSetAttribute(k_ebook, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p.dynbytes))) return e;
     if ((e = cudaFuncSetAttribute(k_ehist16, cudaFuncAttributeMaxDynamicSharedMemorySize, 131072))) return e;
     if ((e = e_plan(p, L, cubtmp, s))) return e;
-    k_hse_size<<<(h->n + NT - 1) / NT, NT, 0, s>>>(p, d_size, d_bits);
-    return cudaGetLastError();
+    return scz_ku::launch_pdl(k_hse_size, (h->n + NT - 1) / NT, NT, 0, s, p, d_size, d_bits);
 }
 
 cudaError_t scz__hse_write(const scz_hse *h, void *state, void *work, const uint64_t *d_off, uint8_t *out,
@@ -1894,6 +1905,7 @@ cudaError_t scz__hse_write(const scz_hse *h, void *state, void *work, const uint
     hse_params(h, state, work, L, &p, &cubtmp);
     p.woff = d_off;
     p.pay = out;
-    k_hse_place<<<(h->n + NT - 1) / NT, NT, 0, s>>>(p);
+    cudaError_t e;
+    if ((e = scz_ku::launch_pdl(k_hse_place, (h->n + NT - 1) / NT, NT, 0, s, p))) return e;
     return e_write(p, L, scz__hse_bound(L.count_full, h->K ? h->K : 65536), s);
 }

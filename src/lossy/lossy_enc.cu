@@ -966,6 +966,7 @@ template <typename T, bool P2> __global__ void __launch_bounds__(NT) k_quant(LP 
  * LI consecutive blocks per thread and round (the writer's 32 MiB chunks
  * have at most 2048 blocks: one round, all loads in flight together). */
 __global__ void __launch_bounds__(NT) k_lscan(LP p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     constexpr uint32_t LI = 8;
     struct LastV {
         uint64_t bits;
@@ -1104,6 +1105,7 @@ __global__ void __launch_bounds__(NT) k_lscan(LP p) {
  * runs go: a chunk of n codes and `runs` maximal runs has at most
  * min(n, runs + n / 65536 + 1) pieces; the slots are packed (one block). */
 __global__ void __launch_bounds__(NT) k_ltry(LP p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<unsigned long long, NT> Scan;
     __shared__ typename Scan::TempStorage ts;
     unsigned long long carry = 0;
@@ -1320,6 +1322,7 @@ __global__ void __launch_bounds__(NT) k_rwrite(LP p, int what, int count) {
 
 /* Workflow and payload size (7.5). */
 __global__ void k_ldecide(LP p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     const uint32_t cl = blockIdx.x * blockDim.x + threadIdx.x;
     if (cl >= p.ng) return;
     LMeta &M = p.meta[cl];
@@ -1346,6 +1349,7 @@ __global__ void k_ldecide(LP p) {
 /* Payload offsets of the group's chunks, after the chunks before it; where
  * each part goes. */
 __global__ void __launch_bounds__(NT) k_loff(LP p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<uint64_t, NT> Scan;
     __shared__ typename Scan::TempStorage ts;
     uint64_t carry = p.gc0 ? p.choff[p.gc0 - 1] + p.chsize[p.gc0 - 1] : 0;
@@ -1375,6 +1379,7 @@ __global__ void __launch_bounds__(NT) k_loff(LP p) {
 
 /* Chunk headers (7.7) and n_runs. */
 __global__ void k_lhdr(LP p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     const uint32_t cl = blockIdx.x, tid = threadIdx.x;
     const LMeta &M = p.meta[cl];
     const LGeo &g = geo(p, cl);
@@ -1398,6 +1403,7 @@ __global__ void k_lhdr(LP p) {
 
 /* Raw bytes of stored chunks. */
 __global__ void __launch_bounds__(NT) k_lstored(LP p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     const uint32_t cl = blockIdx.y;
     const LMeta &M = p.meta[cl];
     if (M.wf != LZ_WF_STORED) return;
@@ -1595,11 +1601,11 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
         if ((e = p.es == 4 ? launch_quant<float>(p, L.nbc, false, 0, 0, s) : launch_quant<double>(p, L.nbc, false, 0, 0, s)))
             return e;
         pf.mark("quant");
-        k_lscan<<<ng, NT, 0, s>>>(p);
+        if ((e = scz_ku::launch_pdl(k_lscan, ng, NT, 0, s, p))) return e;
         pf.mark("lscan");
         if ((e = scz__hse_plan(&hc, stC, work, p.sizeC, p.bitsC, s))) return e;
         pf.mark("planC");
-        k_ltry<<<1, NT, 0, s>>>(p);
+        if ((e = scz_ku::launch_pdl(k_ltry, 1, NT, 0, s, p))) return e;
         /* The one wait of a group: whether any chunk evaluates the
          * run-length workflow (its planning is ~0.16 ms of launches per
          * group of 64 Mi codes on an H100 even when every chunk skips it)
@@ -1638,12 +1644,12 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
             if ((e = scz__hse_plan(&hl, stL, work, p.sizeL, nullptr, s))) return e;
             pf.mark("planVL");
         }
-        k_ldecide<<<(ng + NT - 1) / NT, NT, 0, s>>>(p);
-        k_loff<<<1, NT, 0, s>>>(p);
-        k_lhdr<<<ng, 32, 0, s>>>(p);
+        if ((e = scz_ku::launch_pdl(k_ldecide, (ng + NT - 1) / NT, NT, 0, s, p)) ||
+            (e = scz_ku::launch_pdl(k_loff, 1, NT, 0, s, p)) || (e = scz_ku::launch_pdl(k_lhdr, ng, 32, 0, s, p)))
+            return e;
         const uint64_t raw = L.cf * p.es;
         const uint64_t pieces = (raw + STORE_PIECE - 1) / STORE_PIECE; /* a few blocks per chunk walk them */
-        k_lstored<<<dim3((unsigned)(pieces < 64 ? pieces : 64), ng), NT, 0, s>>>(p);
+        if ((e = scz_ku::launch_pdl(k_lstored, dim3((unsigned)(pieces < 64 ? pieces : 64), ng), NT, 0, s, p))) return e;
         pf.mark("decide");
         if ((e = scz__hse_write(&hc, stC, work, p.offC, d_pay, s))) return e;
         pf.mark("writeC");
