@@ -428,7 +428,6 @@ __global__ void __launch_bounds__(NTD) k_dmap(DParams p) {
     }
 }
 
-int persistent_grid(const void *fn) { return scz_ku::persistent_grid(fn, NT); }
 
 DParams dparams(const scz_cuda_batch *b, void *scratch, const DLayout &L) {
     DParams p;

@@ -1248,20 +1248,29 @@ __device__ __forceinline__ bool recon_fast(int shape, const uint16_t *cb, uint8_
     return true;
 }
 
+/* A chunk's block grid: blocks per row and plane, extents, log2 of the
+ * block shape (kept in registers by the kernels that walk blocks). */
+struct BDims {
+    uint32_t nb0, nb1, e0, e1, e2, lb0, lb1, lb2;
+};
+__device__ __forceinline__ BDims block_dims(const LMeta &M) {
+    return BDims{M.nb[0], M.nb[1], M.e[0], M.e[1], M.e[2], M.lb[0], M.lb[1], M.lb[2]};
+}
+
 /* Block b of a chunk (lossy.c lz_block): origin, extents, the first
- * element in array order (base) and in code order (co). */
+ * element in array order (base) and in code order (co). A chunk has fewer
+ * than 2^32 blocks (at most 2^32 elements): 32-bit divisions. */
 struct BGeo {
     uint32_t e0, e1, e2, sx, sy, sz, ex, ey, ez;
     uint64_t base, co;
 };
-__device__ __forceinline__ BGeo block_geo(const LMeta &M, uint64_t b) {
+__device__ __forceinline__ BGeo block_geo(const BDims &D, uint32_t b) {
     BGeo G;
-    const uint32_t nb0 = M.nb[0], nb1 = M.nb[1];
-    const uint32_t bx = (uint32_t)(b % nb0), tq = (uint32_t)(b / nb0);
-    const uint32_t by = tq % nb1, bz = tq / nb1;
-    G.e0 = M.e[0], G.e1 = M.e[1], G.e2 = M.e[2];
-    const uint32_t x0 = bx << M.lb[0], y0 = by << M.lb[1], z0 = bz << M.lb[2];
-    G.sx = 1u << M.lb[0], G.sy = 1u << M.lb[1], G.sz = 1u << M.lb[2];
+    const uint32_t tq = b / D.nb0, bx = b - tq * D.nb0;
+    const uint32_t bz = tq / D.nb1, by = tq - bz * D.nb1;
+    G.e0 = D.e0, G.e1 = D.e1, G.e2 = D.e2;
+    const uint32_t x0 = bx << D.lb0, y0 = by << D.lb1, z0 = bz << D.lb2;
+    G.sx = 1u << D.lb0, G.sy = 1u << D.lb1, G.sz = 1u << D.lb2;
     G.ex = G.e0 - x0 < G.sx ? G.e0 - x0 : G.sx;
     G.ey = G.e1 - y0 < G.sy ? G.e1 - y0 : G.sy;
     G.ez = G.e2 - z0 < G.sz ? G.e2 - z0 : G.sz;
@@ -1302,8 +1311,9 @@ template <bool F32> __global__ void __launch_bounds__(NT, 4) k_rfast(Params p) {
      * metadata loads on the way to the copy) */
     struct CC {
         uint64_t ib0, ib1;
-        uint32_t c, bad, r, nb0, nb1, e0, e1, e2, lb0, lb1, lb2;
-    } K{1, 0, 0, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0};
+        uint32_t c, bad, r;
+        BDims D;
+    } K{1, 0, 0, 1, 0, BDims{1, 1, 0, 0, 0, 0, 0, 0}};
     /* item it: its fast shape (FS_NONE: nothing to do) and its codes'
      * copy into buf issued (block-uniform) */
     auto prep = [&](uint64_t it, RItem &I, uint16_t *buf) {
@@ -1316,30 +1326,23 @@ template <bool F32> __global__ void __launch_bounds__(NT, 4) k_rfast(Params p) {
             K.bad = p.bad[K.c];
             const LMeta &M = p.meta[K.c];
             K.r = M.r;
-            K.nb0 = M.nb[0], K.nb1 = M.nb[1];
-            K.e0 = M.e[0], K.e1 = M.e[1], K.e2 = M.e[2];
-            K.lb0 = M.lb[0], K.lb1 = M.lb[1], K.lb2 = M.lb[2];
+            K.D = block_dims(M);
         }
         if (K.bad) return;
         I.c = K.c;
         I.b = it - K.ib0;
         I.r = K.r;
-        /* block_geo on the cached fields, fast shapes only (blocks of a chunk
-         * < 2^32: 32-bit divisions) */
-        const uint32_t b = (uint32_t)I.b, tq = b / K.nb0, bx = b - tq * K.nb0;
-        const uint32_t bz = tq / K.nb1, by = tq - bz * K.nb1;
-        const uint32_t x0 = bx << K.lb0, y0 = by << K.lb1, z0 = bz << K.lb2;
-        const uint32_t sx = 1u << K.lb0, sy = 1u << K.lb1, sz = 1u << K.lb2;
-        if (K.e0 - x0 < sx || K.e1 - y0 < sy || K.e2 - z0 < sz || I.r > LZ_MAX_RADIUS) return;
-        if (K.lb0 == 12 && K.lb1 == 0 && K.lb2 == 0) I.shape = FS_1D;
-        else if (K.lb0 == 6 && K.lb1 == 6 && K.lb2 == 0) I.shape = FS_2D;
-        else if (K.lb0 == 4 && K.lb1 == 4 && K.lb2 == 4) I.shape = FS_3D;
+        /* whole blocks of the fast shapes only */
+        const BGeo G = block_geo(K.D, (uint32_t)I.b);
+        if (G.ex < G.sx || G.ey < G.sy || G.ez < G.sz || I.r > LZ_MAX_RADIUS) return;
+        if (K.D.lb0 == 12 && K.D.lb1 == 0 && K.D.lb2 == 0) I.shape = FS_1D;
+        else if (K.D.lb0 == 6 && K.D.lb1 == 6 && K.D.lb2 == 0) I.shape = FS_2D;
+        else if (K.D.lb0 == 4 && K.D.lb1 == 4 && K.D.lb2 == 4) I.shape = FS_3D;
         else return;
-        I.base = ((uint64_t)z0 * K.e1 + y0) * K.e0 + x0;
-        I.e0 = K.e0;
-        I.e1 = K.e1;
-        /* whole blocks: co = base's position in block order */
-        const uint64_t co = (uint64_t)z0 * K.e1 * K.e0 + (uint64_t)sz * y0 * K.e0 + (uint64_t)sz * sy * x0;
+        I.base = G.base;
+        I.e0 = G.e0;
+        I.e1 = G.e1;
+        const uint64_t co = G.co;
         const uint16_t *src = p.codes + (size_t)I.c * p.count_full + co;
         if ((reinterpret_cast<uintptr_t>(src) & 15) == 0) {
             for (uint32_t k = tid; k < MAXB / 8; k += NT) scz_ku::cp_async16(buf + 8 * k, src + 8 * k);
@@ -1412,7 +1415,7 @@ template <bool F32> __global__ void __launch_bounds__(NT, 4) k_recon(Params p) {
             const uint64_t b = it - ib[c];
             const LMeta &M = p.meta[c];
             const uint32_t r = M.r, vnew = 2 * r, vrep = 2 * r + 1;
-            const BGeo G = block_geo(M, b);
+            const BGeo G = block_geo(block_dims(M), (uint32_t)b);
             const uint32_t e0 = G.e0, e1 = G.e1, sx = G.sx, sy = G.sy, sz = G.sz, ex = G.ex, ey = G.ey, ez = G.ez;
             const uint64_t base = G.base, co = G.co;
             const uint32_t m = ex * ey * ez, exy = ex * ey;
