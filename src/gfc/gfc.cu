@@ -604,4 +604,5 @@ static const char *gfc_cuda_error_text(unsigned code) {
 extern const scz_cuda_codec_ops scz__gfc_cuda_ops = {
     SCZ_CODEC_GFC,  gfc_cuda_check,      gfc_cuda_scratch, gfc_cuda_encode, gfc_cuda_decode,
     gfc_cuda_probe, gfc_cuda_error_text, nullptr,          nullptr,
+    0, /* checksums before the decoder */
 };

@@ -912,4 +912,5 @@ extern const scz_cuda_codec_ops scz__ndzip_cuda_ops = {
     scz__ndzip_cuda_error_text,
     nullptr, /* no passes over the data */
     nullptr,
+    0, /* checksums before the decoder */
 };
