@@ -154,9 +154,12 @@ static inline uint64_t common_bytes(const uint8_t *a, const uint8_t *b, uint64_t
 
 /* Codes the symbols s (n symbols of S bytes, then t trailing bytes) into
  * w->out; returns the body size, or b (= n S + t) or more when the body
- * would not be smaller than the raw bytes (the sub-chunk is stored). */
-static uint64_t encode_sub(const lzss_par *P, const uint8_t *s, uint64_t n, uint64_t t, lz_work *w) {
-    const uint64_t S = P->S, W = P->W, M = P->M;
+ * would not be smaller than the raw bytes (the sub-chunk is stored).
+ * Inlined once per symbol size (encode_sub): the candidates' lengths in
+ * symbols are a shift, a literal one fixed-size move. */
+static inline __attribute__((always_inline)) uint64_t encode_sub_s(const lzss_par *P, const uint8_t *s, uint64_t n,
+                                                                   uint64_t t, lz_work *w, const uint64_t S) {
+    const uint64_t W = P->W, M = P->M;
     const uint64_t b = n * S + t;
     const uint64_t nbytes = n * S;
     const unsigned hb = (unsigned)(M * S < 8 ? M * S : 8);
@@ -237,6 +240,16 @@ static uint64_t encode_sub(const lzss_par *P, const uint8_t *s, uint64_t n, uint
     if (o + t >= b) return b;
     memcpy(out + o, s + nbytes, t);
     return o + t;
+}
+
+static uint64_t encode_sub(const lzss_par *P, const uint8_t *s, uint64_t n, uint64_t t, lz_work *w) {
+    switch (P->S) {
+    case 1: return encode_sub_s(P, s, n, t, w, 1);
+    case 2: return encode_sub_s(P, s, n, t, w, 2);
+    case 4: return encode_sub_s(P, s, n, t, w, 4);
+    case 8: return encode_sub_s(P, s, n, t, w, 8);
+    default: return encode_sub_s(P, s, n, t, w, P->S); /* not reached: knobs are checked */
+    }
 }
 
 static void work_free(lz_work **w, int T) {
