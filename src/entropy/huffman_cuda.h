@@ -118,15 +118,11 @@ inline __device__ int hs_size(const uint8_t *src, uint64_t avail, uint32_t K, ui
     return HS_OK;
 }
 
-/* Parses the stream at src[0..avail) (end = src + avail) that must hold
- * exactly `count` symbols of an alphabet of exactly K (<= 65536), with at
- * most long_cap symbols of codes longer than TB (the size of the caller's
- * long list; >= min(K, count) never rejects a stream a writer made). One
- * thread. cbcopy, if not NULL, holds a copy of the cb_bytes codebook
- * bytes (in shared memory, say) to parse instead. Returns HS_OK or an
- * HS_ERR_* code. */
-inline __device__ __noinline__ int hs_parse(const uint8_t *src, uint64_t avail, uint32_t K, uint64_t count,
-                                     uint32_t long_cap, Stream *S, const uint8_t *cbcopy = nullptr) {
+/* hs_parse in three steps, so that a block can walk the codebook in
+ * parallel (hs_parse_build): the header (fields of S; HS_OK with
+ * S->count == 0 is a complete empty stream), the codebook's code lengths
+ * per length lc[0 .. LMAX] (the caller's walk), then the rest. */
+inline __device__ int hs_parse_head(const uint8_t *src, uint64_t avail, uint32_t K, uint64_t count, Stream *S) {
     if (avail < SCZ_HUFF_HDR_BYTES) return HS_ERR_STREAM;
     const uint32_t k = ldb32(src), cnt = ldb32(src + 4), cbn = ldb32(src + 16);
     const uint64_t bits = ldb64(src + 8);
@@ -153,19 +149,12 @@ inline __device__ __noinline__ int hs_parse(const uint8_t *src, uint64_t avail, 
     S->n_segs = (uint32_t)n_segs;
     S->n_words = (uint32_t)n_words;
     S->bytes = need;
-    /* codebook: runs, lengths per code length, Kraft sum */
-    uint32_t lc[LMAX + 2];
-    for (uint32_t l = 0; l <= LMAX + 1; l++) lc[l] = 0;
-    const uint8_t *p = cbcopy ? cbcopy : S->cb, *cend = p + cbn;
-    uint32_t s = 0, l, r;
-    int st;
-    while ((st = cb_next(p, cend, K, s, &l, &r)) > 0) {
-        lc[l] += r;
-        s += r;
-    }
-    if (st < 0 || s != K) return HS_ERR_CODEBOOK;
+    return HS_OK;
+}
+
+inline __device__ int hs_parse_tail(const uint32_t *lc, uint32_t long_cap, Stream *S) {
     uint64_t kraft = 0;
-    uint32_t used = 0;
+    uint32_t used = 0, l;
     for (l = 1; l <= LMAX; l++) {
         kraft += (uint64_t)lc[l] << (LMAX - l);
         used += lc[l];
@@ -185,9 +174,10 @@ inline __device__ __noinline__ int hs_parse(const uint8_t *src, uint64_t avail, 
     S->first[LMAX + 1] = S->lcount[LMAX + 1] = S->loff[LMAX + 1] = 0;
     S->n_long = lo;
     if (lo > long_cap) return HS_ERR_LONG;
-    S->gaps = S->cb + cbn;
+    const uint64_t bits = S->total_bits, n_units = S->n_units, n_words = S->n_words;
+    S->gaps = S->cb + S->cb_bytes;
     S->segf = S->gaps + (n_units + 1) / 2;
-    S->words = S->segf + 4 * n_segs;
+    S->words = S->segf + 4 * (uint64_t)S->n_segs;
     /* padding after the last codeword, unused high gap nibble */
     if ((bits & 31) && (ld32u(S->words + 4 * (n_words - 1), S->end) & (0xFFFFFFFFu >> (bits & 31))))
         return HS_ERR_PADDING;
@@ -195,6 +185,31 @@ inline __device__ __noinline__ int hs_parse(const uint8_t *src, uint64_t avail, 
     /* decoding starts at bit 0 with symbol 0 */
     if ((S->gaps[0] & 15) || ld32u(S->segf, S->end)) return HS_ERR_BITSTREAM;
     return HS_OK;
+}
+
+/* Parses the stream at src[0..avail) (end = src + avail) that must hold
+ * exactly `count` symbols of an alphabet of exactly K (<= 65536), with at
+ * most long_cap symbols of codes longer than TB (the size of the caller's
+ * long list; >= min(K, count) never rejects a stream a writer made). One
+ * thread. cbcopy, if not NULL, holds a copy of the cb_bytes codebook
+ * bytes (in shared memory, say) to parse instead. Returns HS_OK or an
+ * HS_ERR_* code. */
+inline __device__ __noinline__ int hs_parse(const uint8_t *src, uint64_t avail, uint32_t K, uint64_t count,
+                                     uint32_t long_cap, Stream *S, const uint8_t *cbcopy = nullptr) {
+    int r = hs_parse_head(src, avail, K, count, S);
+    if (r || count == 0) return r;
+    /* codebook: runs, lengths per code length, Kraft sum */
+    uint32_t lc[LMAX + 2];
+    for (uint32_t l = 0; l <= LMAX + 1; l++) lc[l] = 0;
+    const uint8_t *p = cbcopy ? cbcopy : S->cb, *cend = p + S->cb_bytes;
+    uint32_t s = 0, l, rr;
+    int st;
+    while ((st = cb_next(p, cend, K, s, &l, &rr)) > 0) {
+        lc[l] += rr;
+        s += rr;
+    }
+    if (st < 0 || s != K) return HS_ERR_CODEBOOK;
+    return hs_parse_tail(lc, long_cap, S);
 }
 
 /* A codebook run for hs_build: symbols s .. s + r - 1 of length l, the
@@ -253,6 +268,174 @@ __device__ void hs_build(const Stream &S, const uint8_t *cb, uint32_t *table, ui
         }
         __syncthreads();
     }
+}
+
+/* hs_parse + hs_build by a block of NT threads (NT >= 32 * (LMAX + 1) / 2
+ * ... any multiple of 32 >= 64), for a stream whose codebook fits the
+ * shared scratch (HSP_CB bytes, an alphabet of at most HSP_RUNS symbols):
+ * the same checks, results and tables. The codebook bytes are staged in
+ * shared memory; warp 0 walks the runs 32 byte positions at a time (each
+ * lane decodes the run that would start at its byte, the run heads follow
+ * from position 0 by shuffles), so the walk costs a few warp steps per 32
+ * bytes instead of a dependent chain per run; each used run's rank among
+ * the codes of its length comes from one warp scan per length. Other
+ * streams take hs_parse (thread 0) and hs_build. Every thread calls it and
+ * gets the same result; S is the block's shared copy (valid when HS_OK).
+ * Ends with a barrier. */
+constexpr uint32_t HSP_CB = 4096, HSP_RUNS = 2048;
+struct HsParseShared {
+    uint8_t cb[HSP_CB];
+    uint32_t rs[HSP_RUNS], rr[HSP_RUNS], rb[HSP_RUNS]; /* used runs: first symbol, length, rank base */
+    uint8_t rl[HSP_RUNS];                             /* their code length */
+    uint32_t lc[LMAX + 2];
+    uint32_t nr;
+    int head, walk, tail; /* each step's result, in its own word: no thread rereads a word another rewrites */
+};
+
+/* The run that would start at byte q of the codebook cb[0 .. n): code
+ * length *l, run *r, next run at *nx; false if malformed (cb_next's rules,
+ * with K <= 65536: a valid run's varint has at most 3 bytes). */
+__device__ __forceinline__ bool hsp_run_at(const uint8_t *cb, uint32_t n, uint32_t q, uint32_t K, uint32_t *l,
+                                           uint32_t *r, uint32_t *nx) {
+    const uint32_t b = cb[q];
+    *l = b & 31u;
+    *r = (b >> 5) + 1u;
+    *nx = q + 1;
+    if (*l > LMAX) return false;
+    if (*r != 8) return true;
+    uint32_t x = 0;
+    for (uint32_t k = 0; k < 3; k++) {
+        if (q + 1 + k >= n) return false;
+        const uint32_t c = cb[q + 1 + k];
+        if (k && c == 0) return false;
+        x |= (c & 0x7Fu) << (7 * k);
+        if (!(c & 0x80u)) {
+            if (x > K) return false;
+            *r = 8 + x;
+            *nx = q + 2 + k;
+            return true;
+        }
+    }
+    return false; /* 4 bytes or more: above K, or not a valid varint */
+}
+
+template <int NT>
+__device__ int hs_parse_build(const uint8_t *src, uint64_t avail, uint32_t K, uint64_t count, uint32_t long_cap,
+                              Stream &S, uint32_t *table, uint16_t *longs, HsParseShared &w, Run *runs,
+                              uint32_t *sh) {
+    static_assert(NT % 32 == 0 && NT >= 64, "hs_parse_build: whole warps");
+    const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    if (tid == 0) {
+        int r = hs_parse_head(src, avail, K, count, &S);
+        /* 1: the parallel walk; 2: hs_parse's own (a large codebook) */
+        if (!r && count) r = S.cb_bytes <= HSP_CB && K <= HSP_RUNS ? -1 : -2;
+        w.head = r;
+        w.nr = 0;
+    }
+    if (tid <= LMAX + 1) w.lc[tid] = 0;
+    __syncthreads();
+    const int hd = w.head;
+    if (hd >= 0) return hd; /* an error, or an empty stream */
+    if (hd == -2) {
+        if (tid == 0) w.walk = hs_parse(src, avail, K, count, long_cap, &S);
+        __syncthreads();
+        const int st = w.walk;
+        if (!st) hs_build<NT>(S, S.cb, table, longs, runs, sh);
+        return st;
+    }
+    const uint32_t n = S.cb_bytes;
+    for (uint32_t i = tid; i < n; i += NT) w.cb[i] = S.cb[i];
+    for (uint32_t i = tid; i < TABLE; i += NT) table[i] = 0;
+    __syncthreads();
+    if (warp == 0) {
+        uint64_t s = 0;
+        uint32_t pos = 0, nr = 0;
+        bool bad = false;
+        while (pos < n) {
+            const uint32_t q = pos + lane;
+            uint32_t l = 0, r = 0, nx = q + 1;
+            const bool ok = q < n && hsp_run_at(w.cb, n, q, K, &l, &r, &nx);
+            /* the heads: from lane 0 along the next-run positions */
+            const uint32_t rel = nx - pos; /* >= lane + 1 */
+            uint32_t heads = 0, cur = 0;
+            while (cur < 32) {
+                heads |= 1u << cur;
+                cur = __shfl_sync(0xffffffffu, rel, cur);
+            }
+            const bool head = (heads >> lane) & 1u && q < n;
+            bad |= __any_sync(0xffffffffu, head && !ok);
+            /* symbols before each head's run, in this window */
+            uint32_t x = head ? r : 0u, inc = x;
+#pragma unroll
+            for (uint32_t d = 1; d < 32; d <<= 1) {
+                const uint32_t y = __shfl_up_sync(0xffffffffu, inc, d);
+                if (lane >= d) inc += y;
+            }
+            const uint64_t before = s + (inc - x);
+            const bool used = head && ok && l != 0;
+            const uint32_t um = __ballot_sync(0xffffffffu, used);
+            if (head && ok) {
+                atomicAdd(&w.lc[l], r);
+                if (before + r > K) bad = true; /* lane-local; folded in below */
+            }
+            if (used) {
+                const uint32_t k = nr + (uint32_t)__popc(um & ((1u << lane) - 1u));
+                if (k < HSP_RUNS) {
+                    w.rs[k] = (uint32_t)before;
+                    w.rr[k] = r;
+                    w.rl[k] = (uint8_t)l;
+                }
+            }
+            bad = __any_sync(0xffffffffu, bad);
+            nr += (uint32_t)__popc(um);
+            s += __shfl_sync(0xffffffffu, inc, 31);
+            pos += cur;
+            if (bad || nr > HSP_RUNS) break; /* nr <= K <= HSP_RUNS for a valid codebook */
+        }
+        if (lane == 0) {
+            w.nr = nr;
+            w.walk = bad || nr > HSP_RUNS || s != K ? HS_ERR_CODEBOOK : 0;
+        }
+    }
+    __syncthreads();
+    if (tid == 0) w.tail = w.walk ? w.walk : hs_parse_tail(w.lc, long_cap, &S);
+    __syncthreads();
+    const int st = w.tail;
+    if (st) return st;
+    /* each used run's rank among the codes of its length: warp k scans
+     * the runs of lengths k + 1, k + 1 + NT / 32, ... */
+    const uint32_t nr = w.nr;
+    for (uint32_t l = warp + 1; l <= LMAX; l += NT / 32) {
+        uint32_t carry = 0;
+        for (uint32_t i0 = 0; i0 < nr; i0 += 32) {
+            const uint32_t i = i0 + lane;
+            const uint32_t x = i < nr && w.rl[i] == l ? w.rr[i] : 0u;
+            uint32_t inc = x;
+#pragma unroll
+            for (uint32_t d = 1; d < 32; d <<= 1) {
+                const uint32_t y = __shfl_up_sync(0xffffffffu, inc, d);
+                if (lane >= d) inc += y;
+            }
+            if (x) w.rb[i] = carry + inc - x;
+            carry += __shfl_sync(0xffffffffu, inc, 31);
+        }
+    }
+    __syncthreads();
+    for (uint32_t k = warp; k < nr; k += NT / 32) {
+        const uint32_t l = w.rl[k], r = w.rr[k], s0 = w.rs[k], base = w.rb[k];
+        if (l <= TB) {
+            const uint32_t sh_ = TB - l, cnt = r << sh_;
+            for (uint32_t e = lane; e < cnt; e += 32) {
+                const uint32_t j = e >> sh_;
+                const uint32_t code = S.first[l] + base + j;
+                table[(code << sh_) + (e & ((1u << sh_) - 1))] = (s0 + j) | l << 16;
+            }
+        } else {
+            for (uint32_t j = lane; j < r; j += 32) longs[S.loff[l] + base + j] = (uint16_t)(s0 + j);
+        }
+    }
+    __syncthreads();
+    return HS_OK;
 }
 
 /* Per-length arrays for codes longer than TB, as the decoding loop reads

@@ -540,28 +540,24 @@ __global__ void __launch_bounds__(NT) k_books(Params p) {
     __shared__ Stream S;
     __shared__ Run runs[NT];
     __shared__ uint32_t sh[LMAX + 8];
-    __shared__ int ok;
+    __shared__ HsParseShared w;
     const uint32_t c = blockIdx.x / p.nsl, s = blockIdx.x % p.nsl, tid = threadIdx.x;
     LMeta &M = p.meta[c];
     if ((M.mode != 1 && M.mode != 2) || s >= M.nstr) return; /* block-uniform */
-    if (tid == 0) {
-        const Stream &Z = M.S[s];
-        const int hr = hs_parse(Z.cb, Z.bytes, Z.K, Z.count, p.long_cap, &S);
-        ok = !hr;
-        if (hr) {
+    const Stream &Z = M.S[s];
+    const size_t key = (size_t)c * p.nsl + s;
+    const int hr = hs_parse_build<NT>(Z.cb, Z.bytes, Z.K, Z.count, p.long_cap, S, p.tables + key * TABLE,
+                                      p.longs + key * p.long_cap, w, runs, sh);
+    if (hr) {
+        if (tid == 0) {
             scz_cuda_report(p.err, p.c0 + c, map_hs(hr));
             p.bad[c] = 1u;
             M.mode = 3;
             for (int k = 0; k < IT_KINDS; k++) M.items[k] = 0;
         }
+        return;
     }
-    __syncthreads();
-    if (!ok) return;
-    if (S.count) {
-        const size_t key = (size_t)c * p.nsl + s;
-        hs_build<NT>(S, S.cb, p.tables + key * TABLE, p.longs + key * p.long_cap, runs, sh);
-        hs_build_ctab(p.tables + key * TABLE, p.ctabs + key * TABLE, tid, NT); /* hs_build ends with a barrier */
-    }
+    if (S.count) hs_build_ctab(p.tables + key * TABLE, p.ctabs + key * TABLE, tid, NT); /* after a barrier */
     const uint32_t *s32 = reinterpret_cast<const uint32_t *>(&S);
     uint32_t *d32 = reinterpret_cast<uint32_t *>(&M.S[s]);
     for (uint32_t i = tid; i < sizeof(Stream) / 4; i += NT) d32[i] = s32[i];
