@@ -71,8 +71,22 @@ using scz_ku::Bump;
 /* Chunk geometry (7.2): coding extents, block sides, blocks. */
 struct LGeo {
     uint32_t rank, lb[3], nb[3], nblocks, e[3];
+    uint32_t dm[2], dl[2]; /* b / nb[0] and t / nb[1] by multiplication (blk) */
     uint64_t n;
 };
+
+/* Division of any 32-bit n by d >= 1 as q = (umulhi(n, m) + n) >> l with
+ * l = ceil(log2 d), m = floor(2^32 (2^l - d) / d) + 1 (Granlund and
+ * Montgomery; the sum in 64 bits). */
+void fdiv_make(uint32_t d, uint32_t *m, uint32_t *l) {
+    uint32_t s = 0;
+    while ((1ull << s) < d) s++;
+    *l = s;
+    *m = (uint32_t)(((1ull << 32) * ((1ull << s) - d)) / d + 1);
+}
+__device__ __forceinline__ uint32_t fdiv(uint32_t n, uint32_t m, uint32_t l) {
+    return (uint32_t)(((uint64_t)__umulhi(n, m) + n) >> l);
+}
 
 LGeo lgeo(const scz_chunk_geom *g) {
     LGeo z;
@@ -90,6 +104,8 @@ LGeo lgeo(const scz_chunk_geom *g) {
         nb *= z.nb[d];
     }
     z.nblocks = (uint32_t)nb;
+    fdiv_make(z.nb[0], &z.dm[0], &z.dl[0]);
+    fdiv_make(z.nb[1], &z.dm[1], &z.dl[1]);
     return z;
 }
 
@@ -100,7 +116,8 @@ struct Blk {
 
 __device__ __forceinline__ Blk blk(const LGeo &g, uint32_t b) {
     Blk k;
-    const uint32_t bx = b % g.nb[0], t = b / g.nb[0], by = t % g.nb[1], bz = t / g.nb[1];
+    const uint32_t t = fdiv(b, g.dm[0], g.dl[0]), bx = b - t * g.nb[0];
+    const uint32_t bz = fdiv(t, g.dm[1], g.dl[1]), by = t - bz * g.nb[1];
     const uint64_t x0 = (uint64_t)bx << g.lb[0], y0 = (uint64_t)by << g.lb[1], z0 = (uint64_t)bz << g.lb[2];
     const uint64_t sx = 1ull << g.lb[0], sy = 1ull << g.lb[1], sz = 1ull << g.lb[2];
     k.ex = (uint32_t)(g.e[0] - x0 < sx ? g.e[0] - x0 : sx);
@@ -159,6 +176,13 @@ struct LP {
 
 /* The block's code counts (shared memory, K <= HK) added to its chunk's
  * histogram: nonzero bins only. */
+/* k_qfast zeroes its 16-byte aligned histogram (HK >= K words) in whole
+ * uint4. (Flushing four bins a thread was slower: a warp's atomics then
+ * fall on four times the lines, H100 k_qfast 432 -> 699 us.) */
+__device__ __forceinline__ void hist_zero4(uint32_t K, uint32_t *sh) {
+    uint4 *v = reinterpret_cast<uint4 *>(sh);
+    for (uint32_t k = threadIdx.x; k < (K + 3) / 4; k += NT) v[k] = make_uint4(0, 0, 0, 0);
+}
 __device__ __forceinline__ void hist_flush(const LP &p, uint32_t cl, const uint32_t *sh) {
     uint32_t *H = p.hist + (uint64_t)cl * p.hstride;
     const uint32_t K = 2 * p.r + 2;
@@ -307,7 +331,8 @@ template <typename T, bool P2> __device__ __forceinline__ void qfast_block(const
     __shared__ int32_t xe[NT / 32][16];     /* lane 31's values per warp */
     __shared__ uint32_t ce[NT / 32][16];    /* lane 31's codes per warp */
     __shared__ uint32_t s_chg[NT / 32];
-    __shared__ uint32_t sh[HK];
+    __shared__ __align__(16) uint32_t sh[HK];
+    __shared__ uint32_t hspare[32];         /* the histogram's discarded adds (code r: counted in registers) */
     __shared__ uint32_t obm[BLK / 32];      /* outliers, bit jc of the block in code order */
     __shared__ uint16_t ob[BLK];            /* pass 2: list bytes of the outlier at jc, then their offsets */
     __shared__ uint32_t s_on, s_ob, s_of, s_ol;
@@ -327,7 +352,7 @@ template <typename T, bool P2> __device__ __forceinline__ void qfast_block(const
     const uint32_t r = p.r;
     const uint64_t span = 2 * (uint64_t)r - 1;
     if (p.hist)
-        for (uint32_t q = tid; q < 2 * r + 2; q += NT) sh[q] = 0; /* ordered by the barriers below */
+        hist_zero4(2 * r + 2, sh); /* ordered by the barriers below */
     int32_t d[16];
     int bad = 0;
     if (shape == QS_3D) {
@@ -496,33 +521,38 @@ template <typename T, bool P2> __device__ __forceinline__ void qfast_block(const
     /* code changes in code order, and the codes */
     uint16_t *cd = p.codes + (uint64_t)cl * p.cf + k.co;
     uint32_t chg = 0;
+    /* A lane 0's predecessor comes from ce (another warp's lane 31): every
+     * lane loads it (one broadcast word) and selects, rather than a branch
+     * per code for lane 0 alone (H100: a third of k_qfast's instructions
+     * were its branches and reconvergence). ce as one array: cf[i0 + kk]. */
+    const uint32_t *cf = &ce[0][0];
     if (shape == QS_2D) {
         const uint32_t x = tid & 63, gq = tid >> 6;
+        /* lane 0: x = 32, lane 31 of the even warp (row 16 gq + kk); x = 0,
+         * x = 63 of the row above: the odd warp's row kk - 1, for kk = 0
+         * the previous group's last row (none in group 0) */
+        const int i0 = x ? (int)(w - 1) * 16 : (int)(w + 1) * 16 - 1;
+        const int iz = x ? (int)(w - 1) * 16 : gq ? (int)(w - 1) * 16 + 15 : 0;
+        const bool has0 = lane || x || gq;
 #pragma unroll
         for (uint32_t kk = 0; kk < 16; kk++) {
             const uint32_t o = __shfl_up_sync(0xffffffffu, c[kk], 1);
-            uint32_t pr;
-            bool has = true;
-            if (lane) pr = o;
-            else if (x) pr = ce[w - 1][kk];                 /* x = 32: lane 31 of the even warp */
-            else if (kk) pr = ce[w + 1][kk - 1];             /* x = 0: x = 63 of the row above */
-            else if (gq) pr = ce[w - 1][15];                 /* the previous group's last row */
-            else has = false, pr = 0;
-            chg += has && pr != c[kk];
+            const uint32_t pe = cf[kk ? i0 + (int)kk : iz];
+            const uint32_t pr = lane ? o : pe;
+            chg += (kk || has0) && pr != c[kk];
             cd[(16 * gq + kk) * 64 + x] = (uint16_t)c[kk];
         }
     } else {
+        /* lane 0: lane 31 of the previous warp, for warp 0 the last warp's
+         * previous kk (none for the block's first code) */
+        const int i0 = w ? (int)(w - 1) * 16 : (int)(NT / 32 - 1) * 16 - 1;
+        const bool has0 = lane || w;
 #pragma unroll
         for (uint32_t kk = 0; kk < 16; kk++) {
             const uint32_t o = __shfl_up_sync(0xffffffffu, c[kk], 1);
-            uint32_t pr = o;
-            bool has = true;
-            if (lane == 0) {
-                if (w) pr = ce[w - 1][kk];
-                else if (kk) pr = ce[NT / 32 - 1][kk - 1];
-                else has = false;
-            }
-            chg += has && pr != c[kk];
+            const uint32_t pe = cf[kk || w ? i0 + (int)kk : 0];
+            const uint32_t pr = lane ? o : pe;
+            chg += (kk || has0) && pr != c[kk];
             cd[kk * NT + tid] = (uint16_t)c[kk];
         }
     }
@@ -533,8 +563,10 @@ template <typename T, bool P2> __device__ __forceinline__ void qfast_block(const
         uint32_t nr = 0;
 #pragma unroll
         for (uint32_t kk = 0; kk < 16; kk++) {
-            if (c[kk] == r) nr++;
-            else atomicAdd(&sh[c[kk]], 1u);
+            /* no branch: a lane with code r adds to its own spare word */
+            const bool isr = c[kk] == r;
+            nr += isr;
+            atomicAdd(isr ? &hspare[lane] : &sh[c[kk]], 1u);
         }
 #pragma unroll
         for (uint32_t o = 16; o; o >>= 1) nr += __shfl_down_sync(0xffffffffu, nr, o);
