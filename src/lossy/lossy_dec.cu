@@ -7,8 +7,9 @@
  * One launch per step over all chunks of a batch:
  *   k_prep   one block per chunk: payload header (workflow, reserved bytes,
  *            coding rank, block shape, counts, section sizes), the Huffman
- *            stream(s) (hs_parse) and their decoding tables (hs_build);
- *            item counts of the later steps;
+ *            stream(s) located (hs_size); item counts of the later steps;
+ *   k_books  one block per stream: parsed and its decoding tables built
+ *            (hs_parse_build);
  *   k_items  one block: item offsets per chunk for each step (scans);
  *   k_huff   persistent blocks of 3 warps taking items of 3 segments from
  *            a counter: stored chunks are copied; Huffman segments
@@ -321,8 +322,8 @@ __device__ unsigned shape_head(const Params &p, uint32_t c, LMeta &M, bool inter
 }
 
 /* Stream s of a body at P[0..avail) holding count symbols of K: located
- * from its header (hs_size); k_books parses it (hs_parse) and builds its
- * tables. Here S.cb is the stream's start and S.bytes its size. */
+ * from its header (hs_size); k_books parses it (hs_parse_build) and builds
+ * its tables. Here S.cb is the stream's start and S.bytes its size. */
 __device__ int locate_stream(LMeta &M, uint32_t s, const uint8_t *P, uint64_t avail, uint32_t K, uint64_t count) {
     Stream &S = M.S[s];
     const int hr = hs_size(P, avail, K, count, &S.bytes, &S.n_segs);
@@ -532,8 +533,8 @@ __global__ void __launch_bounds__(NT) k_prep(Params p) {
     for (uint32_t i = tid; i < sizeof(LMeta) / 4; i += NT) d32[i] = s32[i];
 }
 
-/* Huffman stream s of chunk c (block c * nsl + s): parsed (hs_parse) where
- * k_prep located it, its decoding tables built. A stream found malformed
+/* Huffman stream s of chunk c (block c * nsl + s): parsed where k_prep
+ * located it and its decoding tables built, by the block (hs_parse_build). A stream found malformed
  * takes its chunk out of the later steps. */
 __global__ void __launch_bounds__(NT) k_books(Params p) {
     scz_ku::grid_wait(); /* launched with launch_pdl */
