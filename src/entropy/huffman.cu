@@ -1508,6 +1508,7 @@ __global__ void __launch_bounds__(NT) k_eenc(EParams p) {
      * after it) are or-ed in once all stores are done */
     const uint32_t wa0 = (uint32_t)(o - (W0 << 5)) >> 5;
     uint32_t wa = wa0, nacc = (uint32_t)(o - (W0 << 5)) & 31, fw = 0;
+    const uint64_t nunits = M.n_units; /* in a register: the loop's stores may alias M for the compiler */
     uint64_t acc = 0;
     /* two codes at a time (at most 32 bits together) */
 #pragma unroll
@@ -1527,7 +1528,7 @@ __global__ void __launch_bounds__(NT) k_eenc(EParams p) {
             /* a code of the two reaches the next unit boundary (l < 1024: only one) */
             const uint32_t first = (oo & 1023u) + l0 >= 1024u, le = first ? l0 : l;
             const uint64_t u = ubase + ((oo + le) >> 10);
-            if (u < M.n_units) {
+            if (u < nunits) {
                 gapb[u] = (uint8_t)((oo + le) & 1023u);
                 if ((u & (G - 1)) == 0) segf[u / G] = (uint32_t)(i0 + tid * EPT + k + 2 - first);
             }
