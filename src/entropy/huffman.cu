@@ -1442,8 +1442,9 @@ __global__ void __launch_bounds__(NT) k_etscan(EParams p) {
     }
 }
 
-/* Codewords, gaps, segment entries and escapes of one tile. */
-__global__ void __launch_bounds__(NT) k_eenc(EParams p) {
+/* Codewords, gaps, segment entries and escapes of one tile. 6 blocks per
+ * SM (40 registers, no spills). */
+__global__ void __launch_bounds__(NT, 6) k_eenc(EParams p) {
     scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<uint32_t, NT> Scan;
     __shared__ typename Scan::TempStorage ts;
