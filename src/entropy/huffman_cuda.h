@@ -218,6 +218,23 @@ struct Run {
     uint32_t s, r, l, base;
 };
 
+/* One used run's entries, by a warp: its codes' slots in the primary table
+ * (length <= TB: every TB-bit extension), else its symbols in the long
+ * list. The run's symbols s .. s + r - 1 have codes first[l] + base ... */
+__device__ __forceinline__ void hs_fill_run(const Stream &S, uint32_t *table, uint16_t *longs, uint32_t s,
+                                            uint32_t r, uint32_t l, uint32_t base, uint32_t lane) {
+    if (l <= TB) {
+        const uint32_t sh_ = TB - l, cnt = r << sh_;
+        for (uint32_t e = lane; e < cnt; e += 32) {
+            const uint32_t j = e >> sh_;
+            const uint32_t code = S.first[l] + base + j;
+            table[(code << sh_) + (e & ((1u << sh_) - 1))] = (s + j) | l << 16;
+        }
+    } else {
+        for (uint32_t j = lane; j < r; j += 32) longs[S.loff[l] + base + j] = (uint16_t)(s + j);
+    }
+}
+
 /* Decoding tables of a parsed stream, built by the NT threads of a block
  * from the codebook bytes at cb (S.cb or a copy of them):
  * table[TABLE] (symbol | length << 16; 0 = longer or invalid) and
@@ -255,23 +272,14 @@ __device__ void hs_build(const Stream &S, const uint8_t *cb, uint32_t *table, ui
         if (n == 0) break;
         for (uint32_t k = warp; k < n; k += NT / 32) {
             const Run R = runs[k];
-            if (R.l <= TB) {
-                const uint32_t sh_ = TB - R.l, cnt = R.r << sh_;
-                for (uint32_t e = lane; e < cnt; e += 32) {
-                    const uint32_t j = e >> sh_;
-                    const uint32_t code = S.first[R.l] + R.base + j;
-                    table[(code << sh_) + (e & ((1u << sh_) - 1))] = (R.s + j) | R.l << 16;
-                }
-            } else {
-                for (uint32_t j = lane; j < R.r; j += 32) longs[S.loff[R.l] + R.base + j] = (uint16_t)(R.s + j);
-            }
+            hs_fill_run(S, table, longs, R.s, R.r, R.l, R.base, lane);
         }
         __syncthreads();
     }
 }
 
-/* hs_parse + hs_build by a block of NT threads (NT >= 32 * (LMAX + 1) / 2
- * ... any multiple of 32 >= 64), for a stream whose codebook fits the
+/* hs_parse + hs_build by a block of NT threads (whole warps, at least 64),
+ * for a stream whose codebook fits the
  * shared scratch (HSP_CB bytes, an alphabet of at most HSP_RUNS symbols):
  * the same checks, results and tables. The codebook bytes are staged in
  * shared memory; warp 0 walks the runs 32 byte positions at a time (each
@@ -327,7 +335,7 @@ __device__ int hs_parse_build(const uint8_t *src, uint64_t avail, uint32_t K, ui
     const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     if (tid == 0) {
         int r = hs_parse_head(src, avail, K, count, &S);
-        /* 1: the parallel walk; 2: hs_parse's own (a large codebook) */
+        /* -1: the parallel walk; -2: hs_parse's own (a large codebook) */
         if (!r && count) r = S.cb_bytes <= HSP_CB && K <= HSP_RUNS ? -1 : -2;
         w.head = r;
         w.nr = 0;
@@ -423,16 +431,7 @@ __device__ int hs_parse_build(const uint8_t *src, uint64_t avail, uint32_t K, ui
     __syncthreads();
     for (uint32_t k = warp; k < nr; k += NT / 32) {
         const uint32_t l = w.rl[k], r = w.rr[k], s0 = w.rs[k], base = w.rb[k];
-        if (l <= TB) {
-            const uint32_t sh_ = TB - l, cnt = r << sh_;
-            for (uint32_t e = lane; e < cnt; e += 32) {
-                const uint32_t j = e >> sh_;
-                const uint32_t code = S.first[l] + base + j;
-                table[(code << sh_) + (e & ((1u << sh_) - 1))] = (s0 + j) | l << 16;
-            }
-        } else {
-            for (uint32_t j = lane; j < r; j += 32) longs[S.loff[l] + base + j] = (uint16_t)(s0 + j);
-        }
+        hs_fill_run(S, table, longs, s0, r, l, base, lane);
     }
     __syncthreads();
     return HS_OK;

@@ -174,8 +174,6 @@ struct LP {
     uint32_t *olist; /* blocks k_qfast kept that have outliers (ctl[4] of them) */
 };
 
-/* The block's code counts (shared memory, K <= HK) added to its chunk's
- * histogram: nonzero bins only. */
 /* k_qfast zeroes its 16-byte aligned histogram (HK >= K words) in whole
  * uint4. (Flushing four bins a thread was slower: a warp's atomics then
  * fall on four times the lines, H100 k_qfast 432 -> 699 us.) */
@@ -183,6 +181,9 @@ __device__ __forceinline__ void hist_zero4(uint32_t K, uint32_t *sh) {
     uint4 *v = reinterpret_cast<uint4 *>(sh);
     for (uint32_t k = threadIdx.x; k < (K + 3) / 4; k += NT) v[k] = make_uint4(0, 0, 0, 0);
 }
+
+/* The block's code counts (shared memory, K <= HK) added to its chunk's
+ * histogram: nonzero bins only. */
 __device__ __forceinline__ void hist_flush(const LP &p, uint32_t cl, const uint32_t *sh) {
     uint32_t *H = p.hist + (uint64_t)cl * p.hstride;
     const uint32_t K = 2 * p.r + 2;
