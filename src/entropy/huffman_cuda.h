@@ -591,18 +591,23 @@ struct Reader {
  * segment. With CT, ctab (hs_build_ctab; not with ESC) lets the counting
  * pass take several short codes per lookup. Sink: sink.test(symbol) says whether
  * sink(i, symbol) must see a written symbol (i its index in out): a cheap
- * test per symbol, the call only for the symbols it selects.
+ * test per symbol, the call only for the symbols it selects. With
+ * Sink::WIDE and T = uint8_t, a symbol of 256 or more (a table built so)
+ * is written as 255 and given to sink.wide(i, symbol) too.
  * Returns true (all lanes) if the segment is consistent and
  * was written, false if not (nothing written). */
 struct NoSink {
+    static constexpr bool WIDE = false;
     __device__ __forceinline__ bool test(uint32_t) const { return false; }
     __device__ __forceinline__ void operator()(uint64_t, uint32_t) const {}
+    __device__ __forceinline__ void wide(uint64_t, uint32_t) const {}
 };
 template <typename T, bool ESC, bool CT = false, typename Sink = NoSink>
 __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *table, const LongTab &L,
                                   const uint16_t *longs, uint32_t *stage, T *out, uint32_t esc_sym,
                                   uint32_t *esc_out, const uint8_t *ctab = nullptr, const Sink &sink = Sink()) {
     const uint32_t lane = threadIdx.x & 31;
+    constexpr bool WB = sizeof(T) == 1 && Sink::WIDE; /* symbols >= 256: 255 written, sink.wide */
     __syncwarp(); /* the warp's previous segment is no longer read */
     /* stage the segment's words (and the lookahead), zeros past the stream */
     const uint64_t w0 = (uint64_t)g * SEG_WORDS;
@@ -708,7 +713,8 @@ __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *t
             unsigned l;
             const uint32_t s = dec_sym(R.hi, table, L, longs, &l);
             R.skip(l); /* l >= 1: the counting pass decoded the same bits */
-            o[i] = (T)s;
+            o[i] = (T)(WB ? min(s, 255u) : s);
+            if (WB && s > 255) sink.wide(o0 + i, s);
             if (sink.test(s)) sink(o0 + i, s);
         }
         for (; i + PER <= cnt; i += PER) {
@@ -720,7 +726,8 @@ __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *t
                 unsigned l;
                 const uint32_t s = dec_sym(R.hi, table, L, longs, &l);
                 R.skip(l);
-                w[k * sizeof(T) / 4] |= s << (8 * ((k * sizeof(T)) & 3));
+                w[k * sizeof(T) / 4] |= (WB ? min(s, 255u) : s) << (8 * ((k * sizeof(T)) & 3));
+                if (WB && s > 255) sink.wide(o0 + i + k, s);
                 hit |= sink.test(s);
             }
             *reinterpret_cast<uint4 *>(o + i) = make_uint4(w[0], w[1], w[2], w[3]);
@@ -737,7 +744,8 @@ __device__ bool hs_decode_segment(const Stream &S, uint32_t g, const uint32_t *t
             unsigned l;
             const uint32_t s = dec_sym(R.hi, table, L, longs, &l);
             R.skip(l);
-            o[i] = (T)s;
+            o[i] = (T)(WB ? min(s, 255u) : s);
+            if (WB && s > 255) sink.wide(o0 + i, s);
             if (sink.test(s)) sink(o0 + i, s);
         }
     }

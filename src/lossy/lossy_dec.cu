@@ -9,13 +9,17 @@
  *            coding rank, block shape, counts, section sizes), the Huffman
  *            stream(s) located (hs_size); item counts of the later steps;
  *   k_books  one block per stream: parsed and its decoding tables built
- *            (hs_parse_build);
+ *            (hs_parse_build); a level-0 Huffman stream whose codes lie
+ *            in a window of 252 around r but for few escapes gets tables
+ *            of bytes (narrow_tables);
  *   k_items  one block: item offsets per chunk for each step (scans);
  *   k_huff   persistent blocks of 3 warps taking items of 3 segments from
- *            a counter: stored chunks are copied; Huffman segments
- *            are decoded one per warp (hs_decode_segment): the codes into
- *            scratch (u16), or, run-length, the run codes and lengths into
- *            the chunk's output bytes (4 bytes per run <= raw bytes);
+ *            a counter, two launches (wide, narrow): stored chunks are
+ *            copied; Huffman segments are decoded one per warp
+ *            (hs_decode_segment): the codes into scratch (u16, or a byte
+ *            each for narrow chunks, escapes also as u16), or,
+ *            run-length, the run codes and lengths into the chunk's output
+ *            bytes (4 bytes per run <= raw bytes);
  *   k_rsum / k_rscan / k_rexp   run-length: sums of the lengths per tile of
  *            4096 runs (and the rule on equal neighbours), their scan per
  *            chunk (total = N), then the runs expanded into the codes;
@@ -28,6 +32,8 @@
  *            tile of 4096 bytes (and the varint rules: shortest form, at
  *            most 10 bytes), their scan (total = 2 n_out), then the byte
  *            offset of every 32nd pair (checkpoints);
+ *   k_rfast  persistent blocks: whole blocks of the writer's shapes with
+ *            no outlier or verbatim code (recon_fast, int32 partial sums);
  *   k_recon  persistent blocks, one lossy block at a time in shared memory:
  *            outlier / verbatim ordinals (block scan from the tile
  *            prefixes), the block's outlier pairs parsed from the nearest
@@ -93,6 +99,10 @@ constexpr uint32_t DW = NT / 32;      /* segments per decoding item (k_bhuff) */
 constexpr uint32_t HW = HS_WARPS;
 constexpr uint32_t NTH = 32 * HW;
 constexpr uint64_t HPIECE = 8192 * HW; /* bytes of a stored chunk per k_huff item */
+/* k_huff's blocks per SM: 12 (56 registers) spill nothing; 13 (48) spilled
+ * 24-40 bytes a thread, and the narrow decoder's spills were in its loops
+ * (H100, wmag REL 1e-3 decompression 490 -> 524 GB/s at 12). */
+constexpr uint32_t KH_BLOCKS = 12;
 constexpr uint32_t CT = 4096;         /* codes per code tile */
 constexpr uint32_t RT = 4096;         /* runs per run tile */
 constexpr uint32_t BT = 4096;         /* outlier-list bytes per byte tile */
@@ -125,6 +135,9 @@ struct LMeta {
     uint32_t e[3], lb[3], nb[3];
     uint32_t r;                 /* radius (level 1: the chunk's) */
     uint32_t wf, pred, order, tight, gs, be, nstr, nsw;
+    /* narrow codes (level 0, Huffman workflow; k_books, narrow_tables): the
+     * chunk's codes go to scratch as bytes (codes8) */
+    uint32_t narrow, lo;
 };
 
 enum { IT_HUFF = 0, IT_RUN, IT_BYTE, IT_BLOCK, IT_BE, IT_KINDS };
@@ -143,7 +156,8 @@ struct Params {
     uint32_t *tables;           /* n x nsl x TABLE */
     uint8_t *ctabs;             /* n x nsl x TABLE: their count tables (hs_build_ctab) */
     uint16_t *longs;            /* n x nsl x long_cap */
-    uint16_t *codes;            /* n x count_full */
+    uint16_t *codes;            /* n x count_full (a narrow chunk: its escaped codes only) */
+    uint8_t *codes8;            /* level 0: n x count_full, the codes of narrow chunks (narrow_tables) */
     uint32_t *ct0, *ctv, *ctl;  /* n x tpc: outliers, new verbatim, last outlier + 1 (then scanned) */
     uint64_t *rsum;             /* n x tpc: run tile sums, then exclusive prefixes */
     uint64_t *bsum;             /* n x btpc: terminators per byte tile, then prefixes */
@@ -159,11 +173,11 @@ struct Params {
     uint32_t n, c0, es, r, long_cap, tpc, btpc, ckpc, dpc;
     uint32_t level, nsl, swn;   /* knobs[2]; stream slots per chunk; sweep entries per chunk */
     uint32_t vbw;               /* words of vbits per chunk */
-    unsigned long long *hctr;   /* k_huff's next item (zeroed before it) */
+    unsigned long long *hctr;   /* k_huff<false>'s and k_huff<true>'s next items (zeroed before them) */
 };
 
 struct Layout {
-    size_t meta, bad, ib, tables, ctabs, longs, codes, ct0, ctv, ctl, rsum, bsum, ckpt, done, hctr, bodies, Rv, vbits, sw, total;
+    size_t meta, bad, ib, tables, ctabs, longs, codes, codes8, ct0, ctv, ctl, rsum, bsum, ckpt, done, hctr, bodies, Rv, vbits, sw, total;
     uint32_t long_cap, tpc, btpc, ckpc, dpc, nsl, swn, vbw;
     uint64_t bodycap;
 };
@@ -213,6 +227,7 @@ Layout layout(const scz_cuda_batch *b) {
     L.ctabs = B.o, B.take<uint8_t>(n * L.nsl * TABLE);
     L.longs = B.o, B.take<uint16_t>(n * L.nsl * L.long_cap + 1);
     L.codes = B.o, B.take<uint16_t>(n * cf + 8);
+    L.codes8 = B.o, B.take<uint8_t>(l1 ? 0 : n * cf + 16);
     L.ct0 = B.o, B.take<uint32_t>(n * L.tpc);
     L.ctv = B.o, B.take<uint32_t>(n * L.tpc);
     L.ctl = B.o, B.take<uint32_t>(n * L.tpc);
@@ -220,7 +235,7 @@ Layout layout(const scz_cuda_batch *b) {
     L.bsum = B.o, B.take<uint64_t>(n * (uint64_t)L.btpc);
     L.ckpt = B.o, B.take<uint64_t>(n * (uint64_t)L.ckpc);
     L.done = B.o, B.take<uint32_t>(n * (uint64_t)L.dpc);
-    L.hctr = B.o, B.take<unsigned long long>(1);
+    L.hctr = B.o, B.take<unsigned long long>(2);
     L.bodies = B.o, B.take<uint8_t>(n * L.bodycap);
     L.vbw = (uint32_t)((cf + 31) / 32);
     L.Rv = B.o, B.take<double>(l1 ? n * cf : 0);
@@ -280,6 +295,7 @@ __device__ void meta_init(const Params &p, uint32_t c, LMeta &M) {
     for (uint32_t s = 0; s < NS; s++) M.S[s].n_segs = 0, M.S[s].count = 0, M.soff[s] = 0;
     M.r = p.r;
     M.wf = M.pred = M.order = M.tight = M.gs = M.be = M.nstr = M.nsw = 0;
+    M.narrow = 0, M.lo = 1;
 }
 
 /* Header of a stored chunk (7.5, both levels): 24 bytes, all 0 but the
@@ -533,6 +549,93 @@ __global__ void __launch_bounds__(NT) k_prep(Params p) {
     for (uint32_t i = tid; i < sizeof(LMeta) / 4; i += NT) d32[i] = s32[i];
 }
 
+/* Narrow codes (LMeta.narrow). A chunk's codes are written to codes8 as
+ * bytes: v = code - lo + 1 for the codes lo .. lo + NW - 1 (v = 1 .. NW),
+ * 0 for code 0 (an outlier), NV_NEW / NV_REP for the verbatim codes 2r /
+ * 2r + 1, and NV_ESC for any other code (an escape), whose value k_huff
+ * writes to the wide array (codes) at the same index. Half the scratch
+ * traffic of the wide codes in k_huff's writes and k_rfast's reads. */
+constexpr uint32_t NW = 252, NV_NEW = 253, NV_REP = 254, NV_ESC = 255;
+
+__device__ __forceinline__ uint32_t wide_code(uint32_t v, uint32_t lo, uint32_t vnew) {
+    return v == 0 ? 0u : v <= NW ? v + lo - 1u : vnew + (v - NV_NEW);
+}
+
+/* The codes of a chunk in scratch, wide or narrow: the code at index i. */
+struct CodeView {
+    const uint16_t *w;
+    const uint8_t *n; /* narrow: non-null */
+    uint32_t lo, vnew;
+    __device__ __forceinline__ uint32_t operator[](uint64_t i) const {
+        if (!n) return w[i];
+        const uint32_t v = n[i];
+        return v == NV_ESC ? (uint32_t)w[i] : wide_code(v, lo, vnew);
+    }
+};
+__device__ __forceinline__ CodeView chunk_codes(const Params &p, const LMeta &M, uint32_t c) {
+    return CodeView{p.codes + (size_t)c * p.count_full, M.narrow ? p.codes8 + (size_t)c * p.count_full : nullptr,
+                    M.lo, 2 * M.r};
+}
+
+/* Makes a level-0 Huffman stream narrow where it pays: its codes other
+ * than 0, 2r and 2r + 1 outside the window lo .. lo + NW - 1 (lo = r -
+ * 125: the prediction's centre; the corners of the blocks, predicted from
+ * 0, and the like are escapes) take at most 1/256 of the code space (the
+ * sum of 2^-length; about their share of the codes: each costs k_huff a
+ * divergent store and k_rfast a load). The stream's
+ * primary table and long-code symbols (global, written by this block)
+ * then hold the byte v for each symbol, and code + 256 for an escape
+ * (hs_decode_segment writes 255 and gives it to CntSink::wide); M.narrow
+ * and M.lo say so. Every thread calls it, after a barrier; sh: two words
+ * of shared memory. */
+__device__ void narrow_tables(const Params &p, LMeta &M, const Stream &S, size_t key, uint32_t *sh) {
+    static_assert(TABLE % (4 * NT) == 0, "the table by uint4, whole rounds");
+    constexpr uint32_t TR = TABLE / (4 * NT); /* uint4 of the table per thread */
+    const uint32_t tid = threadIdx.x, r = M.r, vnew = 2 * r, nl = S.n_long;
+    const uint32_t lo = r > 125 ? r - 125 : 1u;
+    if (vnew + 2 + 256 > 65536) return; /* escapes must fit 16 bits (block-uniform) */
+    uint4 *tab = reinterpret_cast<uint4 *>(p.tables + key * TABLE);
+    uint16_t *lg = p.longs + key * p.long_cap;
+    auto esc = [&](uint32_t x) { return x != 0 && x < vnew && (x < lo || x - lo >= NW); };
+    /* the table's entries in registers (all loads in flight at once) */
+    uint4 t[TR];
+#pragma unroll
+    for (uint32_t k = 0; k < TR; k++) t[k] = tab[k * NT + tid];
+    __syncthreads(); /* sh free */
+    if (tid == 0) sh[0] = 0;
+    __syncthreads();
+    /* the escapes' share of the code space, in units of 2^-LMAX */
+    uint32_t wt = 0;
+#pragma unroll
+    for (uint32_t k = 0; k < TR; k++) {
+        const uint32_t e[4] = {t[k].x, t[k].y, t[k].z, t[k].w};
+#pragma unroll
+        for (uint32_t q = 0; q < 4; q++)
+            if ((e[q] >> 16) && esc(e[q] & 0xFFFFu)) wt += 1u << (LMAX - TB);
+    }
+    for (uint32_t j = tid; j < nl; j += NT) {
+        if (!esc(lg[j])) continue;
+        uint32_t l = TB + 1; /* the long list is ordered by length */
+        while (l < LMAX && j >= S.loff[l] + S.lcount[l]) l++;
+        wt += 1u << (LMAX - l);
+    }
+    if (wt) atomicAdd(&sh[0], wt);
+    __syncthreads();
+    if (sh[0] > (1u << LMAX) / 256) return; /* block-uniform */
+    auto nv = [&](uint32_t x) { return x == 0 ? 0u : x >= vnew ? NV_NEW + (x - vnew) : esc(x) ? x + 256 : x - lo + 1u; };
+#pragma unroll
+    for (uint32_t k = 0; k < TR; k++) {
+        uint32_t e[4] = {t[k].x, t[k].y, t[k].z, t[k].w};
+#pragma unroll
+        for (uint32_t q = 0; q < 4; q++)
+            if (e[q] >> 16) e[q] = (e[q] & 0xFFFF0000u) | nv(e[q] & 0xFFFFu);
+        tab[k * NT + tid] = make_uint4(e[0], e[1], e[2], e[3]);
+    }
+    for (uint32_t j = tid; j < nl; j += NT) lg[j] = (uint16_t)nv(lg[j]);
+    if (tid == 0) M.narrow = 1, M.lo = lo;
+    __syncthreads();
+}
+
 /* Huffman stream s of chunk c (block c * nsl + s): parsed where k_prep
  * located it and its decoding tables built, by the block (hs_parse_build). A stream found malformed
  * takes its chunk out of the later steps. */
@@ -558,6 +661,7 @@ __global__ void __launch_bounds__(NT) k_books(Params p) {
         }
         return;
     }
+    if (!p.level && M.mode == 1 && S.count) narrow_tables(p, M, S, key, sh); /* after a barrier */
     if (S.count) hs_build_ctab(p.tables + key * TABLE, p.ctabs + key * TABLE, tid, NT); /* after a barrier */
     const uint32_t *s32 = reinterpret_cast<const uint32_t *>(&S);
     uint32_t *d32 = reinterpret_cast<uint32_t *>(&M.S[s]);
@@ -627,9 +731,12 @@ __device__ __forceinline__ const uint16_t *load_tables(HSharedT<W, LS> &sm, cons
 /* Counts of k_ctile for the codes of a Huffman chunk, as k_huff writes
  * them (outliers and new verbatim values are rare: a few atomics). */
 struct CntSink {
+    static constexpr bool WIDE = true; /* narrow streams' escapes (narrow_tables) */
     uint32_t *ct0, *ctv, *ctl; /* the chunk's tiles; NULL: nothing counted */
-    uint32_t vnew;
+    uint32_t vnew;             /* narrow: NV_NEW */
     uint32_t off;              /* code index of the stream's first symbol */
+    uint16_t *e16;             /* narrow: the chunk's wide codes, where escapes go */
+    __device__ __forceinline__ void wide(uint64_t i, uint32_t s) const { e16[i + off] = (uint16_t)(s - 256); }
     __device__ __forceinline__ bool test(uint32_t s) const { return ct0 != nullptr && ((s == 0) | (s == vnew)); }
     __device__ __forceinline__ void operator()(uint64_t i, uint32_t s) const {
         const uint32_t t = (uint32_t)((i + off) / CT);
@@ -642,17 +749,23 @@ struct CntSink {
     }
 };
 
-__global__ void __launch_bounds__(NTH, 1280 / NTH) k_huff(Params p) {
+/* Two launches over the same items, each taking its own from its counter
+ * (hctr[NAR]): NAR, the segments of narrow chunks (bytes to codes8,
+ * escapes to codes through CntSink::wide); else the others (stored chunks,
+ * wide codes, run-length streams). One kernel with both decoders spilled
+ * more registers than either (wide chunks' decoding 5-8% slower). */
+template <bool NAR> __global__ void __launch_bounds__(NTH, KH_BLOCKS) k_huff(Params p) {
     scz_ku::grid_wait(); /* launched with launch_pdl */
     __shared__ __align__(16) HSharedT<HW, HS_LONGS> sm;
     const uint64_t *ib = p.ib + IT_HUFF * (p.n + 1);
     const uint32_t warp = threadIdx.x >> 5;
     uint32_t loaded = 0xffffffffu;
     const uint16_t *lg = nullptr;
-    hs_counter_items(p.hctr, ib[p.n], [&](uint64_t it) {
+    hs_counter_items(p.hctr + NAR, ib[p.n], [&](uint64_t it) {
         const uint32_t c = item_chunk(ib, p.n, it);
         uint64_t j = it - ib[c];
         const LMeta &M = p.meta[c];
+        if ((M.mode == 1 && M.narrow) != NAR) return; /* block-uniform: the other launch's */
         uint8_t *out = p.dst + (uint64_t)c * p.raw_full;
         if (M.mode == 0) {
             const uint64_t raw = (uint64_t)M.N * p.es;
@@ -672,15 +785,22 @@ __global__ void __launch_bounds__(NTH, 1280 / NTH) k_huff(Params p) {
         uint16_t *o16;
         if (M.mode == 1) o16 = p.codes + (size_t)c * p.count_full + M.soff[s];
         else o16 = reinterpret_cast<uint16_t *>(out) + (s ? M.nruns : 0);
-        CntSink sk{nullptr, nullptr, nullptr, 2 * M.r, M.soff[s]};
+        /* narrow: the table holds the codes' bytes (narrow_tables); one stream, soff[0] = 0 */
+        CntSink sk{nullptr, nullptr, nullptr, NAR ? NV_NEW : 2 * M.r, M.soff[s], p.codes + (size_t)c * p.count_full};
         if (M.mode == 1) {
             const size_t k0 = (size_t)c * p.tpc;
             sk.ct0 = p.ct0 + k0;
             sk.ctv = p.ctv + k0;
             sk.ctl = p.ctl + k0;
         }
-        const bool ok = hs_decode_segment<uint16_t, false, true>(M.S[s], g, sm.table, sm.L, lg, sm.stage[warp], o16,
-                                                                 0, nullptr, sm.ctab, sk);
+        bool ok;
+        if (NAR)
+            ok = hs_decode_segment<uint8_t, false, true>(M.S[s], g, sm.table, sm.L, lg, sm.stage[warp],
+                                                         p.codes8 + (size_t)c * p.count_full, 0, nullptr, sm.ctab,
+                                                         sk);
+        else
+            ok = hs_decode_segment<uint16_t, false, true>(M.S[s], g, sm.table, sm.L, lg, sm.stage[warp], o16, 0,
+                                                          nullptr, sm.ctab, sk);
         if (!ok && (threadIdx.x & 31) == 0) fail(p, c, LZE_BITS);
     });
 }
@@ -1151,14 +1271,31 @@ __device__ __forceinline__ int32_t warp_incl(int32_t v, uint32_t lane) {
     return v;
 }
 
+/* The fast path's view of a block's staged codes: sp(c) for an outlier or
+ * verbatim code, d(c, k) = D of code c at index k of the block. */
+struct FastWide { /* codes, D = c - r */
+    typedef uint16_t C;
+    uint32_t vnew;
+    int32_t r;
+    __device__ __forceinline__ bool sp(uint32_t c) const { return (c == 0) | (c >= vnew); }
+    __device__ __forceinline__ int32_t d(uint32_t c, uint32_t) const { return (int32_t)c - r; }
+};
+struct FastNarrow { /* narrow codes (narrow_tables); an escape's code from the wide array */
+    typedef uint8_t C;
+    int32_t ri, r;          /* ri = r - lo + 1 */
+    const uint16_t *esc;    /* the block's codes in the wide array */
+    __device__ __forceinline__ bool sp(uint32_t c) const { return (c == 0) | (c - NV_NEW <= NV_REP - NV_NEW); }
+    __device__ __forceinline__ int32_t d(uint32_t c, uint32_t k) const {
+        return c == NV_ESC ? (int32_t)esc[k] - r : (int32_t)c - ri;
+    }
+};
+
 /* Returns true when the block was written; false (block-uniform) when it
  * has outliers or verbatim values: the generic path takes it. */
-template <bool F32>
-__device__ __forceinline__ bool recon_fast(int shape, const uint16_t *cb, uint8_t *dst, uint64_t base, uint32_t e0,
-                                           uint32_t e1, uint32_t r, double h, int32_t *S) {
+template <bool F32, typename FC>
+__device__ __forceinline__ bool recon_fast(int shape, const typename FC::C *cb, const FC &f, uint8_t *dst,
+                                           uint64_t base, uint32_t e0, uint32_t e1, double h, int32_t *S) {
     const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const uint32_t vnew = 2 * r;
-    const int32_t ri = (int32_t)r;
     int sp = 0;
     if (shape == FS_3D) {
         /* z in registers: thread (x, y) = (tid & 15, tid >> 4) */
@@ -1167,8 +1304,8 @@ __device__ __forceinline__ bool recon_fast(int shape, const uint16_t *cb, uint8_
 #pragma unroll
         for (uint32_t z = 0; z < 16; z++) {
             const uint32_t c = cb[z * 256 + tid];
-            sp |= (c == 0) | (c >= vnew);
-            a += (int32_t)c - ri;
+            sp |= f.sp(c);
+            a += f.d(c, z * 256 + tid);
             v[z] = a;
         }
         if (__syncthreads_or(sp)) return false;
@@ -1198,8 +1335,8 @@ __device__ __forceinline__ bool recon_fast(int shape, const uint16_t *cb, uint8_
         /* x: a warp per row, lane holds x = 2 lane, 2 lane + 1 */
         for (uint32_t y = warp; y < 64; y += NT / 32) {
             const uint32_t c0 = cb[y * 64 + 2 * lane], c1 = cb[y * 64 + 2 * lane + 1];
-            sp |= (c0 == 0) | (c0 >= vnew) | (c1 == 0) | (c1 >= vnew);
-            const int32_t d0 = (int32_t)c0 - ri, d1 = (int32_t)c1 - ri;
+            sp |= f.sp(c0) | f.sp(c1);
+            const int32_t d0 = f.d(c0, y * 64 + 2 * lane), d1 = f.d(c1, y * 64 + 2 * lane + 1);
             const int32_t in = warp_incl(d0 + d1, lane);
             reinterpret_cast<int2 *>(S)[y * 32 + lane] = make_int2(in - d1, in);
         }
@@ -1222,8 +1359,8 @@ __device__ __forceinline__ bool recon_fast(int shape, const uint16_t *cb, uint8_
 #pragma unroll
     for (uint32_t q = 0; q < 16; q++) {
         const uint32_t j = tid + q * NT, c = cb[j];
-        sp |= (c == 0) | (c >= vnew);
-        S[j + (j >> 4)] = (int32_t)c - ri;
+        sp |= f.sp(c);
+        S[j + (j >> 4)] = f.d(c, j);
     }
     if (__syncthreads_or(sp)) return false;
     int32_t v[16], a = 0;
@@ -1283,14 +1420,16 @@ __device__ __forceinline__ BGeo block_geo(const BDims &D, uint32_t b) {
  * item's metadata lookups overlap the work. k_recon takes the others. */
 constexpr uint32_t RIBS = 512; /* k_rfast: item offsets of at most RIBS - 1 chunks in shared memory */
 struct RItem {
-    uint64_t b, base;
-    uint32_t c, e0, e1, r;
+    uint64_t base;
+    uint32_t b, co, c, e0, e1, vn; /* vn: 2r, or r | RNARROW where the chunk is narrow */
+    int32_t ri;                    /* r, or r - lo + 1 where narrow */
     int shape;
 };
+constexpr uint32_t RNARROW = 1u << 31;
 template <bool F32> __global__ void __launch_bounds__(NT, 4) k_rfast(Params p) {
     scz_ku::grid_wait(); /* launched with launch_pdl */
     __shared__ __align__(16) int32_t S[4360];
-    __shared__ __align__(16) uint16_t cbuf[2][MAXB];
+    __shared__ __align__(16) uint16_t cbuf[2][MAXB]; /* narrow: the first MAXB bytes */
     __shared__ uint64_t sib[RIBS];
     const uint32_t tid = threadIdx.x;
     /* the item offsets in shared memory where they fit: an item's chunk is
@@ -1308,9 +1447,10 @@ template <bool F32> __global__ void __launch_bounds__(NT, 4) k_rfast(Params p) {
      * metadata loads on the way to the copy) */
     struct CC {
         uint64_t ib0, ib1;
-        uint32_t c, bad, r;
+        uint32_t c, bad, vn; /* bad: also where the radius is above LZ_MAX_RADIUS */
+        int32_t ri;
         BDims D;
-    } K{1, 0, 0, 1, 0, BDims{1, 1, 0, 0, 0, 0, 0, 0}};
+    } K{1, 0, 0, 1, 0, 0, BDims{1, 1, 0, 0, 0, 0, 0, 0}};
     /* item it: its fast shape (FS_NONE: nothing to do) and its codes'
      * copy into buf issued (block-uniform) */
     auto prep = [&](uint64_t it, RItem &I, uint16_t *buf) {
@@ -1322,16 +1462,19 @@ template <bool F32> __global__ void __launch_bounds__(NT, 4) k_rfast(Params p) {
             K.ib1 = ib[K.c + 1];
             K.bad = p.bad[K.c];
             const LMeta &M = p.meta[K.c];
-            K.r = M.r;
+            if (M.r > LZ_MAX_RADIUS) K.bad = 1;
+            K.vn = M.narrow ? M.r | RNARROW : 2 * M.r;
+            K.ri = M.narrow ? (int32_t)M.r - (int32_t)M.lo + 1 : (int32_t)M.r;
             K.D = block_dims(M);
         }
         if (K.bad) return;
         I.c = K.c;
-        I.b = it - K.ib0;
-        I.r = K.r;
+        I.b = (uint32_t)(it - K.ib0);
+        I.vn = K.vn;
+        I.ri = K.ri;
         /* whole blocks of the fast shapes only */
-        const BGeo G = block_geo(K.D, (uint32_t)I.b);
-        if (G.ex < G.sx || G.ey < G.sy || G.ez < G.sz || I.r > LZ_MAX_RADIUS) return;
+        const BGeo G = block_geo(K.D, I.b);
+        if (G.ex < G.sx || G.ey < G.sy || G.ez < G.sz) return;
         if (K.D.lb0 == 12 && K.D.lb1 == 0 && K.D.lb2 == 0) I.shape = FS_1D;
         else if (K.D.lb0 == 6 && K.D.lb1 == 6 && K.D.lb2 == 0) I.shape = FS_2D;
         else if (K.D.lb0 == 4 && K.D.lb1 == 4 && K.D.lb2 == 4) I.shape = FS_3D;
@@ -1340,8 +1483,17 @@ template <bool F32> __global__ void __launch_bounds__(NT, 4) k_rfast(Params p) {
         I.e0 = G.e0;
         I.e1 = G.e1;
         const uint64_t co = G.co;
+        I.co = (uint32_t)co;
         const uint16_t *src = p.codes + (size_t)I.c * p.count_full + co;
-        if ((reinterpret_cast<uintptr_t>(src) & 15) == 0) {
+        if (I.vn & RNARROW) {
+            const uint8_t *s8 = p.codes8 + (size_t)I.c * p.count_full + co;
+            uint8_t *b8 = reinterpret_cast<uint8_t *>(buf);
+            if ((reinterpret_cast<uintptr_t>(s8) & 15) == 0) {
+                for (uint32_t k = tid; k < MAXB / 16; k += NT) scz_ku::cp_async16(b8 + 16 * k, s8 + 16 * k);
+            } else {
+                for (uint32_t k = tid; k < MAXB; k += NT) b8[k] = s8[k];
+            }
+        } else if ((reinterpret_cast<uintptr_t>(src) & 15) == 0) {
             for (uint32_t k = tid; k < MAXB / 8; k += NT) scz_ku::cp_async16(buf + 8 * k, src + 8 * k);
         } else {
             for (uint32_t k = tid; k < MAXB; k += NT) buf[k] = src[k];
@@ -1356,11 +1508,18 @@ template <bool F32> __global__ void __launch_bounds__(NT, 4) k_rfast(Params p) {
         scz_ku::cp_async_commit();
         scz_ku::cp_async_wait_group<1>(); /* this item's copies have landed */
         __syncthreads();
-        if (cur.shape != FS_NONE &&
-            recon_fast<F32>(cur.shape, cbuf[bi], p.dst + (uint64_t)cur.c * p.raw_full, cur.base, cur.e0, cur.e1,
-                            cur.r, p.h, S) &&
-            tid == 0)
-            atomicOr(&p.done[(size_t)cur.c * p.dpc + cur.b / 32], 1u << (cur.b % 32));
+        if (cur.shape != FS_NONE) {
+            uint8_t *dst = p.dst + (uint64_t)cur.c * p.raw_full;
+            const bool w =
+                cur.vn & RNARROW
+                    ? recon_fast<F32>(cur.shape, reinterpret_cast<const uint8_t *>(cbuf[bi]),
+                                      FastNarrow{cur.ri, (int32_t)(cur.vn & ~RNARROW),
+                                                 p.codes + (size_t)cur.c * p.count_full + cur.co},
+                                      dst, cur.base, cur.e0, cur.e1, p.h, S)
+                    : recon_fast<F32>(cur.shape, cbuf[bi], FastWide{cur.vn, cur.ri}, dst, cur.base, cur.e0, cur.e1,
+                                      p.h, S);
+            if (w && tid == 0) atomicOr(&p.done[(size_t)cur.c * p.dpc + cur.b / 32], 1u << (cur.b % 32));
+        }
         __syncthreads(); /* buffer bi and S are free for the next items */
         cur = nxt;
         bi ^= 1;
@@ -1416,7 +1575,7 @@ template <bool F32> __global__ void __launch_bounds__(NT, 4) k_recon(Params p) {
             const uint32_t e0 = G.e0, e1 = G.e1, sx = G.sx, sy = G.sy, sz = G.sz, ex = G.ex, ey = G.ey, ez = G.ez;
             const uint64_t base = G.base, co = G.co;
             const uint32_t m = ex * ey * ez, exy = ex * ey;
-            const uint16_t *codes = p.codes + (size_t)c * p.count_full;
+            const CodeView codes = chunk_codes(p, M, c);
             /* counts before the block: the tile's prefix plus the tile's codes before co */
             const uint32_t t0 = (uint32_t)(co / CT);
             {
@@ -1815,6 +1974,7 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     p.ctabs = sc + L.ctabs;
     p.longs = reinterpret_cast<uint16_t *>(sc + L.longs);
     p.codes = reinterpret_cast<uint16_t *>(sc + L.codes);
+    p.codes8 = sc + L.codes8;
     p.ct0 = reinterpret_cast<uint32_t *>(sc + L.ct0);
     p.ctv = reinterpret_cast<uint32_t *>(sc + L.ctv);
     p.ctl = reinterpret_cast<uint32_t *>(sc + L.ctl);
@@ -1862,10 +2022,11 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     const size_t ntiles = (size_t)b->n * L.tpc * sizeof(uint32_t);
     if ((e = cudaMemsetAsync(p.ct0, 0, ntiles, s)) || (e = cudaMemsetAsync(p.ctv, 0, ntiles, s)) ||
         (e = cudaMemsetAsync(p.ctl, 0, ntiles, s)) ||
-        (e = cudaMemsetAsync(p.hctr, 0, sizeof(unsigned long long), s)) ||
+        (e = cudaMemsetAsync(p.hctr, 0, 2 * sizeof(unsigned long long), s)) ||
         (e = cudaMemsetAsync(p.done, 0, (size_t)b->n * L.dpc * sizeof(uint32_t), s)))
         return e;
-    if ((e = cudaFuncSetAttribute(k_huff, cudaFuncAttributePreferredSharedMemoryCarveout, 100)) ||
+    if ((e = cudaFuncSetAttribute(k_huff<false>, cudaFuncAttributePreferredSharedMemoryCarveout, 100)) ||
+        (e = cudaFuncSetAttribute(k_huff<true>, cudaFuncAttributePreferredSharedMemoryCarveout, 100)) ||
         (e = cudaFuncSetAttribute(k_recon<true>, cudaFuncAttributePreferredSharedMemoryCarveout, 100)) ||
         (e = cudaFuncSetAttribute(k_recon<false>, cudaFuncAttributePreferredSharedMemoryCarveout, 100)) ||
         (e = cudaFuncSetAttribute(k_rfast<true>, cudaFuncAttributePreferredSharedMemoryCarveout, 100)) ||
@@ -1875,7 +2036,10 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     k_prep<<<b->n, NT, 0, s>>>(p);
     if ((e = launch_pdl(k_books, b->n * L.nsl, NT, 0, s, p)) || (e = launch_pdl(k_items, 1, NT, 0, s, p))) return e;
     pf.mark("prep");
-    if ((e = launch_pdl(k_huff, scz_ku::persistent_grid((const void *)k_huff, NTH, 0), NTH, 0, s, p))) return e;
+    if ((e = launch_pdl(k_huff<false>, scz_ku::persistent_grid((const void *)k_huff<false>, NTH, 0), NTH, 0, s, p)) ||
+        (!p.level &&
+         (e = launch_pdl(k_huff<true>, scz_ku::persistent_grid((const void *)k_huff<true>, NTH, 0), NTH, 0, s, p))))
+        return e;
     pf.mark("huff");
     const int g = persistent_grid((const void *)k_rsum);
     if ((e = launch_pdl(k_rsum, g, NT, 0, s, p)) || (e = launch_pdl(k_rscan, b->n, NT, 0, s, p)) ||
@@ -1939,7 +2103,7 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
 
 cudaError_t scz__lossy_cuda_dec_probe(void) {
     cudaFuncAttributes a;
-    cudaError_t e = cudaFuncGetAttributes(&a, k_huff);
+    cudaError_t e = cudaFuncGetAttributes(&a, k_huff<false>);
     if (!e) e = cudaFuncGetAttributes(&a, k_recon<true>);
     if (!e) e = cudaFuncGetAttributes(&a, k_sweep<true, 1>);
     return e;
