@@ -9,7 +9,7 @@
  * round every operation to nearest once. Three things can break that:
  *   - -ffast-math (reassociation, reciprocal approximations, no NaN/Inf):
  *     refused here at compile time;
- *   - excess precision (x87, FLT_EVAL_METHOD != 0): refused at compile time;
+ *   - excess precision (x87, FLT_EVAL_METHOD other than 0 or 16): refused at compile time;
  *   - contraction of a*b+c into a fused multiply-add, which compilers do by
  *     default in GNU C mode (gcc) or with -ffp-contract=fast (gcc, clang):
  *     every product whose rounding matters is passed through SCZ_FP_SEAL, an
@@ -33,7 +33,10 @@
 #if defined(__FAST_MATH__)
 #error "scz: the lossy codec needs IEEE arithmetic; build src/lossy without -ffast-math (its error bound would not be a guarantee)"
 #endif
-#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0
+/* 16 (ISO/IEC TS 18661-3: only types no wider than _Float16 are evaluated
+ * as _Float16; gcc with AVX512-FP16, e.g. -march=native on Sapphire
+ * Rapids) leaves float and double as 0 does. */
+#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0 && FLT_EVAL_METHOD != 16
 #error "scz: the lossy codec needs binary64 evaluation without excess precision (FLT_EVAL_METHOD 0, e.g. SSE2 on x86)"
 #endif
 
