@@ -37,15 +37,19 @@
  *              asc), canonical codes and the serialised codebook (block
  *              scans), the stream and payload sizes, stored or coded;
  *   k_eoff     one block: payload offsets of the chunks (a scan);
- *   k_etbits / k_etscan / k_eenc: bits per tile of 4096 symbols, a scan
- *              per chunk, then per tile a block scan of the code lengths
- *              gives each symbol's bit offset; codewords are assembled in
- *              shared memory (atomicOr), then stored straight into the
- *              payload at its byte alignment (wdst: whole words stored,
- *              the destination words at a tile's ends, cleared by
- *              k_etscan, or-ed into); the symbol whose codeword reaches
- *              a unit boundary writes its gap (and the segment entry);
- *              u32 escapes go to their rank;
+ *   k_eenc<true> (u8 / u16: one pass) per tile of 4096 symbols, in
+ *              ticket order: a block scan of the code lengths gives each
+ *              symbol's bit offset in the tile, a decoupled look-back over
+ *              the tiles' bit counts the tile's offset in the stream;
+ *              codewords are assembled in shared memory (atomicOr), then
+ *              stored straight into the payload at its byte alignment
+ *              (wdst: each byte by the tile its first bit belongs to,
+ *              whole words where a tile owns all four bytes); the symbol
+ *              whose codeword reaches a unit boundary writes its gap (and
+ *              the segment entry);
+ *   k_etbits / k_etscan / k_eenc<false> (u32: with escapes) the same in
+ *              two passes: bits and escapes per tile, a scan per chunk,
+ *              then the tiles at their offsets; escapes go to their rank;
  *   k_easm     the rest of the payloads, byte-exact from the parts.
  * Nothing depends on the order of atomic operations: the streams are
  * deterministic and equal the CPU's.
@@ -476,8 +480,9 @@ struct EParams {
     uint32_t *entry;         /* ng x Kcap */
     uint8_t *cb;             /* ng x Kcap */
     uint32_t *runs;          /* ng x Kcap */
-    uint64_t *tbits;         /* ng x tiles */
+    uint64_t *tbits;         /* ng x tiles: bit offsets (k_etscan), or look-back states (k_eenc<true>) */
     uint32_t *tesc;          /* ng x tiles */
+    uint32_t *ticket;        /* k_eenc<true>: the tiles' ticket counter */
     uint8_t *gapb;           /* ng x units_cap */
     uint32_t *segf;          /* ng x segs_cap */
     /* u32 */
@@ -536,6 +541,7 @@ size_t elayout_take(const ELayout &L, uint8_t *base, EParams *p, void **cubtmp) 
     p->runs = B.take<uint32_t>(g * L.Kcap);
     p->tbits = B.take<uint64_t>(g * L.tiles);
     p->tesc = B.take<uint32_t>(g * L.tiles);
+    p->ticket = B.take<uint32_t>(1);
     p->ekeys = B.take<uint64_t>(u32 ? N : 0);
     p->ekeys2 = B.take<uint64_t>(u32 ? N : 0);
     p->uniq = B.take<uint64_t>(u32 ? N : 0);
@@ -995,6 +1001,10 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
     extern __shared__ uint32_t dyn[];
     const uint32_t cl = blockIdx.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     EMeta *M = p.meta + cl;
+    /* the tiles' look-back states and the ticket counter of e_write's
+     * k_eenc<true> (one writing follows each planning) */
+    for (uint32_t t = tid; t < p.tiles; t += NT) p.tbits[(size_t)cl * p.tiles + t] = 0;
+    if (cl == 0 && tid == 0) *p.ticket = 0;
     const uint32_t m = M->used;
     const uint64_t n = ecount(p, cl);
     const uint32_t K = p.K ? p.K : p.Kv ? p.Kv[cl] : p.es == 1 ? 256u : p.es == 2 ? 65536u : M->K;
@@ -1363,25 +1373,32 @@ __global__ void __launch_bounds__(NT) k_etbits(EParams p) {
 /* The bitstream words of a coded stream go straight into its payload, at
  * whatever byte alignment its words region has there: destination word m
  * (aligned, at the returned base + 4 m) holds the region's bytes 4 m - sh ..
- * 4 m - sh + 3, sh = the region's address mod 4. A tile of k_eenc covers the
- * region bytes [4 W0, 4 W0 + 4 nwt) of its stream words W0 .. W0 + nwt - 1;
- * the destination words it shares with a neighbour tile or with another
- * part of the payload (at most two at each end) are cleared first (k_etscan:
- * only the tile's bytes) and or-ed into; the others are plain stores. */
+ * 4 m - sh + 3, sh = the region's address mod 4. Stream word w (its first
+ * bit the top one) is region bytes 4 w .. 4 w + 3, little-endian, so the
+ * stream's byte b (bits 8 b .. 8 b + 7) is region byte b ^ 3. A tile of
+ * k_eenc owns the stream bytes whose first bit is its own, [ceil(tb0 / 8),
+ * ceil(end / 8)) for its bits [tb0, end) (the chunk's last tile up to the
+ * region's end: the padding); the bits of the next tile in its last byte
+ * it reads from that tile's first codes (ehead). Every region byte has one
+ * writer, which stores it whole: no clearing, no atomics, no order
+ * between the tiles. */
 __device__ __forceinline__ uint32_t *wdst(const EParams &p, const EMeta &M, unsigned *sh) {
     uint8_t *A = p.pay + M.off + M.r_words;
     *sh = (unsigned)(reinterpret_cast<uintptr_t>(A) & 3u);
     return reinterpret_cast<uint32_t *>(A - *sh);
 }
-/* The bytes of destination word m inside the region bytes [b0, b1). */
-__device__ __forceinline__ uint32_t wmask(uint64_t m, unsigned sh, uint64_t b0, uint64_t b1) {
-    uint32_t k = 0;
+/* The first 8 bits of a stream from the codes of its next 8 symbols, x
+ * (entries; 0 past the chunk's end): each code has 1 bit or more. */
+__device__ __forceinline__ uint32_t ehead(const uint32_t (&x)[8]) {
+    uint64_t acc = 0;
+    uint32_t nb = 0;
 #pragma unroll
-    for (unsigned j = 0; j < 4; j++) {
-        const int64_t b = (int64_t)(4 * m + j) - (int64_t)sh;
-        if (b >= (int64_t)b0 && b < (int64_t)b1) k |= 0xffu << (8 * j);
+    for (uint32_t k = 0; k < 8; k++) {
+        const uint32_t l = nb < 8 ? x[k] & 31 : 0u;
+        acc = l ? acc << l | (x[k] >> 5) : acc;
+        nb += l;
     }
-    return k;
+    return (uint32_t)(nb >= 8 ? acc >> (nb - 8) : acc << (8 - nb)) & 255u;
 }
 
 /* Tile bit offsets and escape ranks: exclusive scans per chunk, ETS
@@ -1399,8 +1416,6 @@ __global__ void __launch_bounds__(NT) k_etscan(EParams p) {
     uint64_t cb = 0, ce = 0;
     uint64_t *tb = p.tbits + (size_t)cl * p.tiles;
     uint32_t *te = p.tesc + (size_t)cl * p.tiles;
-    unsigned sh;
-    uint32_t *D = wdst(p, M, &sh);
     for (uint32_t t0 = 0; t0 < T; t0 += NT * ETS) {
         const uint32_t tf = t0 + threadIdx.x * ETS;
         uint64_t x[ETS];
@@ -1425,13 +1440,6 @@ __global__ void __launch_bounds__(NT) k_etscan(EParams p) {
             if (t < T) {
                 tb[t] = o;
                 te[t] = (uint32_t)oe;
-                if (x[k]) { /* the destination words at the tile's two ends: k_eenc ors into them */
-                    const uint64_t W0 = o >> 5, W1 = (o + x[k] - 1) >> 5, b0 = 4 * W0, b1 = 4 * W1 + 4;
-                    const uint64_t ms[4] = {W0, W0 + 1, W1, W1 + 1};
-#pragma unroll
-                    for (int j = 0; j < 4; j++)
-                        if (sh || (j & 1) == 0) atomicAnd(&D[ms[j]], ~wmask(ms[j], sh, b0, b1));
-                }
             }
             o += x[k];
             oe += y[k];
@@ -1442,21 +1450,51 @@ __global__ void __launch_bounds__(NT) k_etscan(EParams p) {
     }
 }
 
-/* Codewords, gaps, segment entries and escapes of one tile. 6 blocks per
- * SM (40 registers, no spills). */
+/* Codewords, gaps, segment entries and escapes of the tiles. 6 blocks per
+ * SM (40 registers).
+ * LB = false: one tile, (blockIdx.x, blockIdx.y), at the bit offset
+ * k_etscan found (after k_etbits), with the escape ranks (u32 symbols).
+ * LB = true (streams without escapes): one pass. Persistent blocks take
+ * tiles by ticket (the next one while they write this one), the streams'
+ * tiles interleaved: tile x of every stream, then tile x + 1, so that a
+ * tile's predecessor took its ticket ng tickets earlier. A tile's bit
+ * offset comes from a decoupled look-back over the tiles' bit counts
+ * (scz_ku::lookback; states in p.tbits and the ticket zeroed by k_ebook):
+ * the tile publishes its bit count as soon as it has it, assembles its
+ * codewords in shared memory at its own bit 0, then looks back (its
+ * predecessors have mostly published their inclusive sums by then), and
+ * shifts the words into place as it stores them. H100, wmag REL 1e-3:
+ * with the tiles chunk by chunk the look-backs walked far back over tiles
+ * still in flight and the one pass took 0.13 ms more than the two. */
+template <bool LB>
 __global__ void __launch_bounds__(NT, 6) k_eenc(EParams p) {
     scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<uint32_t, NT> Scan;
     __shared__ typename Scan::TempStorage ts;
     __shared__ uint32_t sw[ETILE * LMAX / 32 + 2];
     __shared__ uint32_t sent[TABK];
-    const uint32_t cl = blockIdx.y, tid = threadIdx.x;
+    __shared__ uint32_t s_tk, s_head, s_hsym[8];
+    __shared__ uint64_t s_tb0;
+    const uint32_t tid = threadIdx.x;
+    uint32_t cl = blockIdx.y, bx = blockIdx.x;
+    if (LB) {
+        if (tid == 0) s_tk = atomicAdd(p.ticket, 1u);
+        __syncthreads();
+        bx = s_tk / p.ng;
+        cl = s_tk - bx * p.ng;
+    }
     const EMeta &M = p.meta[cl];
-    const uint64_t n = M.count, i0 = (uint64_t)blockIdx.x * ETILE;
+    const uint64_t n = M.count, i0 = (uint64_t)bx * ETILE;
     if (M.mode != 1 || i0 >= n) return;
     const uint32_t tn = (uint32_t)(n - i0 < ETILE ? n - i0 : ETILE);
+    const bool last = i0 + tn >= n; /* the stream's last tile */
     const uint32_t *entry = p.entry + (size_t)cl * p.Kcap;
-    const bool escm = p.es == 4 && M.nesc;
+    const bool escm = !LB && p.es == 4 && M.nesc;
+    /* the next tile's first 8 symbols (threads NT - 8 .. NT - 1; ~0 past the
+     * stream's end), in shared memory before the first barrier */
+    const uint32_t hj = tid - (NT - 8);
+    uint32_t hsym = ~0u;
+    if (hj < 8 && !last && i0 + ETILE + hj < n) hsym = esym(p, cl, i0 + ETILE + hj);
     uint32_t e[EPT];
     uint32_t mybits = 0, myesc = 0;
     if (p.K && p.K <= TABK && etile_vec(p, i0, n)) {
@@ -1483,33 +1521,31 @@ __global__ void __launch_bounds__(NT, 6) k_eenc(EParams p) {
             mybits += x & 31;
         }
     }
+    if (hj < 8) s_hsym[hj] = hsym;
     uint32_t off, tbits;
     Scan(ts).ExclusiveSum(mybits, off, tbits);
+    unsigned long long *lbs = reinterpret_cast<unsigned long long *>(p.tbits) + (size_t)cl * p.tiles;
+    if (LB && tid == 0) /* the tile's bit count, for the look-backs of the tiles after it */
+        *(volatile unsigned long long *)(lbs + bx) = (bx ? scz_ku::LB_AGG : scz_ku::LB_INC) | tbits;
     uint32_t eoff = 0;
     if (escm) { /* block-uniform */
         __syncthreads();
         Scan(ts).ExclusiveSum(myesc, eoff);
     }
-    const uint64_t tb0 = p.tbits[(size_t)cl * p.tiles + blockIdx.x];
-    const uint64_t W0 = tb0 >> 5;
-    const uint32_t nwt = (uint32_t)(((tb0 + tbits - 1) >> 5) - W0 + 1);
-    for (uint32_t k = tid; k < nwt; k += NT) sw[k] = 0;
+    /* the code lengths less 1, a nibble each, for the unit boundaries */
+    uint32_t ln[EPT / 8] = {};
+#pragma unroll
+    for (uint32_t k = 0; k < EPT; k++) ln[k / 8] |= ((e[k] - 1) & 15) << (4 * (k & 7));
+    /* the tile's words at its own bit 0, cleared (one more for the next
+     * tile's bits) */
+    for (uint32_t k = tid; k < (tbits + 31) / 32 + 1; k += NT) sw[k] = 0;
     __syncthreads();
-    uint8_t *gapb = p.gapb + (size_t)cl * p.units_cap;
-    uint32_t *segf = p.segf + (size_t)cl * p.segs_cap;
-    uint32_t *escb = p.escbuf + (size_t)cl * p.count_full;
-    const uint32_t ebase = escm ? p.tesc[(size_t)cl * p.tiles + blockIdx.x] + eoff : 0;
-    const uint64_t o = tb0 + off;
-    /* unit boundaries in 32 bits: oo = o - 1024 ubase (a tile's bits fit) */
-    const uint64_t ubase = tb0 >> 10;
-    uint32_t oo = (uint32_t)(tb0 & 1023u) + off;
     /* the thread's bits gathered in acc (from its top): the words it alone
      * covers are stored as they fill; its first word (shared with the
      * threads before it) and its last, partial one (shared with those
      * after it) are or-ed in once all stores are done */
-    const uint32_t wa0 = (uint32_t)(o - (W0 << 5)) >> 5;
-    uint32_t wa = wa0, nacc = (uint32_t)(o - (W0 << 5)) & 31, fw = 0;
-    const uint64_t nunits = M.n_units; /* in a register: the loop's stores may alias M for the compiler */
+    const uint32_t wa0 = off >> 5;
+    uint32_t wa = wa0, nacc = off & 31, fw = 0;
     uint64_t acc = 0;
     /* two codes at a time (at most 32 bits together) */
 #pragma unroll
@@ -1525,18 +1561,10 @@ __global__ void __launch_bounds__(NT, 6) k_eenc(EParams p) {
         wa += full;
         acc = full ? acc << 32 : acc;
         nacc -= full ? 32u : 0u;
-        if (__builtin_expect((oo & 1023u) + l >= 1024u, 0)) {
-            /* a code of the two reaches the next unit boundary (l < 1024: only one) */
-            const uint32_t first = (oo & 1023u) + l0 >= 1024u, le = first ? l0 : l;
-            const uint64_t u = ubase + ((oo + le) >> 10);
-            if (u < nunits) {
-                gapb[u] = (uint8_t)((oo + le) & 1023u);
-                if ((u & (G - 1)) == 0) segf[u / G] = (uint32_t)(i0 + tid * EPT + k + 2 - first);
-            }
-        }
-        oo += l;
     }
     if (escm) { /* block-uniform */
+        const uint32_t ebase = p.tesc[(size_t)cl * p.tiles + bx] + eoff;
+        uint32_t *escb = p.escbuf + (size_t)cl * p.count_full;
         uint32_t ek = 0;
         for (uint32_t k = 0; k < EPT; k++) {
             const uint32_t li = tid * EPT + k;
@@ -1546,29 +1574,87 @@ __global__ void __launch_bounds__(NT, 6) k_eenc(EParams p) {
             }
         }
     }
+    if (tid >= NT - 32) { /* the next tile's first 8 bits (while the first warp looks back) */
+        const uint32_t j = tid & 31, y = j < 8 ? s_hsym[j] : ~0u, x = y != ~0u ? entry[y] : 0u;
+        uint32_t xs[8];
+#pragma unroll
+        for (uint32_t k = 0; k < 8; k++) xs[k] = __shfl_sync(0xffffffffu, x, k);
+        if (j == 0) s_head = ehead(xs);
+    }
+    if (LB) {
+        if (tid < 32) {
+            const uint64_t x = scz_ku::lookback(lbs, bx, tbits, true);
+            if (tid == 0) s_tb0 = x;
+        }
+    } else if (tid == 0) {
+        s_tb0 = p.tbits[(size_t)cl * p.tiles + bx];
+    }
     __syncthreads(); /* every plain store is done: the shared words are or-ed */
+    const uint64_t tb0 = s_tb0, end = tb0 + tbits;
     if (wa != wa0) atomicOr(&sw[wa0], fw);
     if (nacc) atomicOr(&sw[wa], (uint32_t)(acc >> 32));
-    if (blockIdx.x == 0 && tid == 0 && M.n_units) {
-        gapb[0] = 0;
-        segf[0] = 0;
+    if (tid == NT - 1 && !last && (end & 7)) { /* the next tile's bits in its last byte, at tile bit tbits */
+        const uint32_t need = 8 - (uint32_t)(end & 7), h = s_head >> (8 - need), q = tbits & 31, w = tbits >> 5;
+        if (q + need <= 32) atomicOr(&sw[w], h << (32 - q - need));
+        else {
+            atomicOr(&sw[w], h >> (q + need - 32));
+            atomicOr(&sw[w + 1], h << (64 - q - need));
+        }
+    }
+    /* gaps and segment entries: the code that reaches a unit boundary
+     * (a thread's at most 16 LMAX < U bits reach one at most) */
+    {
+        uint32_t oo = (uint32_t)(tb0 & (U - 1)) + off; /* from unit tb0 / U */
+        if ((oo & (U - 1)) + mybits >= U) {
+            const uint64_t nunits = M.n_units, ubase = tb0 / U;
+            uint8_t *gapb = p.gapb + (size_t)cl * p.units_cap;
+            uint32_t *segf = p.segf + (size_t)cl * p.segs_cap;
+            for (uint32_t k = 0; k < EPT; k++) {
+                const uint32_t l = ((ln[k / 8] >> (4 * (k & 7))) & 15) + 1;
+                if ((oo & (U - 1)) + l >= U) {
+                    const uint64_t u = ubase + (oo + l) / U;
+                    if (u < nunits) {
+                        gapb[u] = (uint8_t)((oo + l) & (U - 1));
+                        if ((u & (G - 1)) == 0) segf[u / G] = (uint32_t)(i0 + tid * EPT + k + 1);
+                    }
+                    break;
+                }
+                oo += l;
+            }
+        }
+    }
+    if (bx == 0 && tid == 0 && M.n_units) {
+        p.gapb[(size_t)cl * p.units_cap] = 0;
+        p.segf[(size_t)cl * p.segs_cap] = 0;
     }
     __syncthreads();
-    /* the tile's words into the payload (wdst): plain stores where no
-     * other tile or payload part has bytes, else or-ed in */
+    /* the tile's region bytes into the payload (wdst): stream word W0 + k
+     * is the tile's bits [32 k - s, 32 k - s + 32), s = tb0 mod 32; whole
+     * destination words where the tile owns all four bytes, else its bytes
+     * one by one */
     unsigned sh;
     uint32_t *D = wdst(p, M, &sh);
-    const uint64_t end = tb0 + tbits;
-    const int64_t xs = 4 * (int64_t)W0 + ((tb0 & 31) ? 4 : 0);
-    const int64_t xe = 4 * (int64_t)(W0 + nwt) - ((end & 31) && i0 + tn < n ? 4 : 0);
+    const uint64_t W0 = tb0 >> 5;
+    const uint32_t s5 = (uint32_t)(tb0 & 31), nwt = (uint32_t)(((end - 1) >> 5) - W0 + 1);
+    const int64_t ob0 = (int64_t)((tb0 + 7) >> 3), ob1 = (int64_t)(last ? 4 * (uint64_t)M.n_words : (end + 7) >> 3);
+    const int64_t xs = 4 * ((ob0 + 3) >> 2), xe = 4 * (ob1 >> 2); /* region bytes of wholly owned stream words */
     const uint32_t nd = nwt + (sh ? 1u : 0u);
     for (uint32_t k = tid; k < nd; k += NT) {
-        const uint32_t hi = k < nwt ? sw[k] : 0u, lo = k ? sw[k - 1] : 0u;
+        /* stream words W0 + k - 1 and W0 + k */
+        const uint32_t a2 = k >= 2 ? sw[k - 2] : 0u, a1 = k >= 1 ? sw[k - 1] : 0u, a0 = k < nwt ? sw[k] : 0u;
+        const uint32_t hi = k < nwt ? __funnelshift_r(a0, a1, s5) : 0u, lo = k >= 1 ? __funnelshift_r(a1, a2, s5) : 0u;
         const uint32_t v = sh ? __funnelshift_r(lo, hi, 8 * (4 - sh)) : hi;
         const uint64_t m = W0 + k;
         const int64_t b = 4 * (int64_t)m - (int64_t)sh;
         if (b >= xs && b + 4 <= xe) D[m] = v;
-        else if (v) atomicOr(&D[m], v);
+        else {
+            uint8_t *db = reinterpret_cast<uint8_t *>(D + m);
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const int64_t sb = (b + j) ^ 3; /* the stream byte (negative before the region) */
+                if (sb >= ob0 && sb < ob1) db[j] = (uint8_t)(v >> (8 * j));
+            }
+        }
     }
 }
 
@@ -1697,9 +1783,13 @@ cudaError_t e_write(EParams &p, const ELayout &L, uint64_t maxpay, cudaStream_t 
     const uint32_t ng = p.ng;
     const dim3 tiles(L.tiles, ng);
     cudaError_t e;
-    if ((e = scz_ku::launch_pdl(k_etbits, tiles, NT, 0, s, p)) || (e = scz_ku::launch_pdl(k_etscan, ng, NT, 0, s, p)) ||
-        (e = scz_ku::launch_pdl(k_eenc, tiles, NT, 0, s, p)))
-        return e;
+    if (L.es == 4) { /* escapes: their ranks too, by two passes */
+        if ((e = scz_ku::launch_pdl(k_etbits, tiles, NT, 0, s, p)) || (e = scz_ku::launch_pdl(k_etscan, ng, NT, 0, s, p)) ||
+            (e = scz_ku::launch_pdl(k_eenc<false>, tiles, NT, 0, s, p)))
+            return e;
+    } else {
+        if ((e = scz_ku::launch_pdl(k_eenc<true>, L.tiles * ng, NT, 0, s, p))) return e;
+    }
     /* a few blocks per stream walk its pieces (most of a coded stream is k_eenc's) */
     const uint64_t pieces = (maxpay + ASM_BYTES - 1) / ASM_BYTES;
     if ((e = scz_ku::launch_pdl(k_easm, dim3((unsigned)(pieces < 64 ? pieces : 64), ng), NT, 0, s, p))) return e;
