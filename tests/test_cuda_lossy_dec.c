@@ -35,6 +35,7 @@
 
 #include "cuda/backend.h"
 #include "format/container.h"
+#include "lossy/lossy_debug.h"
 
 static scz_ctx *cpu, *gpu, *gpu_small;
 static int quick, cpu_only;
@@ -735,6 +736,12 @@ int main(void) {
            "chunks)\n",
            n_identical, n_compared, n_chunks[0], n_chunks[1], n_chunks[2]);
     CHECK(n_chunks[0] > 0 && n_chunks[1] > 0 && n_chunks[2] > 0, "every workflow was compared");
+    /* both Huffman decoders of level 0 ran (narrow codes: docs/GPU.md), so
+     * the comparisons above cover each */
+    unsigned long long hw = 0, hn = 0;
+    CHECK(scz__lossy_cuda_huff_chunks(&hw, &hn) == 0, "decoder chunk counts");
+    printf("level-0 Huffman chunks decoded on the GPU: %llu wide, %llu narrow\n", hw, hn);
+    CHECK(hw > 0 && hn > 0, "both Huffman decoders ran: %llu wide, %llu narrow chunks", hw, hn);
     scz_ctx_destroy(cpu);
     scz_ctx_destroy(gpu);
     scz_ctx_destroy(gpu_small);

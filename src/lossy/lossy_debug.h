@@ -1,9 +1,10 @@
 /*
- * lossy_debug.h -- white-box entries of the level-1 writers for the tests
+ * lossy_debug.h -- white-box entries for the tests: of the level-1 writers
  * (tests/test_cuda_lossy_enc1.c): the CPU writer's estimate and decision
  * (lossy.c) and its interpolation codes and lists for one chunk, and the
- * GPU writer's (lossy_enc1.cu) for a batch of chunks. Not part of the API;
- * the CPU writer's bytes do not depend on them.
+ * GPU writer's (lossy_enc1.cu) for a batch of chunks; and the GPU
+ * decoder's chunk counts (tests/test_cuda_lossy_dec.c). Not part of the
+ * API; no stream's bytes depend on them.
  */
 #ifndef SCZ_LOSSY_DEBUG_H
 #define SCZ_LOSSY_DEBUG_H
@@ -112,6 +113,11 @@ typedef struct scz_l1dbg {
 /* Runs the GPU writer's estimate, decision and sweeps; returns a
  * cudaError_t (0: success). */
 int scz__lossy1_cuda_debug(scz_l1dbg *d);
+
+/* GPU decoder (lossy_dec.cu): the level-0 Huffman chunks the current
+ * device has decoded with wide and with narrow (a byte per code) tables
+ * since the program started. Returns 0, or a CUDA error code. */
+int scz__lossy_cuda_huff_chunks(unsigned long long *wide, unsigned long long *narrow);
 
 #ifdef __cplusplus
 }

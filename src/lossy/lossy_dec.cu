@@ -68,6 +68,10 @@
 
 using namespace scz_hd;
 
+/* Level-0 Huffman chunks decoded with wide [0] and narrow [1] tables
+ * since the program started, for the tests (lossy_debug.h). */
+__device__ unsigned long long g_huff_chunks[2];
+
 namespace {
 
 enum {
@@ -661,7 +665,10 @@ __global__ void __launch_bounds__(NT) k_books(Params p) {
         }
         return;
     }
-    if (!p.level && M.mode == 1 && S.count) narrow_tables(p, M, S, key, sh); /* after a barrier */
+    if (!p.level && M.mode == 1 && S.count) {
+        narrow_tables(p, M, S, key, sh); /* after a barrier */
+        if (tid == 0) atomicAdd(&g_huff_chunks[M.narrow], 1ull);
+    }
     if (S.count) hs_build_ctab(p.tables + key * TABLE, p.ctabs + key * TABLE, tid, NT); /* after a barrier */
     const uint32_t *s32 = reinterpret_cast<const uint32_t *>(&S);
     uint32_t *d32 = reinterpret_cast<uint32_t *>(&M.S[s]);
@@ -1951,6 +1958,15 @@ template <bool F32, uint32_t SV> __global__ void __launch_bounds__(NT) k_sweep(P
 int persistent_grid(const void *fn, int smem = 0) { return scz_ku::persistent_grid(fn, NT, smem); }
 
 } // namespace
+
+extern "C" int scz__lossy_cuda_huff_chunks(unsigned long long *wide, unsigned long long *narrow) {
+    unsigned long long v[2];
+    const cudaError_t e = cudaMemcpyFromSymbol(v, g_huff_chunks, sizeof v);
+    if (e) return (int)e;
+    *wide = v[0];
+    *narrow = v[1];
+    return 0;
+}
 
 size_t scz__lossy_cuda_dec_scratch(const scz_cuda_batch *b) { return layout(b).total; }
 
