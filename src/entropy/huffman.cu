@@ -1315,19 +1315,17 @@ __global__ void __launch_bounds__(NT) k_eoff(EParams p) {
     }
 }
 
-/* Bits and escapes of each tile of a coded chunk. */
 /* A whole tile of u16 symbols, 16-byte aligned: thread t's symbols
- * t * EPT .. t * EPT + EPT - 1 of the tile (blocked) in two 16-byte loads,
- * or t * 8 + h * 8 * NT .. (striped by 8) with striped = true. */
+ * t * EPT .. t * EPT + EPT - 1 of the tile in two 16-byte loads. */
 __device__ __forceinline__ bool etile_vec(const EParams &p, uint64_t i0, uint64_t n) {
     return p.es == 2 && !p.soff && i0 + ETILE <= n && ((p.raw_full | reinterpret_cast<uintptr_t>(p.src)) & 15) == 0;
 }
-__device__ __forceinline__ void etile_load(const EParams &p, uint32_t cl, uint64_t i0, bool striped, uint32_t *sym) {
+__device__ __forceinline__ void etile_load(const EParams &p, uint32_t cl, uint64_t i0, uint32_t *sym) {
     static_assert(EPT == 16, "two 16-byte loads per thread");
     const uint4 *v = reinterpret_cast<const uint4 *>(p.src + (uint64_t)cl * p.raw_full + 2 * i0);
 #pragma unroll
     for (uint32_t h = 0; h < 2; h++) {
-        const uint4 q = v[striped ? h * NT + threadIdx.x : threadIdx.x * 2 + h];
+        const uint4 q = v[threadIdx.x * 2 + h];
         const uint32_t w[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
         for (uint32_t k = 0; k < 8; k++) sym[h * 8 + k] = (w[k / 2] >> (16 * (k & 1))) & 0xffffu;
@@ -1335,31 +1333,23 @@ __device__ __forceinline__ void etile_load(const EParams &p, uint32_t cl, uint64
 }
 constexpr uint32_t TABK = 4096; /* alphabets up to TABK: code tables in shared memory */
 
+/* Bits and escapes of each tile of a coded chunk (u32 symbols: the
+ * two-pass writing, e_write). */
 __global__ void __launch_bounds__(NT) k_etbits(EParams p) {
     scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockReduce<uint32_t, NT> Red;
     __shared__ typename Red::TempStorage ts;
-    __shared__ uint8_t slen[TABK];
     const uint32_t cl = blockIdx.y;
     const EMeta &M = p.meta[cl];
     const uint64_t n = M.count, i0 = (uint64_t)blockIdx.x * ETILE;
     if (M.mode != 1 || i0 >= n) return;
     const uint8_t *len = p.len + (size_t)cl * p.Kcap;
-    const bool esc = p.es == 4 && M.nesc;
+    const bool esc = M.nesc;
     uint32_t b = 0, e = 0;
-    if (p.K && p.K <= TABK && etile_vec(p, i0, n)) {
-        for (uint32_t k = threadIdx.x; k < p.K; k += NT) slen[k] = len[k];
-        __syncthreads();
-        uint32_t sym[EPT];
-        etile_load(p, cl, i0, true, sym);
-#pragma unroll
-        for (uint32_t k = 0; k < EPT; k++) b += slen[sym[k]];
-    } else {
-        for (uint64_t i = i0 + threadIdx.x; i < i0 + ETILE && i < n; i += NT) {
-            const uint32_t s = esym(p, cl, i);
-            b += len[s];
-            e += esc && s == DICT_MAX;
-        }
+    for (uint64_t i = i0 + threadIdx.x; i < i0 + ETILE && i < n; i += NT) {
+        const uint32_t s = esym(p, cl, i);
+        b += len[s];
+        e += esc && s == DICT_MAX;
     }
     const uint32_t tb = Red(ts).Sum(b);
     __syncthreads();
@@ -1454,10 +1444,10 @@ __global__ void __launch_bounds__(NT) k_etscan(EParams p) {
  * SM (40 registers).
  * LB = false: one tile, (blockIdx.x, blockIdx.y), at the bit offset
  * k_etscan found (after k_etbits), with the escape ranks (u32 symbols).
- * LB = true (streams without escapes): one pass. Persistent blocks take
- * tiles by ticket (the next one while they write this one), the streams'
- * tiles interleaved: tile x of every stream, then tile x + 1, so that a
- * tile's predecessor took its ticket ng tickets earlier. A tile's bit
+ * LB = true (u8 / u16 streams, without escapes): one pass. The blocks take
+ * their tiles by ticket, the streams' tiles interleaved: tile x of every
+ * stream, then tile x + 1, so that a tile's predecessor took its ticket ng
+ * tickets earlier. A tile's bit
  * offset comes from a decoupled look-back over the tiles' bit counts
  * (scz_ku::lookback; states in p.tbits and the ticket zeroed by k_ebook):
  * the tile publishes its bit count as soon as it has it, assembles its
@@ -1501,7 +1491,7 @@ __global__ void __launch_bounds__(NT, 6) k_eenc(EParams p) {
         for (uint32_t k = tid; k < p.K; k += NT) sent[k] = entry[k];
         __syncthreads();
         uint32_t sym[EPT];
-        etile_load(p, cl, i0, false, sym);
+        etile_load(p, cl, i0, sym);
 #pragma unroll
         for (uint32_t k = 0; k < EPT; k++) {
             e[k] = sent[sym[k]];
