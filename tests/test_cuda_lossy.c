@@ -9,7 +9,11 @@
  * forced Huffman, forced run-length) x radius (2, 3, 512, 32767) x chunk
  * sizes that split blocks and give many chunks per batch, and every file of
  * $SCZ_DATA_DIR at REL 1e-2 .. 1e-4 and PSNR 70 dB;
- * the CPU decodes the GPU's streams within the bound. Counts every
+ * the CPU decodes the GPU's streams within the bound. Level 1 (knobs[2] =
+ * 1, FORMAT.md 7.9-7.10) the same way over the families x shapes x dtypes,
+ * bounds (ABS with outliers, REL 1e-1 .. 1e-6, REL 0, PSNR), forced
+ * workflows, chunk sizes and the data files (SCZ_TEST_LEVEL1_ONLY=1: level
+ * 1 alone). Counts every
  * workflow the streams used, so a test that never reaches a path shows it.
  * Skipped (exit 77) without a CUDA build or device.
  *
@@ -293,55 +297,140 @@ static void test_real_data(void) {
     free(files);
 }
 
-/* Level 1 (FORMAT.md 7.9) has GPU decompression only: a CUDA context's host
- * API compresses on the CPU (same bytes as the CPU context) and decodes on
- * the GPU (test_cuda_lossy_dec compares those decodes in depth), and the
- * device-pointer compression refuses it with SCZ_ERR_UNSUPPORTED. */
-static void test_level1(void) {
-    const gen_shape_def shp = {"3d_33x31x29", 3, {33, 31, 29, 1}};
-    for (int di = 0; di < 2; di++) {
-        const scz_shape s = gen_shape(&shp, di ? SCZ_DTYPE_F64 : SCZ_DTYPE_F32);
-        size_t bytes;
-        void *a = gen_field(GEN_SMOOTH, &s, 77u, &bytes);
-        scz_params p = params(SCZ_EB_REL, 1e-3, 0, 0, 16384);
-        p.knobs[2] = 1;
-        char what[160];
-        snprintf(what, sizeof what, "level 1 smooth %s %s", shp.name, scz_dtype_name(s.dtype));
-        size_t nc = 0, ng = 0;
-        uint8_t *zc = tu_compress(cpu, &p, &s, a, &nc, what);
-        uint8_t *zg = tu_compress(gpu, &p, &s, a, &ng, what);
-        n_streams++;
-        if (zc && zg) {
-            const int same = nc == ng && memcmp(zc, zg, nc) == 0;
-            CHECK(same, "%s: CUDA context's stream differs from the CPU's", what);
-            n_identical += same;
-            check_bound(zg, ng, &s, a, what);
-            void *out = malloc(bytes ? bytes : 1);
-            scz_status r = scz_decompress(gpu, zc, nc, out, bytes, NULL);
-            CHECK(r == SCZ_OK, "%s: CUDA context decompress: %s (%s)", what, st(r), scz_ctx_last_error(gpu));
-            void *ref = malloc(bytes ? bytes : 1);
-            r = scz_decompress(cpu, zc, nc, ref, bytes, NULL);
-            CHECK(r == SCZ_OK && memcmp(out, ref, bytes) == 0, "%s: CUDA context decodes other values", what);
-            free(ref);
-            free(out);
-        }
-        void *d_src = NULL, *d_z = NULL;
-        const size_t bound = scz_compress_bound(&s, &p);
-        CUDA_OK(cudaMalloc(&d_src, bytes));
-        CUDA_OK(cudaMalloc(&d_z, bound));
-        CUDA_OK(cudaMemcpy(d_src, a, bytes, cudaMemcpyHostToDevice));
-        uint64_t *size_out;
-        CUDA_OK(cudaMallocHost((void **)&size_out, 8));
-        scz_status r = scz_cuda_compress(gpu, &p, &s, d_src, d_z, bound, size_out, NULL);
-        CUDA_OK(cudaDeviceSynchronize());
-        CHECK(r == SCZ_ERR_UNSUPPORTED, "%s: device API gives %s, expected SCZ_ERR_UNSUPPORTED", what, st(r));
-        CUDA_OK(cudaFreeHost(size_out));
-        CUDA_OK(cudaFree(d_src));
-        CUDA_OK(cudaFree(d_z));
-        free(zc);
-        free(zg);
-        free(a);
+/* Level 1 (FORMAT.md 7.9-7.10) compresses on the GPU too (lossy_enc1.cu):
+ * the CPU's bytes through the host API (default and one-chunk batches) and
+ * the device API. What the CPU's level-1 chunks used, so that a test that
+ * never reaches a path shows it: predictor, back end, sweep streams (g),
+ * level bounds (tl), workflow. */
+static long l1_chunks, l1_interp, l1_cubic, l1_be, l1_g, l1_tl, l1_wf[3], l1_streams;
+
+static void count_level1(const uint8_t *z, size_t zn) {
+    scz_info info;
+    if (scz_inspect(z, zn, &info) != SCZ_OK) return;
+    for (uint32_t i = 0; i < info.num_chunks; i++) {
+        scz_chunk_info ci;
+        if (scz_inspect_chunk(z, zn, i, &ci) != SCZ_OK) continue;
+        l1_chunks++;
+        if (ci.codec_info < 3) l1_wf[ci.codec_info]++;
+        if (ci.codec_info == 0 || ci.size < 32) continue;
+        const uint8_t *h = z + ci.offset;
+        l1_interp += h[5] != 0;
+        l1_cubic += h[5] == 2;
+        l1_be += h[6] != 0;
+        l1_g += h[28] != 0;
+        l1_tl += h[29] != 0;
     }
+}
+
+static void compare1(const scz_shape *s, const void *a, scz_params p, int device_api, const char *name) {
+    p.knobs[2] = 1;
+    size_t nc = 0;
+    uint8_t *zc = tu_compress(cpu, &p, s, a, &nc, name);
+    if (zc) count_level1(zc, nc);
+    free(zc);
+    l1_streams++;
+    char what[300];
+    snprintf(what, sizeof what, "level 1 %s", name);
+    compare(s, a, &p, device_api, what);
+}
+
+static void test_level1(void) {
+    long cases = 0;
+    const scz_dtype dts[2] = {SCZ_DTYPE_F32, SCZ_DTYPE_F64};
+    if (quick > 1) { /* racecheck / synccheck: every kernel in a few arrays */
+        const gen_shape_def shp[2] = {{"2d_65x63", 2, {65, 63, 1, 1}}, {"3d_33x31x29", 3, {33, 31, 29, 1}}};
+        for (int di = 0; di < 2; di++)
+            for (int si = 0; si < 2; si++) {
+                const scz_shape s = gen_shape(&shp[si], dts[di]);
+                size_t bytes;
+                void *a = gen_field(GEN_SMOOTH, &s, 77u + (unsigned)si, &bytes);
+                char name[200];
+                snprintf(name, sizeof name, "smooth %s %s", shp[si].name, scz_dtype_name(s.dtype));
+                compare1(&s, a, params(SCZ_EB_REL, 1e-3, 0, 0, 16384), 1, name);
+                compare1(&s, a, params(SCZ_EB_ABS, 1e-2, 64, 0, 0), 0, name);
+                cases += 2;
+                free(a);
+            }
+    } else {
+        for (int di = 0; di < 2; di++)
+            for (int f = 0; f < GEN_NUM_FAMILIES; f++)
+                for (int si = 0; si < gen_num_shapes; si++) {
+                    if (quick && si % 3) continue;
+                    const scz_shape s = gen_shape(&gen_shapes[si], dts[di]);
+                    size_t bytes;
+                    void *a = gen_field((gen_family)f, &s, 3000u + (unsigned)si, &bytes);
+                    char name[200];
+                    snprintf(name, sizeof name, "%s %s %s", gen_family_name((gen_family)f), gen_shapes[si].name,
+                             scz_dtype_name(dts[di]));
+                    const scz_params P[] = {
+                        params(SCZ_EB_REL, 1e-3, 0, 0, 0),    params(SCZ_EB_REL, 1e-1, 0, 0, 0),
+                        params(SCZ_EB_REL, 1e-6, 0, 0, 0),    params(SCZ_EB_ABS, 1e-2, 64, 0, 0),
+                        params(SCZ_EB_REL, 1e-2, 0, 2, 0),    params(SCZ_EB_REL, 1e-4, 0, 1, 0),
+                        params(SCZ_EB_REL, 0, 0, 0, 0),       params(SCZ_EB_PSNR, 60, 0, 0, 0),
+                        params(SCZ_EB_REL, 1e-3, 0, 0, 4096), params(SCZ_EB_REL, 1e-2, 2, 0, 65536 + 64),
+                    };
+                    const int np = (int)(sizeof P / sizeof P[0]);
+                    for (int k = 0; k < np; k++) {
+                        if (quick && k % 3) continue;
+                        compare1(&s, a, P[k], k == 0 || k == 3 || k == 7 || k == 8, name);
+                        cases++;
+                    }
+                    free(a);
+                }
+        /* larger fields: several full chunks per group and across groups */
+        const struct {
+            gen_family f;
+            uint32_t rank;
+            uint64_t d0, d1, d2;
+        } C[] = {{GEN_SMOOTH, 3, 130, 67, 45}, {GEN_FILL_VALUE, 2, 1000, 613, 1}, {GEN_NOISY, 1, 3000001, 1, 1}};
+        for (size_t i = 0; i < sizeof C / sizeof C[0]; i++)
+            for (int di = 0; di < 2; di++) {
+                if (quick && i) continue;
+                scz_shape s;
+                memset(&s, 0, sizeof s);
+                s.dtype = dts[di];
+                s.rank = C[i].rank;
+                s.dims[0] = C[i].d0;
+                s.dims[1] = C[i].d1;
+                s.dims[2] = C[i].d2;
+                s.dims[3] = 1;
+                size_t bytes;
+                void *a = gen_field(C[i].f, &s, 91 + i, &bytes);
+                char name[200];
+                snprintf(name, sizeof name, "large %s rank %u %s", gen_family_name(C[i].f), C[i].rank,
+                         scz_dtype_name(s.dtype));
+                compare1(&s, a, params(SCZ_EB_REL, 1e-3, 0, 0, 0), 1, name);
+                compare1(&s, a, params(SCZ_EB_REL, 1e-2, 0, 0, 1000000), 1, name);
+                cases += 2;
+                free(a);
+            }
+        tu_datafile *files;
+        const int n = tu_data_files(&files);
+        if (n == 0) printf("level 1 real data: none in $SCZ_DATA_DIR, skipped\n");
+        for (int i = 0; i < n; i++) {
+            if (quick && i) continue;
+            size_t size;
+            void *data = tu_read_file(files[i].path, &size);
+            if (!data || size != gen_bytes(&files[i].shape)) {
+                CHECK(0, "%s: cannot read or size mismatch", files[i].name);
+                free(data);
+                continue;
+            }
+            const double rel[3] = {1e-2, 1e-3, 1e-4};
+            for (int k = 0; k < 3; k++, cases++)
+                compare1(&files[i].shape, data, params(SCZ_EB_REL, rel[k], 0, 0, k == 2 ? 1 << 20 : 0), k == 1,
+                         files[i].name);
+            free(data);
+        }
+        if (n) free(files);
+    }
+    printf("level 1: %ld cases; CPU chunks %ld: interpolated %ld (cubic %ld), back end %ld, g > 0 %ld, tl %ld; "
+           "stored %ld, huffman %ld, run-length %ld\n",
+           cases, l1_chunks, l1_interp, l1_cubic, l1_be, l1_g, l1_tl, l1_wf[0], l1_wf[1], l1_wf[2]);
+    if (quick < 2)
+        CHECK(l1_interp && l1_cubic && l1_be && l1_g && l1_tl && l1_wf[0] && l1_wf[1] && l1_wf[2] &&
+                  l1_interp < l1_chunks,
+              "level 1: every predictor, back end, sweep streams, level bounds and workflow reached");
 }
 
 int main(void) {
@@ -360,7 +449,11 @@ int main(void) {
     }
     scz__cuda_set_batch_bytes(gpu_small, 1);
     CHECK(scz__cuda_can(SCZ_CODEC_LOSSY, 0), "lossy has GPU compression kernels");
-    if (quick > 1) {
+    const char *l1 = getenv("SCZ_TEST_LEVEL1_ONLY");
+    const int only1 = l1 && atoi(l1);
+    if (only1) {
+        /* level 1 alone */
+    } else if (quick > 1) {
         test_small();
     } else {
         test_generated();
@@ -372,7 +465,7 @@ int main(void) {
            n_streams, n_identical, n_device, n_bound);
     printf("device API with PSNR bounds (the rule's passes on the GPU): %ld streams\n", n_psnr_device);
     printf("CPU chunks by workflow: stored %ld, huffman %ld, run-length %ld\n", n_wf[0], n_wf[1], n_wf[2]);
-    if (quick < 2) CHECK(n_wf[0] && n_wf[1] && n_wf[2], "every workflow reached");
+    if (quick < 2 && !only1) CHECK(n_wf[0] && n_wf[1] && n_wf[2], "every workflow reached");
     scz_ctx_destroy(gpu_small);
     scz_ctx_destroy(gpu);
     scz_ctx_destroy(cpu);

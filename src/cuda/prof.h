@@ -19,7 +19,7 @@ extern "C" int scz__cuda_prof_mode(void);
 extern "C" void scz__cuda_prof_add(const char *what, const char *phase, double ms);
 
 struct ScProf {
-    enum { MAXM = 64 };
+    enum { MAXM = 256 };
     cudaEvent_t ev[MAXM + 1];
     const char *name[MAXM];
     int n = 0;

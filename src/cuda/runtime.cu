@@ -668,8 +668,7 @@ extern "C" int scz__cuda_can(scz_codec c, int dir) {
     return dir == SCZ_CUDA_ENCODE ? g->encode != nullptr : g->decode != nullptr;
 }
 extern "C" int scz__cuda_can_hdr(const scz_header *h, int dir) {
-    /* lossy level 1 (FORMAT.md 7.9): GPU decoding, compression on the CPU */
-    if (h->codec == SCZ_CODEC_LOSSY && h->knobs[2] != 0 && dir != SCZ_CUDA_DECODE) return 0;
+    /* every header a codec's CPU side accepts (lossy levels 0 and 1 both ways) */
     return scz__cuda_can(h->codec, dir);
 }
 extern "C" int scz_cuda_codec_supported(scz_codec c) {

@@ -1799,12 +1799,14 @@ void hse_params(const scz_hse *h, void *state, void *work, const ELayout &L, EPa
     memset(p, 0, sizeof *p);
     elayout_take(L, static_cast<uint8_t *>(state), p, cubtmp);
     elayout_work(L, static_cast<uint8_t *>(work), p);
-    p->src = reinterpret_cast<const uint8_t *>(h->sym);
-    p->raw_full = h->stride * 2;
+    /* u8 symbols: the u8 huffman codec's paths; the layout of K <= 256 is
+     * that of u16 symbols (elayout_geom: the same Kcap, Kc and tiles) */
+    p->src = h->sym8 ? h->sym8 : reinterpret_cast<const uint8_t *>(h->sym);
+    p->es = h->sym8 ? 1 : 2;
+    p->raw_full = h->stride * p->es;
     p->count_full = p->count_last = L.count_full;
     p->cnt = h->count;
     p->ng = h->n;
-    p->es = 2;
     p->K = h->Kv ? 0 : h->K; /* per-stream alphabets: the general paths (no K-sized tables) */
     p->Kv = h->Kv;
     p->soff = h->soff;

@@ -6,7 +6,8 @@
  * CUDA C++, .cu files only.
  *
  * A *set* is n streams encoded together: stream i holds count[i] (a device
- * array, <= cap) u16 symbols at sym + i * stride, alphabet K. Encoding is
+ * array, <= cap) u16 symbols at sym + i * stride (or u8 symbols: sym8),
+ * alphabet K. Encoding is
  * two steps, everything on the device and asynchronous on one CUDA stream:
  *   scz__hse_plan   histograms, codebooks, each stream's size in bytes (and
  *                   its total_bits) into device arrays;
@@ -31,6 +32,8 @@ struct scz_hse {
     uint32_t hist_ready;   /* 1: the caller counted the symbols into scz__hse_hist (plan skips its pass) */
     const uint32_t *Kv;    /* device: stream i's alphabet size Kv[i] <= K, or NULL: K for every stream */
     const uint64_t *soff;  /* device: stream i's first symbol at sym + soff[i] (then stride is unused), or NULL */
+    const uint8_t *sym8;   /* or NULL: u8 symbols in place of sym (stream i at sym8 + i * stride; K <= 256, soff
+                              NULL); the set's state is that of the same set of u16 symbols */
 };
 
 /* State of a set of n streams of at most cap symbols each, of alphabets

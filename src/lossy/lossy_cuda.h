@@ -16,6 +16,12 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
                                    uint8_t *d_pay, uint64_t *choff, uint64_t *chsize, uint64_t *chinfo,
                                    void *scratch, cudaStream_t s);
 cudaError_t scz__lossy_cuda_enc_probe(void);
+/* The same for level 1 (knobs[2] = 1, FORMAT.md 7.9-7.10; lossy_enc1.cu),
+ * which the level-0 entries hand such batches to. */
+size_t scz__lossy1_cuda_enc_scratch(const scz_cuda_batch *b);
+cudaError_t scz__lossy1_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_t cb, const void *d_src,
+                                    uint8_t *d_pay, uint64_t *choff, uint64_t *chsize, uint64_t *chinfo,
+                                    void *scratch, cudaStream_t s);
 /* The PSNR rule's passes over a device array (scz_cuda_codec_ops.passes). */
 size_t scz__lossy_cuda_pass_scratch(const scz_header *h);
 scz_status scz__lossy_cuda_passes(scz_ctx *ctx, scz_header *h, void *pass, const void *d_src, uint64_t finite,

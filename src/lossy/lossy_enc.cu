@@ -1591,11 +1591,14 @@ template <typename T> cudaError_t launch_quant(const LP &p, uint32_t nbc, bool p
 
 } // namespace
 
-size_t scz__lossy_cuda_enc_scratch(const scz_cuda_batch *b) { return elay(b).total; }
+size_t scz__lossy_cuda_enc_scratch(const scz_cuda_batch *b) {
+    return b->h->knobs[2] ? scz__lossy1_cuda_enc_scratch(b) : elay(b).total;
+}
 
 cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_t cb, const void *d_src,
                                    uint8_t *d_pay, uint64_t *choff, uint64_t *chsize, uint64_t *chinfo,
                                    void *scratch, cudaStream_t s) {
+    if (b->h->knobs[2]) return scz__lossy1_cuda_encode(b, ca, cb, d_src, d_pay, choff, chsize, chinfo, scratch, s);
     if (ca >= cb || cb > b->n) return cudaErrorInvalidValue;
     const ELay L = elay(b);
     LP p;

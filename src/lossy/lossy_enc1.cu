@@ -81,6 +81,8 @@
 #include "lossy_sweep_cuda.h"
 #include "lossy_debug.h"
 #include "../entropy/huffman_enc_cuda.h"
+#include "../cuda/kutil.h"
+#include "../cuda/prof.h"
 
 #include <cub/cub.cuh>
 
@@ -125,6 +127,7 @@ struct E1 {
     uint32_t nch, es, R, swn, tpc, nbl; /* nbl: Lorenzo blocks of a chunk, at most */
     uint32_t nreal;             /* chunks of the batch; nch = 2 nreal (the trial's payloads after them) */
     int psnr;
+    uint32_t wfk;               /* knobs[1]: 0 workflow by size, 1 Huffman, 2 run-length */
     CGeo gfull, glast;
     double eb, ebx2, recip;
     const uint8_t *force;       /* NULL or nch x {pred, order, tight} */
@@ -159,19 +162,17 @@ struct E1 {
     uint32_t *olast;            /* nch x tpc: last outlier of a tile, then of the tiles before it */
     unsigned long long *obytes; /* nch */
     uint64_t *bh, *br;          /* nch */
-    /* the Huffman bodies */
-    uint8_t *bodies;            /* chunk c's body at c bodycap */
+    /* the bodies: body 2c + w of chunk c (w = 0 Huffman, 1 run-length) at (2c + w) bodycap */
+    uint8_t *bodies;
     uint64_t bodycap;
     unsigned long long *tob, *tvn; /* nch x tpc: outlier-list bytes, V_new per tile; then their exclusive sums */
     uint32_t *w3cnt, *w3K;      /* nch x W3 */
     uint64_t *w3soff, *w3size, *w3off;
-    /* the run-length bodies */
-    uint8_t *rbodies;           /* chunk c's at c bodycap */
+    uint8_t *rbodies;           /* bodies + bodycap: chunk c's run-length body at 2c bodycap */
     unsigned long long *tpp;    /* nch x tpc: pieces per tile, then before it */
     uint16_t *rvl;              /* 2 nch x cf: chunk c's piece codes at 2c cf, lengths - 1 at (2c + 1) cf */
     uint64_t *w4size, *w4off;   /* 2 nch */
     /* the back end and the payloads */
-    uint16_t *bsym;             /* 2 nch x bodycap: body 2c + w's bytes as symbols (w = 1: run-length) */
     uint32_t *b5cnt;            /* 2 nch */
     uint64_t *b5size, *b5off;   /* 2 nch */
     uint8_t *pay;               /* chunk c's payload at c paycap */
@@ -185,6 +186,8 @@ __device__ __forceinline__ uint32_t sc(const E1 &p, uint32_t c) { return c < p.n
 __device__ __forceinline__ const CGeo &geo(const E1 &p, uint32_t c) {
     return sc(p, c) + 1 == p.nreal ? p.glast : p.gfull;
 }
+/* Chunk c's bodies from p.bodies (its Huffman body) or p.rbodies. */
+__device__ __forceinline__ uint64_t bo(const E1 &p, uint32_t c) { return 2 * (uint64_t)c * p.bodycap; }
 
 struct MaxOp {
     __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
@@ -612,7 +615,7 @@ __global__ void k_gchoose(E1 p) {
         p.hsz[c] = p.size0[c] = p.bits0[c] = 0;
         return;
     }
-    const uint32_t G = S < LZ1_GMAX ? S : LZ1_GMAX;
+    const uint32_t G = p.wfk == 2 ? 0 : S < LZ1_GMAX ? S : LZ1_GMAX; /* run-length forced: no sweep streams */
     uint64_t best = z[0], swsum = 0;
     uint32_t gb = 0;
     for (uint32_t gg = 1; gg <= G; gg++) {
@@ -662,8 +665,9 @@ __global__ void k_rcrit(E1 p) {
     if (p.nsw[c] != NONE) {
         const uint64_t n = geo(p, c).n, tb = p.bits0[c];
         const double bits = (double)tb, avg = __ddiv_rn(bits, (double)n);
-        on = (uint64_t)LZ_RLE_DEN * tb <= (uint64_t)LZ_RLE_NUM * n ||
-             __dmul_rn((double)p.runs[c], fmax(LZ_RUN_BITS_MIN, __dadd_rn(avg, LZ_RUN_BITS_ADD))) < bits;
+        on = p.wfk == 2 || (p.wfk == 0 && ((uint64_t)LZ_RLE_DEN * tb <= (uint64_t)LZ_RLE_NUM * n ||
+                                            __dmul_rn((double)p.runs[c], fmax(LZ_RUN_BITS_MIN,
+                                                                              __dadd_rn(avg, LZ_RUN_BITS_ADD))) < bits));
     }
     p.rtry[c] = on;
     const uint32_t r = p.rmax[c] + 1;
@@ -726,7 +730,7 @@ __global__ void k_rdecide(E1 p) {
     const uint64_t z = f ? 4 + p.r2size[2 * c] + p.r2size[2 * c + 1] : 0;
     p.rformed[c] = f;
     p.rsz[c] = z;
-    p.rle[c] = f && !((uint64_t)LZ1_RLE_NUM * z > (uint64_t)LZ1_RLE_DEN * p.hsz[c]);
+    p.rle[c] = f && (p.wfk != 0 || !((uint64_t)LZ1_RLE_NUM * z > (uint64_t)LZ1_RLE_DEN * p.hsz[c]));
 }
 
 /* The outlier list's bytes (7.6): varint(i - p) + varint(zigzag(d)) per
@@ -809,7 +813,7 @@ __global__ void k_w3off(E1 p) {
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= p.nch) return;
     const uint32_t S = p.nsw[c], g = S == NONE ? 0 : p.g[c];
-    uint64_t o = (uint64_t)c * p.bodycap;
+    uint64_t o = bo(p, c);
     for (uint32_t j = 0; j < W3; j++) {
         const uint64_t k = (uint64_t)c * W3 + j;
         if (S == NONE || j > g) {
@@ -849,7 +853,7 @@ __global__ void __launch_bounds__(NT) k_ow(E1 p, uint8_t *bodies, const uint64_t
     }
     unsigned long long off;
     BS64(ts64).ExclusiveSum(bytes, off);
-    uint8_t *q = bodies + (uint64_t)c * p.bodycap + sec[c] + p.tob[(uint64_t)c * p.tpc + t] + off;
+    uint8_t *q = bodies + bo(p, c) + sec[c] + p.tob[(uint64_t)c * p.tpc + t] + off;
     nextp = p0;
     for (uint32_t k = 0; k < PER; k++) {
         const uint64_t pos = a0 + k;
@@ -887,7 +891,7 @@ __global__ void __launch_bounds__(NT) k_vw(E1 p, uint8_t *bodies, const uint64_t
     BS(ts).ExclusiveSum(cnt, off);
     if (!cnt) return;
     const uint32_t es = F32 ? 4 : 8;
-    uint8_t *q = bodies + (uint64_t)c * p.bodycap + sec[c] + p.obytes[c] +
+    uint8_t *q = bodies + bo(p, c) + sec[c] + p.obytes[c] +
                  (p.tvn[(uint64_t)c * p.tpc + t] + off) * es;
     for (uint32_t k = 0; k < PER; k++) {
         const uint64_t pos = a0 + k;
@@ -945,11 +949,11 @@ __global__ void k_rhdr(E1 p) {
         p.w4off[2 * c] = p.w4off[2 * c + 1] = ~0ull;
         return;
     }
-    uint8_t *b = p.rbodies + (uint64_t)c * p.bodycap;
+    uint8_t *b = p.rbodies + bo(p, c);
     const uint32_t nr = p.r2cnt[2 * c];
     for (int h = 0; h < 4; h++) b[h] = (uint8_t)(nr >> (8 * h));
-    p.w4off[2 * c] = (uint64_t)c * p.bodycap + 4;
-    p.w4off[2 * c + 1] = (uint64_t)c * p.bodycap + 4 + p.w4size[2 * c];
+    p.w4off[2 * c] = bo(p, c) + 4;
+    p.w4off[2 * c + 1] = bo(p, c) + 4 + p.w4size[2 * c];
 }
 
 /* Whether body w (0 Huffman, 1 run-length) of chunk c exists, its size. */
@@ -958,18 +962,15 @@ __device__ __forceinline__ uint64_t body_len(const E1 &p, uint32_t c, uint32_t w
     return w ? p.br[c] : p.bh[c];
 }
 
-/* The bodies' bytes as the back end's symbols (blockIdx.y = body 2c + w);
- * a body the back end does not take (none, or B outside 1 .. 2^32 - 2)
- * gets one symbol 0 (its size is not read). */
-__global__ void __launch_bounds__(NT) k_bsym(E1 p) {
-    const uint32_t b = blockIdx.y, c = b / 2, w = b % 2;
-    const uint64_t B = body_len(p, c, w);
-    const bool ok = B >= 1 && B <= 0xfffffffeull;
-    if (blockIdx.x == 0 && threadIdx.x == 0) p.b5cnt[b] = ok ? (uint32_t)B : 1;
-    if (!ok) return;
-    const uint8_t *src = (w ? p.rbodies : p.bodies) + (uint64_t)c * p.bodycap;
-    uint16_t *d = p.bsym + (uint64_t)b * p.bodycap;
-    for (uint64_t i = (uint64_t)blockIdx.x * NT + threadIdx.x; i < B; i += (uint64_t)gridDim.x * NT) d[i] = src[i];
+/* The back end's streams are the bodies' bytes (u8 symbols, stream 2c + w
+ * at (2c + w) bodycap): their counts. A body the back end does not take
+ * (none, or B outside 1 .. 2^32 - 2) counts one symbol (its size is not
+ * read). */
+__global__ void k_bcnt(E1 p) {
+    const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= 2 * p.nch) return;
+    const uint64_t B = body_len(p, b / 2, b % 2);
+    p.b5cnt[b] = B >= 1 && B <= 0xfffffffeull ? (uint32_t)B : 1;
 }
 
 __device__ __forceinline__ void st32(uint8_t *q, uint32_t v) {
@@ -991,7 +992,8 @@ __global__ void k_pdecide(E1 p) {
     const uint64_t MX = ~0ull, bh = p.bh[c], br = body_len(p, c, 1);
     const uint64_t eh = bh >= 1 && bh <= 0xfffffffeull ? p.b5size[2 * c] : MX;
     const uint64_t er = p.rle[c] && br >= 1 && br <= 0xfffffffeull ? p.b5size[2 * c + 1] : MX;
-    const uint64_t fh = eh < bh ? eh : bh, fr = p.rle[c] ? (er < br ? er : br) : MX;
+    /* run-length forced: the Huffman body does not compete (the CPU does not form it) */
+    const uint64_t fh = p.wfk == 2 ? MX : eh < bh ? eh : bh, fr = p.rle[c] ? (er < br ? er : br) : MX;
     const uint32_t wf = fr < fh ? LZ_WF_RLE : LZ_WF_HUFFMAN;
     const uint64_t blen = wf == LZ_WF_RLE ? br : bh, esz = wf == LZ_WF_RLE ? er : eh;
     const uint32_t be = esz < blen ? LZ_BE_HUFF : LZ_BE_NONE;
@@ -1037,7 +1039,7 @@ __global__ void __launch_bounds__(NT) k_pcopy(E1 p) {
     } else {
         if (d[6] == LZ_BE_HUFF) return;
         const uint32_t w = p.pinfo[c] == LZ_WF_RLE;
-        s = (w ? p.rbodies : p.bodies) + (uint64_t)c * p.bodycap, len = body_len(p, c, w), at = LZ1_HDR;
+        s = (w ? p.rbodies : p.bodies) + bo(p, c), len = body_len(p, c, w), at = LZ1_HDR;
     }
     for (uint64_t i = (uint64_t)blockIdx.x * NT + threadIdx.x; i < len; i += (uint64_t)gridDim.x * NT) d[at + i] = s[i];
 }
@@ -1046,25 +1048,30 @@ uint32_t sweep_entries(const CGeo &g) { return lz1_nsweeps(g.rank, g.e) + 1; }
 
 template <bool F32>
 cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, void *hstate3, void *hwork3, void *hstate5,
-                       void *hwork5, cudaStream_t s, cudaEvent_t *ev) {
+                       void *hwork5, cudaStream_t s, cudaEvent_t *ev, ScProf *pf) {
+    /* the debug entry's events (ev[k]) and the profile's phases */
+    auto mk = [&](int k, const char *nm) {
+        if (ev && k >= 0) cudaEventRecord(ev[k], s);
+        if (pf) pf->mark(nm);
+    };
     const uint64_t nsf = p.gfull.n > LZ1_SAMPLE_OFF ? (p.gfull.n - LZ1_SAMPLE_OFF) / LZ1_SAMPLE_STEP + 1 : 1;
     const uint32_t ge = (uint32_t)((nsf + NT - 1) / NT < 1024 ? (nsf + NT - 1) / NT : 1024);
     if (ev) cudaEventRecord(ev[0], s);
     k_est<F32><<<dim3(ge, p.nch), NT, 0, s>>>(p);
     const uint32_t gc = (p.nch + NT - 1) / NT;
     k_decide<<<gc, NT, 0, s>>>(p);
-    if (ev) cudaEventRecord(ev[1], s);
+    mk(1, "estimate");
     k_stab<<<gc, NT, 0, s>>>(p);
     const uint32_t gx = (uint32_t)((p.cf + NT - 1) / NT < 2048 ? (p.cf + NT - 1) / NT : 2048);
     for (uint32_t j = 0; j < p.swn; j++)
         for (uint32_t cb = 0; cb < p.nch; cb += 65535)
             k_isw<F32><<<dim3(gx, p.nch - cb < 65535 ? p.nch - cb : 65535), NT, 0, s>>>(p, j, cb);
     k_lor<F32><<<dim3(p.nbl, p.nch), NT, 0, s>>>(p);
-    if (ev) cudaEventRecord(ev[2], s);
+    mk(2, "sweeps");
     k_tlast<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, (uint16_t)LZ_VNEW(p.R), p.tlast);
     k_vscan<<<gc, NT, 0, s>>>(p, p.tlast);
     k_vt2<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
-    if (ev) cudaEventRecord(ev[3], s);
+    mk(3, "V_new");
     cudaError_t e = cudaMemsetAsync(p.hist, 0, (size_t)p.nch * Q * p.hstride * 4, s);
     if (e) return e;
     k_sinit<<<gc, NT, 0, s>>>(p);
@@ -1073,7 +1080,7 @@ cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, void *hstate3, 
     const scz_hse hs{p.codes_r, p.cf, p.scnt, p.nch * Q, 2 * p.R + 2, p.cf, 1, p.sK, nullptr};
     if ((e = scz__hse_plan(&hs, hstate, nullptr, p.ssize, p.sbits, s))) return e;
     k_gchoose<<<gc, NT, 0, s>>>(p);
-    if (ev) cudaEventRecord(ev[4], s);
+    mk(4, "choice of g");
     /* the run-length candidate */
     if ((e = cudaMemsetAsync(p.hist2, 0, (size_t)p.nch * 2 * p.h2stride * 4, s))) return e;
     if ((e = cudaMemsetAsync(p.runs, 0, (size_t)p.nch * 8, s))) return e;
@@ -1091,17 +1098,19 @@ cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, void *hstate3, 
     k_vscan<<<gc, NT, 0, s>>>(p, p.olast);
     k_ot2<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     k_bsize<<<gc, NT, 0, s>>>(p);
-    if (ev) cudaEventRecord(ev[5], s);
+    mk(5, "run-length + olist");
     /* the Huffman bodies */
     k_w3init<<<gc, NT, 0, s>>>(p);
     const scz_hse h3{p.codes_r, p.cf, p.w3cnt, p.nch * W3, 2 * p.R + 2, p.cf, 0, p.w3K, p.w3soff};
     if ((e = scz__hse_plan(&h3, hstate3, nullptr, p.w3size, nullptr, s))) return e;
     k_w3off<<<gc, NT, 0, s>>>(p);
+    mk(-1, "plan bodies");
     if ((e = scz__hse_write(&h3, hstate3, hwork3, p.w3off, p.bodies, s))) return e;
     k_tsum<<<gc, NT, 0, s>>>(p, p.tob);
     k_tsum<<<gc, NT, 0, s>>>(p, p.tvn);
     k_ow<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.bodies, p.hsz, 0);
     k_vw<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.bodies, p.hsz, 0);
+    mk(-1, "write bodies");
     /* the run-length bodies */
     k_tsum<<<gc, NT, 0, s>>>(p, p.tpp);
     k_rw<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
@@ -1111,143 +1120,310 @@ cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, void *hstate3, 
     if ((e = scz__hse_write(&h4, hstate3, hwork3, p.w4off, p.rbodies, s))) return e;
     k_ow<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.rbodies, p.rsz, 1);
     k_vw<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.rbodies, p.rsz, 1);
+    mk(-1, "run-length bodies");
     /* the back end, the choice, the payloads */
     const uint32_t gb = (uint32_t)((p.bodycap + NT - 1) / NT < 256 ? (p.bodycap + NT - 1) / NT : 256);
-    k_bsym<<<dim3(gb, 2 * p.nch), NT, 0, s>>>(p);
-    const scz_hse h5{p.bsym, p.bodycap, p.b5cnt, p.nch * 2, 256, p.bodycap, 0, nullptr, nullptr};
+    k_bcnt<<<(2 * p.nch + NT - 1) / NT, NT, 0, s>>>(p);
+    const scz_hse h5{nullptr, p.bodycap, p.b5cnt, p.nch * 2, 256, p.bodycap, 0, nullptr, nullptr, p.bodies};
     if ((e = scz__hse_plan(&h5, hstate5, nullptr, p.b5size, nullptr, s))) return e;
+    mk(-1, "plan back end");
     k_pdecide<<<gc, NT, 0, s>>>(p);
     k_pcopy<<<dim3(gb, p.nch), NT, 0, s>>>(p);
     if ((e = scz__hse_write(&h5, hstate5, hwork5, p.b5off, p.pay, s))) return e;
-    if (ev) cudaEventRecord(ev[6], s);
+    mk(6, "payloads");
     return cudaGetLastError();
 }
 
-} // namespace
 
-extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
-    if (d->nch == 0 || d->nch > 65535 || (d->full.esize != 4 && d->full.esize != 8) || d->full.count > 0x7fffffffull)
-        return (int)cudaErrorInvalidValue;
+/* The per-group state (regions of the scratch, by index: l1_sizes, l1_bind). */
+constexpr int NM = 64;
+
+/* A group of nr chunks: nr full chunks, or (has_last) nr - 1 full ones and
+ * the batch's last. The sweep table and Lorenzo block counts take the
+ * larger of both geometries, so a group's regions never outgrow those of
+ * the layout (l1_layout). */
+E1 l1_params(uint32_t nr, const scz_chunk_geom &full, const scz_chunk_geom &last, bool has_last, uint32_t R,
+             uint32_t wfk, int psnr, double eb) {
     E1 p;
     memset(&p, 0, sizeof p);
-    p.gfull = cgeo(d->full);
-    p.glast = cgeo(d->last);
-    p.nreal = d->nch;
-    p.nch = 2 * d->nch;
-    p.es = d->full.esize;
-    p.cf = d->full.count ? d->full.count : 1;
-    p.raw_full = d->full.count * p.es;
-    p.R = d->R;
-    p.psnr = d->psnr;
-    p.eb = d->eb;
-    p.ebx2 = 2.0 * d->eb;
+    p.gfull = cgeo(full);
+    const CGeo gl = cgeo(last);
+    p.glast = has_last ? gl : p.gfull;
+    p.nreal = nr;
+    p.nch = 2 * nr;
+    p.es = full.esize;
+    p.cf = full.count ? full.count : 1;
+    p.raw_full = full.count * p.es;
+    p.R = R;
+    p.wfk = wfk;
+    p.psnr = psnr;
+    p.eb = eb;
+    p.ebx2 = 2.0 * eb;
     p.recip = p.ebx2 > 0 ? 1.0 / p.ebx2 : INFINITY;
-    const uint32_t sa = sweep_entries(p.gfull), sb = sweep_entries(p.glast);
+    const uint32_t sa = sweep_entries(p.gfull), sb = sweep_entries(gl);
     p.swn = sa > sb ? sa : sb;
     p.tpc = (uint32_t)((p.cf + TILE - 1) / TILE);
     for (int w = 0; w < 2; w++) {
-        const CGeo &g = w ? p.glast : p.gfull;
+        const CGeo &g = w ? gl : p.gfull;
         uint64_t nb = 1;
         for (int k = 0; k < 3; k++) nb *= (g.e[k] + (1ull << g.lb[k]) - 1) >> g.lb[k];
         if (nb > p.nbl) p.nbl = (uint32_t)nb;
     }
-    const uint64_t nr = d->nch, nch = 2 * nr, cf = p.cf;
-    const size_t srcb = (nr - 1) * p.raw_full + d->last.count * p.es;
-    cudaError_t e = cudaSuccess;
-    constexpr int NM = 64;
+    /* a body (sections, outlier list, verbatim values) of any writer's
+     * chunk fits (the decoder's limit, lossy_dec.cu) */
     p.bodycap = ((p.raw_full * 9 / 2 + (1u << 20)) + 255) & ~(uint64_t)255;
     p.paycap = p.bodycap + LZ1_HDR;
-    void *m[NM] = {};
+    return p;
+}
+
+/* Bytes of each region of a group (regions 0 and 12, the debug entry's
+ * source and forced choices, are its own). */
+void l1_sizes(const E1 &p, size_t sz[NM]) {
+    const uint64_t nch = p.nch, cf = p.cf;
     const size_t hss = scz__hse_scratch((uint32_t)(nch * Q), cf, 65536), hs2 = scz__hse_scratch((uint32_t)(nch * 2), cf, 65536);
     const size_t hs3 = scz__hse_scratch((uint32_t)(nch * W3), cf, 65536), hw3 = scz__hse_work((uint32_t)(nch * W3), cf);
-    const size_t sz[NM] = {srcb ? srcb : 1, nch * LZ1_NCOST * 8, nch * ND, nch * p.swn * sizeof(Sweep), nch * 4,
-                           nch * cf * 8, nch * cf * 2, nch * cf * 8, nch * 4, nch * p.tpc * 4, nch * 8, nch * 8,
-                           nch * 3, nch * cf * 2, nch * 4, hss, nch * Q * 4, nch * Q * 4, nch * Q * 8, nch * Q * 8,
-                           nch * 4, nch * 8, nch * 8, nch * 8,
-                           /* 24.. */ nch * p.tpc * 4, nch * 8, nch * 4, hs2, nch * 2 * 4, nch * 2 * 4, nch * 2 * 8,
-                           nch * 4, nch * 4, nch * 8, 8, 8, /* 36.. */ nch * p.tpc * 4, nch * 8, nch * 8, nch * 8,
-                           /* 40.. */ nch * p.bodycap, nch * p.tpc * 8, nch * p.tpc * 8, nch * W3 * 4, nch * W3 * 4,
-                           nch * W3 * 8, nch * W3 * 8, nch * W3 * 8, hs3, hw3,
-                           /* 50.. */ nch * p.bodycap, nch * p.tpc * 8, nch * 2 * cf * 2, nch * 2 * 8, nch * 2 * 8,
-                           /* 55.. */ nch * 2 * p.bodycap * 2, nch * 2 * 4, nch * 2 * 8, nch * 2 * 8, nch * p.paycap,
-                           nch * 8, nch * 4, scz__hse_scratch((uint32_t)(nch * 2), p.bodycap, 256),
-                           scz__hse_work((uint32_t)(nch * 2), p.bodycap)};
-    for (int k = 0; k < NM && !e; k++) e = cudaMalloc(&m[k], sz[k]);
+    const size_t v[NM] = {0, nch * LZ1_NCOST * 8, nch * ND, nch * p.swn * sizeof(Sweep), nch * 4,
+                          nch * cf * 8, nch * cf * 2, nch * cf * 8, nch * 4, nch * p.tpc * 4, nch * 8, nch * 8,
+                          0, nch * cf * 2, nch * 4, hss, nch * Q * 4, nch * Q * 4, nch * Q * 8, nch * Q * 8,
+                          nch * 4, nch * 8, nch * 8, nch * 8,
+                          /* 24.. */ nch * p.tpc * 4, nch * 8, nch * 4, hs2, nch * 2 * 4, nch * 2 * 4, nch * 2 * 8,
+                          nch * 4, nch * 4, nch * 8, 8, 8, /* 36.. */ nch * p.tpc * 4, nch * 8, nch * 8, nch * 8,
+                          /* 40.. */ nch * 2 * p.bodycap, nch * p.tpc * 8, nch * p.tpc * 8, nch * W3 * 4,
+                          nch * W3 * 4, nch * W3 * 8, nch * W3 * 8, nch * W3 * 8, hs3, hw3,
+                          /* 50.. */ 8, nch * p.tpc * 8, nch * 2 * cf * 2, nch * 2 * 8, nch * 2 * 8,
+                          /* 55.. */ nch * 4, nch * 2 * 4, nch * 2 * 8, nch * 2 * 8, nch * p.paycap,
+                          nch * 8, nch * 4, scz__hse_scratch((uint32_t)(nch * 2), p.bodycap, 256),
+                          scz__hse_work((uint32_t)(nch * 2), p.bodycap)};
+    memcpy(sz, v, sizeof v);
+}
+
+/* The regions' pointers (m[k] backs region k). */
+void l1_bind(E1 &p, void *const m[NM]) {
+    p.costs = static_cast<unsigned long long *>(m[1]);
+    p.dec = static_cast<uint8_t *>(m[2]);
+    p.sw = static_cast<Sweep *>(m[3]);
+    p.nsw = static_cast<uint32_t *>(m[4]);
+    p.Rv = static_cast<double *>(m[5]);
+    p.codes = static_cast<uint16_t *>(m[6]);
+    p.aux = static_cast<long long *>(m[7]);
+    p.rmax = static_cast<uint32_t *>(m[8]);
+    p.tlast = static_cast<uint32_t *>(m[9]);
+    p.nout = static_cast<unsigned long long *>(m[10]);
+    p.nvnew = static_cast<unsigned long long *>(m[11]);
+    p.codes_r = static_cast<uint16_t *>(m[13]);
+    p.rch = static_cast<uint32_t *>(m[14]);
+    p.scnt = static_cast<uint32_t *>(m[16]);
+    p.sK = static_cast<uint32_t *>(m[17]);
+    p.ssize = static_cast<uint64_t *>(m[18]);
+    p.sbits = static_cast<uint64_t *>(m[19]);
+    p.g = static_cast<uint32_t *>(m[20]);
+    p.hsz = static_cast<uint64_t *>(m[21]);
+    p.size0 = static_cast<uint64_t *>(m[22]);
+    p.bits0 = static_cast<uint64_t *>(m[23]);
+    const scz_hse hs{p.codes_r, p.cf, p.scnt, p.nch * Q, 2 * p.R + 2, p.cf, 1, p.sK, nullptr, nullptr};
+    p.hist = scz__hse_hist(&hs, m[15], &p.hstride);
+    p.rlast = static_cast<uint32_t *>(m[24]);
+    p.runs = static_cast<unsigned long long *>(m[25]);
+    p.rtry = static_cast<uint32_t *>(m[26]);
+    p.r2cnt = static_cast<uint32_t *>(m[28]);
+    p.r2K = static_cast<uint32_t *>(m[29]);
+    p.r2size = static_cast<uint64_t *>(m[30]);
+    p.rformed = static_cast<uint32_t *>(m[31]);
+    p.rle = static_cast<uint32_t *>(m[32]);
+    p.rsz = static_cast<uint64_t *>(m[33]);
+    const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr};
+    p.hist2 = scz__hse_hist(&h2, m[27], &p.h2stride);
+    p.olast = static_cast<uint32_t *>(m[36]);
+    p.obytes = static_cast<unsigned long long *>(m[37]);
+    p.bh = static_cast<uint64_t *>(m[38]);
+    p.br = static_cast<uint64_t *>(m[39]);
+    p.bodies = static_cast<uint8_t *>(m[40]);
+    p.rbodies = p.bodies + p.bodycap;
+    p.tob = static_cast<unsigned long long *>(m[41]);
+    p.tvn = static_cast<unsigned long long *>(m[42]);
+    p.w3cnt = static_cast<uint32_t *>(m[43]);
+    p.w3K = static_cast<uint32_t *>(m[44]);
+    p.w3soff = static_cast<uint64_t *>(m[45]);
+    p.w3size = static_cast<uint64_t *>(m[46]);
+    p.w3off = static_cast<uint64_t *>(m[47]);
+    p.tpp = static_cast<unsigned long long *>(m[51]);
+    p.rvl = static_cast<uint16_t *>(m[52]);
+    p.w4size = static_cast<uint64_t *>(m[53]);
+    p.w4off = static_cast<uint64_t *>(m[54]);
+    p.b5cnt = static_cast<uint32_t *>(m[56]);
+    p.b5size = static_cast<uint64_t *>(m[57]);
+    p.b5off = static_cast<uint64_t *>(m[58]);
+    p.pay = static_cast<uint8_t *>(m[59]);
+    p.psize = static_cast<uint64_t *>(m[60]);
+    p.pinfo = static_cast<uint32_t *>(m[61]);
+}
+
+/* The regions the kernels expect zeroed: the estimate's sums (atomics),
+ * the codes and aux (positions no sweep writes), codes_r and rvl (unused
+ * stream slots read symbol 0), tpp (chunks without a run-length
+ * candidate). */
+cudaError_t l1_zero(void *const m[NM], const size_t sz[NM], cudaStream_t s) {
+    static const int z[] = {1, 6, 7, 13, 51, 52};
+    cudaError_t e = cudaSuccess;
+    for (int k : z)
+        if (!e) e = cudaMemsetAsync(m[k], 0, sz[k], s);
+    return e;
+}
+
+template <bool F32>
+cudaError_t launch_l1(const E1 &p, void *const m[NM], cudaStream_t s, cudaEvent_t *ev, ScProf *pf) {
+    return launch_all<F32>(p, m[15], m[27], m[48], m[49], m[62], m[63], s, ev, pf);
+}
+
+/* Per chunk c of the group: the payload kept (the trial's where strictly
+ * smaller), its size, codec_info and offset after the chunks before it
+ * (lossy_enc.cu k_loff's scan). */
+__global__ void __launch_bounds__(NT) k_pfinal(E1 p, uint32_t g0, uint32_t *psel, uint64_t *choff,
+                                               uint64_t *chsize, uint64_t *chinfo) {
+    typedef cub::BlockScan<uint64_t, NT> Scan;
+    __shared__ typename Scan::TempStorage ts;
+    uint64_t carry = g0 ? choff[g0 - 1] + chsize[g0 - 1] : 0;
+    for (uint32_t c0 = 0; c0 < p.nreal; c0 += NT) {
+        const uint32_t c = c0 + threadIdx.x;
+        uint32_t t = c;
+        uint64_t x = 0;
+        if (c < p.nreal) {
+            const uint64_t a = p.psize[c], b = p.psize[c + p.nreal];
+            t = b && b < a ? c + p.nreal : c;
+            x = p.psize[t];
+        }
+        uint64_t ex, tot;
+        Scan(ts).ExclusiveSum(x, ex, tot);
+        if (c < p.nreal) {
+            psel[c] = t;
+            choff[g0 + c] = carry + ex;
+            chsize[g0 + c] = x;
+            chinfo[g0 + c] = p.pinfo[t];
+        }
+        carry += tot;
+        __syncthreads();
+    }
+}
+
+/* The kept payloads to their places (blockIdx.y: the group's chunk). */
+__global__ void __launch_bounds__(NT) k_pout(E1 p, uint32_t g0, const uint32_t *psel, const uint64_t *choff,
+                                             const uint64_t *chsize, uint8_t *d_pay) {
+    const uint32_t c = blockIdx.y, t = psel[c];
+    const uint8_t *src = p.pay + (uint64_t)t * p.paycap;
+    uint8_t *dst = d_pay + choff[g0 + c];
+    const uint64_t n = chsize[g0 + c];
+    /* the source is 256-byte aligned: words where the destination allows */
+    const uint32_t mis = (uint32_t)(reinterpret_cast<uintptr_t>(dst) & 15);
+    if (mis == 0) {
+        const uint64_t nw = n / 16;
+        for (uint64_t i = (uint64_t)blockIdx.x * NT + threadIdx.x; i < nw; i += (uint64_t)gridDim.x * NT)
+            reinterpret_cast<uint4 *>(dst)[i] = reinterpret_cast<const uint4 *>(src)[i];
+        for (uint64_t i = nw * 16 + (uint64_t)blockIdx.x * NT + threadIdx.x; i < n; i += (uint64_t)gridDim.x * NT)
+            dst[i] = src[i];
+    } else {
+        for (uint64_t i = (uint64_t)blockIdx.x * NT + threadIdx.x; i < n; i += (uint64_t)gridDim.x * NT)
+            dst[i] = src[i];
+    }
+}
+
+/* The level-1 scratch: groups of G chunks (at most L1_BUDGET bytes, at
+ * least one chunk; about 44 x the raw bytes of a float32 chunk, with the
+ * trial's payloads, plus ~2.2 MB per stream of the stream sets). */
+constexpr size_t L1_BUDGET = 2ull << 30;
+
+struct L1Lay {
+    uint32_t G;
+    size_t total;
+};
+
+size_t l1_total(const E1 &p) {
+    size_t sz[NM], t = 0;
+    l1_sizes(p, sz);
+    for (int k = 0; k < NM; k++) t = scz_ku::rup(t + sz[k], 256);
+    return t;
+}
+
+L1Lay l1_layout(const scz_cuda_batch *b) {
+    static size_t budget = 0; /* SCZ_L1_BUDGET_MB: another budget, for measurements */
+    if (!budget) {
+        const char *v = getenv("SCZ_L1_BUDGET_MB");
+        budget = v && atoll(v) > 0 ? (size_t)atoll(v) << 20 : L1_BUDGET;
+    }
+    const uint32_t R = b->h->knobs[0];
+    const int psnr = b->h->eb_mode == SCZ_EB_PSNR;
+    auto tot = [&](uint32_t G) { return l1_total(l1_params(G, b->full, b->last, true, R, b->h->knobs[1], psnr, b->h->eb_abs)); };
+    uint32_t G = b->n < 32767 ? b->n : 32767;
+    const size_t one = tot(1);
+    if (one * (uint64_t)G > budget) G = one >= budget ? 1 : (uint32_t)(budget / one);
+    while (G > 1 && tot(G) > budget) G--;
+    return L1Lay{G, tot(G)};
+}
+
+} // namespace
+
+size_t scz__lossy1_cuda_enc_scratch(const scz_cuda_batch *b) { return l1_layout(b).total; }
+
+cudaError_t scz__lossy1_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_t cb, const void *d_src,
+                                    uint8_t *d_pay, uint64_t *choff, uint64_t *chsize, uint64_t *chinfo,
+                                    void *scratch, cudaStream_t s) {
+    if (ca >= cb || cb > b->n) return cudaErrorInvalidValue;
+    const L1Lay L = l1_layout(b);
+    const uint32_t R = b->h->knobs[0];
+    const int psnr = b->h->eb_mode == SCZ_EB_PSNR;
+    cudaError_t e = cudaSuccess;
+    ScProf pf("lossy1 encode", s);
+    for (uint32_t g0 = ca; g0 < cb && !e; g0 += L.G) {
+        const uint32_t ng = cb - g0 < L.G ? cb - g0 : L.G;
+        E1 p = l1_params(ng, b->full, b->last, g0 + ng == b->n, R, b->h->knobs[1], psnr, b->h->eb_abs);
+        p.src = static_cast<const uint8_t *>(d_src) + (uint64_t)g0 * b->raw_full;
+        size_t sz[NM];
+        void *m[NM];
+        l1_sizes(p, sz);
+        size_t o = 0;
+        for (int k = 0; k < NM; k++) {
+            m[k] = static_cast<uint8_t *>(scratch) + o;
+            o = scz_ku::rup(o + sz[k], 256);
+        }
+        l1_bind(p, m);
+        if ((e = l1_zero(m, sz, s))) break;
+        pf.mark("zero");
+        e = p.es == 4 ? launch_l1<true>(p, m, s, nullptr, &pf) : launch_l1<false>(p, m, s, nullptr, &pf);
+        if (e) break;
+        uint32_t *psel = static_cast<uint32_t *>(m[55]);
+        k_pfinal<<<1, NT, 0, s>>>(p, g0, psel, choff, chsize, chinfo);
+        const uint32_t gb = (uint32_t)((p.paycap / 16 + NT - 1) / NT < 64 ? (p.paycap / 16 + NT - 1) / NT : 64);
+        k_pout<<<dim3(gb ? gb : 1, ng), NT, 0, s>>>(p, g0, psel, choff, chsize, d_pay);
+        e = cudaGetLastError();
+        pf.mark("output");
+    }
+    return e;
+}
+
+extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
+    if (d->nch == 0 || d->nch > 32767 || (d->full.esize != 4 && d->full.esize != 8) || d->full.count > 0x7fffffffull)
+        return (int)cudaErrorInvalidValue;
+    const uint64_t nr = d->nch, nch = 2 * nr, cf = d->full.count ? d->full.count : 1;
+    E1 p = l1_params(d->nch, d->full, d->last, true, d->R, 0, d->psnr, d->eb);
+    const size_t srcb = (nr - 1) * p.raw_full + d->last.count * p.es;
+    cudaError_t e = cudaSuccess;
+    void *m[NM] = {};
+    size_t sz[NM];
+    l1_sizes(p, sz);
+    sz[0] = srcb ? srcb : 1;
+    sz[12] = nch * 3;
+    for (int k = 0; k < NM && !e; k++) e = cudaMalloc(&m[k], sz[k] ? sz[k] : 1);
     if (!e) e = cudaMemcpy(m[0], d->src, srcb, cudaMemcpyHostToDevice);
     if (!e && d->force) e = cudaMemcpy(m[12], d->force, nr * 3, cudaMemcpyHostToDevice);
-    if (!e) e = cudaMemset(m[1], 0, sz[1]);
-    if (!e) e = cudaMemset(m[6], 0, sz[6]);
-    if (!e) e = cudaMemset(m[7], 0, sz[7]);
-    if (!e) e = cudaMemset(m[13], 0, sz[13]); /* codes_r: the unused stream slots read symbol 0 */
-    if (!e) e = cudaMemset(m[52], 0, sz[52]); /* rvl: likewise */
-    if (!e) e = cudaMemset(m[51], 0, sz[51]); /* tpp: chunks without a candidate */
-    if (!e) e = cudaMemset(m[55], 0, sz[55]); /* bsym: likewise */
+    if (!e) e = l1_zero(m, sz, 0);
     if (!e) {
         p.src = static_cast<const uint8_t *>(m[0]);
-        p.costs = static_cast<unsigned long long *>(m[1]);
-        p.dec = static_cast<uint8_t *>(m[2]);
-        p.sw = static_cast<Sweep *>(m[3]);
-        p.nsw = static_cast<uint32_t *>(m[4]);
-        p.Rv = static_cast<double *>(m[5]);
-        p.codes = static_cast<uint16_t *>(m[6]);
-        p.aux = static_cast<long long *>(m[7]);
-        p.rmax = static_cast<uint32_t *>(m[8]);
-        p.tlast = static_cast<uint32_t *>(m[9]);
-        p.nout = static_cast<unsigned long long *>(m[10]);
-        p.nvnew = static_cast<unsigned long long *>(m[11]);
         p.force = d->force ? static_cast<const uint8_t *>(m[12]) : nullptr;
-        p.codes_r = static_cast<uint16_t *>(m[13]);
-        p.rch = static_cast<uint32_t *>(m[14]);
-        p.scnt = static_cast<uint32_t *>(m[16]);
-        p.sK = static_cast<uint32_t *>(m[17]);
-        p.ssize = static_cast<uint64_t *>(m[18]);
-        p.sbits = static_cast<uint64_t *>(m[19]);
-        p.g = static_cast<uint32_t *>(m[20]);
-        p.hsz = static_cast<uint64_t *>(m[21]);
-        p.size0 = static_cast<uint64_t *>(m[22]);
-        p.bits0 = static_cast<uint64_t *>(m[23]);
-        const scz_hse hs{p.codes_r, p.cf, p.scnt, (uint32_t)(nch * Q), 2 * p.R + 2, p.cf, 1, p.sK, nullptr};
-        p.hist = scz__hse_hist(&hs, m[15], &p.hstride);
-        p.rlast = static_cast<uint32_t *>(m[24]);
-        p.runs = static_cast<unsigned long long *>(m[25]);
-        p.rtry = static_cast<uint32_t *>(m[26]);
-        p.r2cnt = static_cast<uint32_t *>(m[28]);
-        p.r2K = static_cast<uint32_t *>(m[29]);
-        p.r2size = static_cast<uint64_t *>(m[30]);
-        p.rformed = static_cast<uint32_t *>(m[31]);
-        p.rle = static_cast<uint32_t *>(m[32]);
-        p.rsz = static_cast<uint64_t *>(m[33]);
-        const scz_hse h2{p.codes_r, p.cf, p.r2cnt, (uint32_t)(nch * 2), LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr};
-        p.hist2 = scz__hse_hist(&h2, m[27], &p.h2stride);
-        p.olast = static_cast<uint32_t *>(m[36]);
-        p.obytes = static_cast<unsigned long long *>(m[37]);
-        p.bh = static_cast<uint64_t *>(m[38]);
-        p.br = static_cast<uint64_t *>(m[39]);
-        p.bodies = static_cast<uint8_t *>(m[40]);
-        p.tob = static_cast<unsigned long long *>(m[41]);
-        p.tvn = static_cast<unsigned long long *>(m[42]);
-        p.w3cnt = static_cast<uint32_t *>(m[43]);
-        p.w3K = static_cast<uint32_t *>(m[44]);
-        p.w3soff = static_cast<uint64_t *>(m[45]);
-        p.w3size = static_cast<uint64_t *>(m[46]);
-        p.w3off = static_cast<uint64_t *>(m[47]);
-        p.rbodies = static_cast<uint8_t *>(m[50]);
-        p.tpp = static_cast<unsigned long long *>(m[51]);
-        p.rvl = static_cast<uint16_t *>(m[52]);
-        p.w4size = static_cast<uint64_t *>(m[53]);
-        p.w4off = static_cast<uint64_t *>(m[54]);
-        p.bsym = static_cast<uint16_t *>(m[55]);
-        p.b5cnt = static_cast<uint32_t *>(m[56]);
-        p.b5size = static_cast<uint64_t *>(m[57]);
-        p.b5off = static_cast<uint64_t *>(m[58]);
-        p.pay = static_cast<uint8_t *>(m[59]);
-        p.psize = static_cast<uint64_t *>(m[60]);
-        p.pinfo = static_cast<uint32_t *>(m[61]);
+        l1_bind(p, m);
         cudaEvent_t ev[7];
         int nev = 0;
         for (; nev < 7 && cudaEventCreate(&ev[nev]) == cudaSuccess; nev++) {}
-        e = p.es == 4 ? launch_all<true>(p, m[15], m[27], m[48], m[49], m[62], m[63], 0, nev == 7 ? ev : nullptr)
-                      : launch_all<false>(p, m[15], m[27], m[48], m[49], m[62], m[63], 0, nev == 7 ? ev : nullptr);
+        e = p.es == 4 ? launch_l1<true>(p, m, 0, nev == 7 ? ev : nullptr, nullptr)
+                      : launch_l1<false>(p, m, 0, nev == 7 ? ev : nullptr, nullptr);
         if (!e) e = cudaDeviceSynchronize();
         for (int k = 0; k < 6; k++) {
             float ms = 0;
@@ -1319,7 +1495,7 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
         if (!e) e = cudaMemcpy(bh, m[w ? 39 : 38], nch * 8, cudaMemcpyDeviceToHost);
         for (uint64_t c = 0; c < nr && !e; c++)
             if (bh[c] <= d->bstride)
-                e = cudaMemcpy(dst + c * d->bstride, static_cast<uint8_t *>(m[w ? 50 : 40]) + c * p.bodycap, bh[c],
+                e = cudaMemcpy(dst + c * d->bstride, static_cast<uint8_t *>(m[40]) + (2 * c + w) * p.bodycap, bh[c],
                                cudaMemcpyDeviceToHost);
         free(bh);
     }
