@@ -487,6 +487,7 @@ static void test_spec(void) {
     spec_case("special 3D (stored?)", SCZ_DTYPE_F32, spec, 37, 29, 21, 1e-3, 0, 0);
     spec_case("fill 2D (1 x 29 x 21)", SCZ_DTYPE_F32, fill, 1, 29, 21, 1e-3, 0, 0);
     spec_case("smooth 1D", SCZ_DTYPE_F32, smooth, 37 * 29 * 21, 1, 1, 1e-4, 0, 0);
+    spec_case("smooth 3D exact (eb 0)", SCZ_DTYPE_F32, smooth, 37, 29, 21, 0, 0, 0);
     free(smooth);
     free(fill);
     free(spec);
@@ -505,6 +506,10 @@ static void test_spec(void) {
     spec_case("noisy 3D, many segments", SCZ_DTYPE_F32, noisy, 64, 48, 40, 1e-3, 0, 1);
     spec_case("noisy 3D, long runs stream", SCZ_DTYPE_F32, noisy, 64, 48, 40, 1e-3, 0, 2);
     spec_case("noisy 3D, outliers", SCZ_DTYPE_F32, noisy, 64, 48, 40, 1e-5, 0, 0);
+    /* level 1: bodies above the raw chunk (every value verbatim; an outlier
+     * list of radius 2) are not formed (7.10 step 3) */
+    spec_case("noisy 3D exact (eb 0)", SCZ_DTYPE_F32, noisy, 64, 48, 40, 0, 0, 0);
+    spec_case("noisy 3D radius 2, outliers", SCZ_DTYPE_F32, noisy, 64, 48, 40, 1e-7, 2, 1);
     free(noisy);
 }
 

@@ -501,6 +501,7 @@ struct EParams {
     const uint32_t *Kv;   /* stream sets: each stream's alphabet (device), or NULL (K) */
     const uint64_t *soff; /* stream sets: each stream's first symbol (device), or NULL (cl * stride) */
     uint32_t hdr, K;     /* codec header bytes (16, 0 for bare streams); K (0: the codec's) */
+    uint32_t Kb;         /* stream sets: every stream's alphabet is at most Kb (with Kv: picks the paths) */
 };
 
 struct ELayout {
@@ -816,17 +817,18 @@ __global__ void __launch_bounds__(NT) k_ehistK(EParams p) {
     const uint64_t i0 = (uint64_t)blockIdx.x * HTILEK;
     if (i0 >= n) return;
     const uint64_t i1 = i0 + HTILEK < n ? i0 + HTILEK : n;
-    for (uint32_t k = tid; k < p.K; k += NT) h[k] = 0;
+    const uint32_t K = p.K ? p.K : p.Kb; /* per-stream alphabets (Kv): their bound */
+    for (uint32_t k = tid; k < K; k += NT) h[k] = 0;
     __syncthreads();
     for (uint64_t b = i0; b < i1; b += NT) { /* whole warps: match_any */
         const uint64_t i = b + tid;
         const uint32_t s = i < i1 ? esym(p, cl, i) : 0xffffffffu;
         const unsigned peers = __match_any_sync(FULL, s);
-        if (s < p.K && lane == (unsigned)(__ffs(peers) - 1)) atomicAdd(&h[s], (uint32_t)__popc(peers));
+        if (s < K && lane == (unsigned)(__ffs(peers) - 1)) atomicAdd(&h[s], (uint32_t)__popc(peers));
     }
     __syncthreads();
     uint32_t *H = p.hist + (size_t)cl * p.Kcap;
-    for (uint32_t k = tid; k < p.K; k += NT)
+    for (uint32_t k = tid; k < K; k += NT)
         if (h[k]) atomicAdd(&H[k], h[k]);
 }
 
@@ -1744,11 +1746,12 @@ cudaError_t e_plan(EParams &p, const ELayout &L, void *cubtmp, cudaStream_t s) {
     const uint32_t ng = p.ng;
     cudaError_t e;
     const dim3 tiles(L.tiles, ng);
+    const uint32_t kb = p.K ? p.K : p.Kb; /* the alphabet, or its bound (per-stream alphabets): picks the paths */
     if (p.hist_ready) {
         /* counted by the producer of the symbols */
     } else if ((e = cudaMemsetAsync(p.hist, 0, (size_t)ng * L.Kcap * 4, s))) {
         return e;
-    } else if (p.K && p.K <= KSMALL)
+    } else if (kb && kb <= KSMALL)
         k_ehistK<<<dim3((unsigned)((p.count_full + HTILEK - 1) / HTILEK), ng), NT, 0, s>>>(p);
     else if (L.Kcap == 65536 && p.count_full >= HTILE16 / 2)
         k_ehist16<<<dim3((unsigned)((p.count_full + HTILE16 - 1) / HTILE16), ng), NT, 131072, s>>>(p);
@@ -1756,7 +1759,7 @@ cudaError_t e_plan(EParams &p, const ELayout &L, void *cubtmp, cudaStream_t s) {
         k_ehist<<<tiles, NT, 0, s>>>(p);
     if ((e = scz_ku::launch_pdl(k_eleaves, ng, NT, 0, s, p))) return e;
     size_t tb = L.cub_bytes;
-    if (p.K && p.K <= KSORT) {
+    if (kb && kb <= KSORT) { /* the sort of the used symbols: by one block where they are few */
         if ((e = scz_ku::launch_pdl(k_esort, ng, NT, 0, s, p))) return e;
     }
     else if ((e = cub::DeviceSegmentedRadixSort::SortKeys(cubtmp, tb, (const uint64_t *)p.keysA, p.keysB,
@@ -1807,7 +1810,8 @@ void hse_params(const scz_hse *h, void *state, void *work, const ELayout &L, EPa
     p->count_full = p->count_last = L.count_full;
     p->cnt = h->count;
     p->ng = h->n;
-    p->K = h->Kv ? 0 : h->K; /* per-stream alphabets: the general paths (no K-sized tables) */
+    p->K = h->Kv ? 0 : h->K; /* per-stream alphabets: no K-sized tables */
+    p->Kb = h->K;
     p->Kv = h->Kv;
     p->soff = h->soff;
     p->hdr = 0;

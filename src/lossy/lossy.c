@@ -1317,23 +1317,31 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     const uint64_t tail = obytes + n_vnew * es;
     const uint64_t bh = hsz + tail, br = rl.on ? rle_size(&rl) + tail : 0;
     if (lz1_trace) lz1_trace->obytes = obytes, lz1_trace->nvnew = n_vnew, lz1_trace->bh = bh, lz1_trace->br = br;
-    uint64_t gapb = 16 * ((bh > br ? bh : br) * 8 / SCZ_HUFF_UNIT_BITS + 2);
+    /* a body above the raw chunk is not formed (7.10 step 3): without the
+     * back end it could only lose to the stored chunk, and the bound keeps
+     * a writer's bodies within the raw bytes */
+    const int fmh = h->knobs[1] != 2 && bh <= n * es, fmr = rl.on && br <= n * es;
+    const uint64_t bhf = fmh ? bh : 0, brf = fmr ? br : 0;
+    uint64_t gapb = 16 * ((bhf > brf ? bhf : brf) * 8 / SCZ_HUFF_UNIT_BITS + 2);
     /* slot 2 (the interpolation's R, no longer needed; slot 3 holds the
      * caller's chunk table) */
-    uint8_t *w3 = scz__scratch(ctx, 2, al64(bh) + al64(br) + al64(gapb));
+    uint8_t *w3 = scz__scratch(ctx, 2, al64(bhf) + al64(brf) + al64(gapb));
     if (!w3) {
         free(swp.idx);
         return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for a chunk's body");
     }
-    uint8_t *bodyh = w3, *bodyr = w3 + al64(bh), *gtmp = w3 + al64(bh) + al64(br);
+    uint8_t *bodyh = w3, *bodyr = w3 + al64(bhf), *gtmp = w3 + al64(bhf) + al64(brf);
     const uint8_t *sb = src;
-    if (h->knobs[1] != 2) {
+    if (fmh) {
         if (gs) sweep_write(codes, &cm, sw, S, gs, K, &swp, T, bookb, w0 + o_work, bodyh, w0 + o_gap);
         else scz__hs_write(&hc, cmap_book(&cm, book), codes, 2, T, rs, rb, bodyh, w0 + o_gap);
         write_tail(bodyh + hsz, obytes, ts, T, oidx, odel, vpos, sb, es);
         if (lz1_trace && lz1_trace->body && bh <= lz1_trace->body_cap) memcpy(lz1_trace->body, bodyh, bh);
+    } else {
+        free(swp.idx); /* sweep_write frees it */
+        swp.idx = NULL;
     }
-    if (rl.on) {
+    if (fmr) {
         rle_write(&rl, bodyr, w0 + o_gap);
         write_tail(bodyr + rle_size(&rl), obytes, ts, T, oidx, odel, vpos, sb, es);
         if (lz1_trace && lz1_trace->rbody && br <= lz1_trace->body_cap) memcpy(lz1_trace->rbody, bodyr, br);
@@ -1341,14 +1349,15 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     uint64_t *btot = total2; /* free again */
     scz_hs_info bi_h, bi_r;
     uint64_t fh = UINT64_MAX, fr = UINT64_MAX, eh = UINT64_MAX, er = UINT64_MAX;
-    if (h->knobs[1] != 2) {
+    if (fmh) {
         eh = be_plan(bodyh, bh, btot, bookb, w0 + o_work, &bi_h);
         fh = eh < bh ? eh : bh;
     }
-    if (rl.on) {
+    if (fmr) {
         er = be_plan(bodyr, br, btot, bookb, w0 + o_work, &bi_r);
         fr = er < br ? er : br;
     }
+    if (!fmh && !fmr) return stored(ctx, cg, src, dst, cap, out, info);
     const unsigned wf = fr < fh ? LZ_WF_RLE : LZ_WF_HUFFMAN;
     const uint8_t *body = wf == LZ_WF_RLE ? bodyr : bodyh;
     const uint64_t blen = wf == LZ_WF_RLE ? br : bh, esz = wf == LZ_WF_RLE ? er : eh;

@@ -93,6 +93,7 @@ namespace {
 
 constexpr uint32_t NT = 256;            /* threads per block */
 constexpr uint32_t TILE = 4096;         /* codes per tile (V_new / V_repeat) */
+constexpr size_t HIST_SMEM = 160 << 10; /* k_hist's shared counters, at most */
 constexpr uint32_t PER = TILE / NT;     /* codes per thread in a tile */
 constexpr uint32_t NONE = 0xffffffffu;
 constexpr uint32_t ND = 8;              /* decision bytes per chunk */
@@ -144,6 +145,7 @@ struct E1 {
     /* sweep streams */
     uint16_t *codes_r;          /* nch x cf: codes of the chunk's radius */
     uint32_t *rch;              /* nch: the chunk's radius r */
+    uint32_t Kg, *kmax;         /* the largest alphabet 2r + 2 of the group's chunks (kmax: found on the device) */
     uint32_t *hist, hstride;    /* the size set's histograms (stream c Q + k at (c Q + k) hstride) */
     uint32_t *scnt, *sK;        /* nch x Q: symbols and alphabet of each stream */
     uint64_t *ssize, *sbits;    /* nch x Q: stream sizes and bits */
@@ -175,9 +177,12 @@ struct E1 {
     /* the back end and the payloads */
     uint32_t *b5cnt;            /* 2 nch */
     uint64_t *b5size, *b5off;   /* 2 nch */
-    uint8_t *pay;               /* chunk c's payload at c paycap */
+    uint8_t *pay;               /* debug entry: chunk c's payload at c paycap (else NULL) */
     uint64_t paycap, *psize;
     uint32_t *pinfo;
+    uint8_t *hdr;               /* nch x LZ1_HDR: each payload's header */
+    uint8_t *pbase;             /* where the payloads go: pay, or the batch's payloads */
+    uint64_t *pdst;             /* nch: chunk c's payload at pbase + pdst[c] (~0: not written) */
 };
 
 /* Chunks c >= nreal are the trial's second payloads of chunks c - nreal
@@ -522,6 +527,18 @@ __device__ __forceinline__ uint32_t sw_start(const E1 &p, uint32_t c, uint32_t j
 
 /* The size set's streams of each chunk: counts and alphabets; slots
  * without a stream get one symbol 0 (their sizes are not read). */
+/* The group's largest alphabet 2r + 2 (r = rmax + 1 of a chunk with codes):
+ * the size sets' tables and paths are those of this alphabet. */
+__global__ void __launch_bounds__(NT) k_kmax(E1 p) {
+    typedef cub::BlockReduce<uint32_t, NT> Red;
+    __shared__ typename Red::TempStorage ts;
+    uint32_t m = 4;
+    for (uint32_t c = threadIdx.x; c < p.nch; c += NT)
+        if (p.nsw[c] != NONE && 2 * (p.rmax[c] + 1) + 2 > m) m = 2 * (p.rmax[c] + 1) + 2;
+    const uint32_t t = Red(ts).Reduce(m, MaxOp());
+    if (threadIdx.x == 0) *p.kmax = t;
+}
+
 __global__ void k_sinit(E1 p) {
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= p.nch) return;
@@ -552,37 +569,55 @@ __device__ __forceinline__ void agg_add(uint32_t *base, unsigned long long key) 
 }
 
 /* Codes mapped to the chunk's radius (codes_r) and counted: all codes
- * (stream 0) and each of the last G sweeps (stream gg for sweep S - gg). */
-__global__ void __launch_bounds__(NT) k_hist(E1 p) {
+ * (stream 0) and each of the last G sweeps (stream gg for sweep S - gg).
+ * SH: a block counts its tiles (every gridDim.x-th) in shared memory
+ * ((1 + G) x K_c counters: the chunk's own alphabet) and adds the non-zero
+ * counts to the set's histograms once (global atomics on a few hot codes
+ * were most of this step); else straight into the histograms. */
+template <bool SH> __global__ void __launch_bounds__(NT) k_hist(E1 p) {
+    extern __shared__ uint32_t sh[];
     __shared__ uint32_t st[LZ1_GMAX + 1];
-    const uint32_t c = blockIdx.y, t = blockIdx.x;
+    const uint32_t c = blockIdx.y;
     const uint32_t S = p.nsw[c];
     if (S == NONE) return;
-    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
-    if (a >= n) return;
+    const uint64_t n = geo(p, c).n;
+    const uint64_t nt = (n + TILE - 1) / TILE;
+    if (blockIdx.x >= nt) return;
     const uint32_t G = S < LZ1_GMAX ? S : LZ1_GMAX;
+    const uint32_t R = p.R, r = p.rmax[c] + 1, Kc = 2 * r + 2;
     if (threadIdx.x < G) st[threadIdx.x] = sw_start(p, c, S - 1 - threadIdx.x); /* st[gg - 1]: sweep S - gg */
+    if (SH)
+        for (uint32_t i = threadIdx.x; i < (1 + G) * Kc; i += NT) sh[i] = 0;
     __syncthreads();
     const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
     uint16_t *out = p.codes_r + (uint64_t)c * p.cf;
-    const uint32_t R = p.R, r = p.rmax[c] + 1;
-    const unsigned long long hb = (unsigned long long)c * Q * p.hstride;
-    for (uint32_t k = 0; k < PER; k++) {
-        const uint64_t pos = a + (uint64_t)k * NT + threadIdx.x;
-        unsigned long long k0 = ~0ull, k1 = ~0ull;
-        if (pos < n) {
-            const uint32_t v = codes[pos];
-            const uint32_t m = v == 0 ? 0 : v >= 2 * R ? v - 2 * R + 2 * r : v - R + r;
-            out[pos] = (uint16_t)m;
-            k0 = hb + m;
-            for (uint32_t gg = 1; gg <= G; gg++)
-                if (pos >= st[gg - 1]) {
-                    k1 = hb + (unsigned long long)gg * p.hstride + m;
-                    break;
-                }
+    const unsigned long long hb = SH ? 0 : (unsigned long long)c * Q * p.hstride, hs = SH ? Kc : p.hstride;
+    uint32_t *base = SH ? sh : p.hist;
+    for (uint64_t t = blockIdx.x; t < nt; t += gridDim.x) {
+        const uint64_t a = t * TILE;
+        for (uint32_t k = 0; k < PER; k++) {
+            const uint64_t pos = a + (uint64_t)k * NT + threadIdx.x;
+            unsigned long long k0 = ~0ull, k1 = ~0ull;
+            if (pos < n) {
+                const uint32_t v = codes[pos];
+                const uint32_t m = v == 0 ? 0 : v >= 2 * R ? v - 2 * R + 2 * r : v - R + r;
+                out[pos] = (uint16_t)m;
+                k0 = hb + m;
+                for (uint32_t gg = 1; gg <= G; gg++)
+                    if (pos >= st[gg - 1]) {
+                        k1 = hb + (unsigned long long)gg * hs + m;
+                        break;
+                    }
+            }
+            agg_add(base, k0);
+            agg_add(base, k1);
         }
-        agg_add(p.hist, k0);
-        agg_add(p.hist, k1);
+    }
+    if (SH) {
+        __syncthreads();
+        uint32_t *H = p.hist + (uint64_t)c * Q * p.hstride;
+        for (uint32_t i = threadIdx.x; i < (1 + G) * Kc; i += NT)
+            if (sh[i]) atomicAdd(&H[(uint64_t)(i / Kc) * p.hstride + i % Kc], sh[i]);
     }
 }
 
@@ -775,6 +810,15 @@ __global__ void k_bsize(E1 p) {
     p.br[c] = p.nsw[c] == NONE || !p.rle[c] ? 0 : p.rsz[c] + tail;
 }
 
+/* The size of body w (0 Huffman, 1 run-length) of chunk c where it is
+ * formed (7.10 step 3: the Huffman body unless knobs[1] = 2, the
+ * run-length body where kept, neither above the raw chunk), else 0. */
+__device__ __forceinline__ uint64_t body_len(const E1 &p, uint32_t c, uint32_t w) {
+    if (p.nsw[c] == NONE) return 0;
+    const uint64_t b = w ? (p.rle[c] ? p.br[c] : 0) : (p.wfk == 2 ? 0 : p.bh[c]);
+    return b <= geo(p, c).n * p.es ? b : 0;
+}
+
 /* Per chunk: exclusive sums over its tiles of arr (nch x tpc). */
 __global__ void k_tsum(E1 p, unsigned long long *arr) {
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
@@ -813,10 +857,11 @@ __global__ void k_w3off(E1 p) {
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= p.nch) return;
     const uint32_t S = p.nsw[c], g = S == NONE ? 0 : p.g[c];
+    const bool formed = body_len(p, c, 0) != 0;
     uint64_t o = bo(p, c);
     for (uint32_t j = 0; j < W3; j++) {
         const uint64_t k = (uint64_t)c * W3 + j;
-        if (S == NONE || j > g) {
+        if (!formed || j > g) {
             p.w3off[k] = ~0ull;
             continue;
         }
@@ -832,7 +877,7 @@ __global__ void __launch_bounds__(NT) k_ow(E1 p, uint8_t *bodies, const uint64_t
     __shared__ typename BS::TempStorage ts;
     __shared__ typename BS64::TempStorage ts64;
     const uint32_t c = blockIdx.y, t = blockIdx.x;
-    if (p.nsw[c] == NONE || (rle && !p.rle[c])) return;
+    if (body_len(p, c, rle) == 0) return;
     const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
     if (a >= n) return;
     const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
@@ -877,7 +922,7 @@ __global__ void __launch_bounds__(NT) k_vw(E1 p, uint8_t *bodies, const uint64_t
     typedef cub::BlockScan<uint32_t, NT> BS;
     __shared__ typename BS::TempStorage ts;
     const uint32_t c = blockIdx.y, t = blockIdx.x;
-    if (p.nsw[c] == NONE || (rle && !p.rle[c])) return;
+    if (body_len(p, c, rle) == 0) return;
     const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
     if (a >= n) return;
     const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
@@ -909,7 +954,7 @@ __global__ void __launch_bounds__(NT) k_rw(E1 p) {
     typedef cub::BlockScan<uint32_t, NT> BS;
     __shared__ typename BS::TempStorage ts;
     const uint32_t c = blockIdx.y, t = blockIdx.x;
-    if (p.nsw[c] == NONE || !p.rle[c]) return;
+    if (body_len(p, c, 1) == 0) return;
     const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
     if (a >= n) return;
     const uint16_t *cr = p.codes_r + (uint64_t)c * p.cf;
@@ -945,7 +990,7 @@ __global__ void __launch_bounds__(NT) k_rw(E1 p) {
 __global__ void k_rhdr(E1 p) {
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= p.nch) return;
-    if (p.nsw[c] == NONE || !p.rle[c]) {
+    if (body_len(p, c, 1) == 0) {
         p.w4off[2 * c] = p.w4off[2 * c + 1] = ~0ull;
         return;
     }
@@ -956,11 +1001,6 @@ __global__ void k_rhdr(E1 p) {
     p.w4off[2 * c + 1] = bo(p, c) + 4 + p.w4size[2 * c];
 }
 
-/* Whether body w (0 Huffman, 1 run-length) of chunk c exists, its size. */
-__device__ __forceinline__ uint64_t body_len(const E1 &p, uint32_t c, uint32_t w) {
-    if (p.nsw[c] == NONE || (w && !p.rle[c])) return 0;
-    return w ? p.br[c] : p.bh[c];
-}
 
 /* The back end's streams are the bodies' bytes (u8 symbols, stream 2c + w
  * at (2c + w) bodycap): their counts. A body the back end does not take
@@ -988,18 +1028,22 @@ __global__ void k_pdecide(E1 p) {
     p.b5off[2 * c] = p.b5off[2 * c + 1] = ~0ull;
     p.psize[c] = 0;
     p.pinfo[c] = 0;
+    p.pdst[c] = ~0ull;
     if (p.nsw[c] == NONE) return;
-    const uint64_t MX = ~0ull, bh = p.bh[c], br = body_len(p, c, 1);
+    /* the bodies formed (0: none; a body is never empty) */
+    const uint64_t MX = ~0ull, bh = body_len(p, c, 0), br = body_len(p, c, 1);
     const uint64_t eh = bh >= 1 && bh <= 0xfffffffeull ? p.b5size[2 * c] : MX;
-    const uint64_t er = p.rle[c] && br >= 1 && br <= 0xfffffffeull ? p.b5size[2 * c + 1] : MX;
-    /* run-length forced: the Huffman body does not compete (the CPU does not form it) */
-    const uint64_t fh = p.wfk == 2 ? MX : eh < bh ? eh : bh, fr = p.rle[c] ? (er < br ? er : br) : MX;
+    const uint64_t er = br >= 1 && br <= 0xfffffffeull ? p.b5size[2 * c + 1] : MX;
+    const uint64_t fh = bh ? (eh < bh ? eh : bh) : MX, fr = br ? (er < br ? er : br) : MX;
     const uint32_t wf = fr < fh ? LZ_WF_RLE : LZ_WF_HUFFMAN;
     const uint64_t blen = wf == LZ_WF_RLE ? br : bh, esz = wf == LZ_WF_RLE ? er : eh;
     const uint32_t be = esz < blen ? LZ_BE_HUFF : LZ_BE_NONE;
-    const uint64_t total = LZ1_HDR + (be ? esz : blen);
+    const uint64_t total = fh == MX && fr == MX ? MX : LZ1_HDR + (be ? esz : blen); /* no body: stored */
     const CGeo &g = geo(p, c);
-    uint8_t *d = p.pay + (uint64_t)c * p.paycap;
+    /* the debug entry keeps every payload (pay), a batch only the smaller
+     * of a chunk's and its trial's (k_pfinal places it) */
+    p.pdst[c] = p.pay ? (uint64_t)c * p.paycap : ~0ull;
+    uint8_t *d = p.hdr + (uint64_t)c * LZ1_HDR;
     for (int h = 0; h < (int)LZ1_HDR; h++) d[h] = 0;
     if (total >= LZ_HDR + g.n * p.es) { /* stored (k_pcopy copies the raw bytes) */
         p.psize[c] = LZ_HDR + g.n * p.es;
@@ -1021,34 +1065,36 @@ __global__ void k_pdecide(E1 p) {
     st32(d + 24, p.rch[c]);
     d[28] = (uint8_t)(wf == LZ_WF_HUFFMAN ? p.g[c] : 0);
     d[29] = dc[7];
-    if (be) p.b5off[2 * c + (wf == LZ_WF_RLE)] = (uint64_t)c * p.paycap + LZ1_HDR;
+    if (be && p.pay) p.b5off[2 * c + (wf == LZ_WF_RLE)] = (uint64_t)c * p.paycap + LZ1_HDR;
     p.psize[c] = total;
     p.pinfo[c] = wf;
 }
 
-/* The payload bytes without the back end: the chosen body, or the raw
- * bytes of a stored chunk. */
+/* The payload bytes without the back end at pbase + pdst[c]: the header,
+ * then the chosen body, or the raw bytes of a stored chunk. */
 __global__ void __launch_bounds__(NT) k_pcopy(E1 p) {
     const uint32_t c = blockIdx.y;
-    if (p.nsw[c] == NONE || p.psize[c] == 0) return;
-    uint8_t *d = p.pay + (uint64_t)c * p.paycap;
+    if (p.nsw[c] == NONE || p.psize[c] == 0 || p.pdst[c] == ~0ull) return;
+    uint8_t *d = p.pbase + p.pdst[c];
+    const uint8_t *h = p.hdr + (uint64_t)c * LZ1_HDR;
     const uint8_t *s;
     uint64_t len, at;
     if (p.pinfo[c] == LZ_WF_STORED) {
         s = p.src + (uint64_t)sc(p, c) * p.raw_full, len = geo(p, c).n * p.es, at = LZ_HDR;
     } else {
-        if (d[6] == LZ_BE_HUFF) return;
         const uint32_t w = p.pinfo[c] == LZ_WF_RLE;
-        s = (w ? p.rbodies : p.bodies) + bo(p, c), len = body_len(p, c, w), at = LZ1_HDR;
+        s = (w ? p.rbodies : p.bodies) + bo(p, c), len = h[6] == LZ_BE_HUFF ? 0 : body_len(p, c, w), at = LZ1_HDR;
     }
+    if (blockIdx.x == 0 && threadIdx.x < at) d[threadIdx.x] = h[threadIdx.x];
     for (uint64_t i = (uint64_t)blockIdx.x * NT + threadIdx.x; i < len; i += (uint64_t)gridDim.x * NT) d[at + i] = s[i];
 }
 
 uint32_t sweep_entries(const CGeo &g) { return lz1_nsweeps(g.rank, g.e) + 1; }
 
 template <bool F32>
-cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, void *hstate3, void *hwork3, void *hstate5,
+cudaError_t launch_all(const E1 &p0, void *hstate, void *hstate2, void *hstate3, void *hwork3, void *hstate5,
                        void *hwork5, cudaStream_t s, cudaEvent_t *ev, ScProf *pf) {
+    E1 p = p0;
     /* the debug entry's events (ev[k]) and the profile's phases */
     auto mk = [&](int k, const char *nm) {
         if (ev && k >= 0) cudaEventRecord(ev[k], s);
@@ -1072,15 +1118,39 @@ cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, void *hstate3, 
     k_vscan<<<gc, NT, 0, s>>>(p, p.tlast);
     k_vt2<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     mk(3, "V_new");
-    cudaError_t e = cudaMemsetAsync(p.hist, 0, (size_t)p.nch * Q * p.hstride * 4, s);
+    /* The one wait of a group: the largest alphabet of its chunks, so that
+     * the size sets plan streams of that alphabet (tables, histograms,
+     * sorts), not of 2R + 2 (H200, wmag REL 1e-3, level 1: ms). */
+    k_kmax<<<1, NT, 0, s>>>(p);
+    uint32_t kg = 0;
+    cudaError_t e = cudaMemcpyAsync(&kg, p.kmax, 4, cudaMemcpyDeviceToHost, s);
+    if (!e) e = cudaStreamSynchronize(s);
     if (e) return e;
+    if (kg < 4 || kg > 2 * p.R + 2) return cudaErrorInvalidValue;
+    mk(-1, "K wait");
+    p.Kg = kg;
+    {
+        const scz_hse hk{p.codes_r, p.cf, p.scnt, p.nch * Q, p.Kg, p.cf, 1, p.sK, nullptr, nullptr};
+        p.hist = scz__hse_hist(&hk, hstate, &p.hstride);
+    }
+    if ((e = cudaMemsetAsync(p.hist, 0, (size_t)p.nch * Q * p.hstride * 4, s))) return e;
     k_sinit<<<gc, NT, 0, s>>>(p);
-    k_hist<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
-    k_rest<<<dim3((2 * p.R + 2 + NT - 1) / NT < 64 ? (2 * p.R + 2 + NT - 1) / NT : 64, p.nch), NT, 0, s>>>(p);
-    const scz_hse hs{p.codes_r, p.cf, p.scnt, p.nch * Q, 2 * p.R + 2, p.cf, 1, p.sK, nullptr};
+    {
+        const size_t shb = (size_t)(1 + LZ1_GMAX) * p.Kg * 4;
+        if (shb <= HIST_SMEM) { /* 16 tiles a block */
+            if ((e = cudaFuncSetAttribute(k_hist<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)HIST_SMEM)))
+                return e;
+            k_hist<true><<<dim3((p.tpc + 15) / 16, p.nch), NT, shb, s>>>(p);
+        } else {
+            k_hist<false><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+        }
+    }
+    mk(-1, "hist");
+    k_rest<<<dim3((p.Kg + NT - 1) / NT < 64 ? (p.Kg + NT - 1) / NT : 64, p.nch), NT, 0, s>>>(p);
+    const scz_hse hs{p.codes_r, p.cf, p.scnt, p.nch * Q, p.Kg, p.cf, 1, p.sK, nullptr, nullptr};
     if ((e = scz__hse_plan(&hs, hstate, nullptr, p.ssize, p.sbits, s))) return e;
     k_gchoose<<<gc, NT, 0, s>>>(p);
-    mk(4, "choice of g");
+    mk(4, "plan g");
     /* the run-length candidate */
     if ((e = cudaMemsetAsync(p.hist2, 0, (size_t)p.nch * 2 * p.h2stride * 4, s))) return e;
     if ((e = cudaMemsetAsync(p.runs, 0, (size_t)p.nch * 8, s))) return e;
@@ -1089,32 +1159,35 @@ cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, void *hstate3, 
     k_rcrit<<<gc, NT, 0, s>>>(p);
     k_rt2<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     k_rcnt<<<gc, NT, 0, s>>>(p);
-    const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr};
+    mk(-1, "rle count");
+    const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr};
     if ((e = scz__hse_plan(&h2, hstate2, nullptr, p.r2size, nullptr, s))) return e;
     k_rdecide<<<gc, NT, 0, s>>>(p);
+    mk(-1, "rle plan");
     /* the outlier list, the bodies' sizes */
     if ((e = cudaMemsetAsync(p.obytes, 0, (size_t)p.nch * 8, s))) return e;
     k_tlast<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, (uint16_t)LZ_CODE_OUTLIER, p.olast);
     k_vscan<<<gc, NT, 0, s>>>(p, p.olast);
     k_ot2<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     k_bsize<<<gc, NT, 0, s>>>(p);
-    mk(5, "run-length + olist");
+    mk(5, "olist");
     /* the Huffman bodies */
     k_w3init<<<gc, NT, 0, s>>>(p);
-    const scz_hse h3{p.codes_r, p.cf, p.w3cnt, p.nch * W3, 2 * p.R + 2, p.cf, 0, p.w3K, p.w3soff};
+    const scz_hse h3{p.codes_r, p.cf, p.w3cnt, p.nch * W3, p.Kg, p.cf, 0, p.w3K, p.w3soff, nullptr};
     if ((e = scz__hse_plan(&h3, hstate3, nullptr, p.w3size, nullptr, s))) return e;
     k_w3off<<<gc, NT, 0, s>>>(p);
     mk(-1, "plan bodies");
     if ((e = scz__hse_write(&h3, hstate3, hwork3, p.w3off, p.bodies, s))) return e;
+    mk(-1, "write streams");
     k_tsum<<<gc, NT, 0, s>>>(p, p.tob);
     k_tsum<<<gc, NT, 0, s>>>(p, p.tvn);
     k_ow<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.bodies, p.hsz, 0);
     k_vw<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.bodies, p.hsz, 0);
-    mk(-1, "write bodies");
+    mk(-1, "write lists");
     /* the run-length bodies */
     k_tsum<<<gc, NT, 0, s>>>(p, p.tpp);
     k_rw<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
-    const scz_hse h4{p.rvl, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 0, p.r2K, nullptr};
+    const scz_hse h4{p.rvl, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 0, p.r2K, nullptr, nullptr};
     if ((e = scz__hse_plan(&h4, hstate3, nullptr, p.w4size, nullptr, s))) return e;
     k_rhdr<<<gc, NT, 0, s>>>(p);
     if ((e = scz__hse_write(&h4, hstate3, hwork3, p.w4off, p.rbodies, s))) return e;
@@ -1128,6 +1201,7 @@ cudaError_t launch_all(const E1 &p, void *hstate, void *hstate2, void *hstate3, 
     if ((e = scz__hse_plan(&h5, hstate5, nullptr, p.b5size, nullptr, s))) return e;
     mk(-1, "plan back end");
     k_pdecide<<<gc, NT, 0, s>>>(p);
+    if (!p.pay) return cudaGetLastError(); /* a batch: k_pfinal places the kept payloads, then l1_place */
     k_pcopy<<<dim3(gb, p.nch), NT, 0, s>>>(p);
     if ((e = scz__hse_write(&h5, hstate5, hwork5, p.b5off, p.pay, s))) return e;
     mk(6, "payloads");
@@ -1155,6 +1229,7 @@ E1 l1_params(uint32_t nr, const scz_chunk_geom &full, const scz_chunk_geom &last
     p.cf = full.count ? full.count : 1;
     p.raw_full = full.count * p.es;
     p.R = R;
+    p.Kg = 2 * R + 2;
     p.wfk = wfk;
     p.psnr = psnr;
     p.eb = eb;
@@ -1169,16 +1244,16 @@ E1 l1_params(uint32_t nr, const scz_chunk_geom &full, const scz_chunk_geom &last
         for (int k = 0; k < 3; k++) nb *= (g.e[k] + (1ull << g.lb[k]) - 1) >> g.lb[k];
         if (nb > p.nbl) p.nbl = (uint32_t)nb;
     }
-    /* a body (sections, outlier list, verbatim values) of any writer's
-     * chunk fits (the decoder's limit, lossy_dec.cu) */
-    p.bodycap = ((p.raw_full * 9 / 2 + (1u << 20)) + 255) & ~(uint64_t)255;
+    /* a body formed (sections, outlier list, verbatim values) is at most
+     * the raw chunk (7.10 step 3) */
+    p.bodycap = (p.raw_full + 256 + 255) & ~(uint64_t)255;
     p.paycap = p.bodycap + LZ1_HDR;
     return p;
 }
 
 /* Bytes of each region of a group (regions 0 and 12, the debug entry's
  * source and forced choices, are its own). */
-void l1_sizes(const E1 &p, size_t sz[NM]) {
+void l1_sizes(const E1 &p, bool pay, size_t sz[NM]) {
     const uint64_t nch = p.nch, cf = p.cf;
     const size_t hss = scz__hse_scratch((uint32_t)(nch * Q), cf, 65536), hs2 = scz__hse_scratch((uint32_t)(nch * 2), cf, 65536);
     const size_t hs3 = scz__hse_scratch((uint32_t)(nch * W3), cf, 65536), hw3 = scz__hse_work((uint32_t)(nch * W3), cf);
@@ -1187,18 +1262,18 @@ void l1_sizes(const E1 &p, size_t sz[NM]) {
                           0, nch * cf * 2, nch * 4, hss, nch * Q * 4, nch * Q * 4, nch * Q * 8, nch * Q * 8,
                           nch * 4, nch * 8, nch * 8, nch * 8,
                           /* 24.. */ nch * p.tpc * 4, nch * 8, nch * 4, hs2, nch * 2 * 4, nch * 2 * 4, nch * 2 * 8,
-                          nch * 4, nch * 4, nch * 8, 8, 8, /* 36.. */ nch * p.tpc * 4, nch * 8, nch * 8, nch * 8,
+                          nch * 4, nch * 4, nch * 8, nch * LZ1_HDR, nch * 8, /* 36.. */ nch * p.tpc * 4, nch * 8, nch * 8, nch * 8,
                           /* 40.. */ nch * 2 * p.bodycap, nch * p.tpc * 8, nch * p.tpc * 8, nch * W3 * 4,
                           nch * W3 * 4, nch * W3 * 8, nch * W3 * 8, nch * W3 * 8, hs3, hw3,
                           /* 50.. */ 8, nch * p.tpc * 8, nch * 2 * cf * 2, nch * 2 * 8, nch * 2 * 8,
-                          /* 55.. */ nch * 4, nch * 2 * 4, nch * 2 * 8, nch * 2 * 8, nch * p.paycap,
+                          /* 55.. */ 0, nch * 2 * 4, nch * 2 * 8, nch * 2 * 8, pay ? nch * p.paycap : 0,
                           nch * 8, nch * 4, scz__hse_scratch((uint32_t)(nch * 2), p.bodycap, 256),
                           scz__hse_work((uint32_t)(nch * 2), p.bodycap)};
     memcpy(sz, v, sizeof v);
 }
 
 /* The regions' pointers (m[k] backs region k). */
-void l1_bind(E1 &p, void *const m[NM]) {
+void l1_bind(E1 &p, void *const m[NM], const size_t sz[NM]) {
     p.costs = static_cast<unsigned long long *>(m[1]);
     p.dec = static_cast<uint8_t *>(m[2]);
     p.sw = static_cast<Sweep *>(m[3]);
@@ -1212,6 +1287,7 @@ void l1_bind(E1 &p, void *const m[NM]) {
     p.nvnew = static_cast<unsigned long long *>(m[11]);
     p.codes_r = static_cast<uint16_t *>(m[13]);
     p.rch = static_cast<uint32_t *>(m[14]);
+    p.kmax = static_cast<uint32_t *>(m[50]);
     p.scnt = static_cast<uint32_t *>(m[16]);
     p.sK = static_cast<uint32_t *>(m[17]);
     p.ssize = static_cast<uint64_t *>(m[18]);
@@ -1253,20 +1329,24 @@ void l1_bind(E1 &p, void *const m[NM]) {
     p.b5cnt = static_cast<uint32_t *>(m[56]);
     p.b5size = static_cast<uint64_t *>(m[57]);
     p.b5off = static_cast<uint64_t *>(m[58]);
-    p.pay = static_cast<uint8_t *>(m[59]);
+    p.pay = sz[59] ? static_cast<uint8_t *>(m[59]) : nullptr;
+    p.pbase = p.pay;
+    p.hdr = static_cast<uint8_t *>(m[34]);
+    p.pdst = static_cast<uint64_t *>(m[35]);
     p.psize = static_cast<uint64_t *>(m[60]);
     p.pinfo = static_cast<uint32_t *>(m[61]);
 }
 
 /* The regions the kernels expect zeroed: the estimate's sums (atomics),
- * the codes and aux (positions no sweep writes), codes_r and rvl (unused
- * stream slots read symbol 0), tpp (chunks without a run-length
- * candidate). */
-cudaError_t l1_zero(void *const m[NM], const size_t sz[NM], cudaStream_t s) {
-    static const int z[] = {1, 6, 7, 13, 51, 52};
+ * the codes (positions no sweep writes), codes_r and rvl (unused stream
+ * slots read symbol 0), tpp (chunks without a run-length candidate); aux
+ * (read only where a code says outlier or verbatim) for the debug entry,
+ * which returns it whole. */
+cudaError_t l1_zero(void *const m[NM], const size_t sz[NM], bool aux, cudaStream_t s) {
+    static const int z[] = {1, 6, 13, 51, 52, 7};
     cudaError_t e = cudaSuccess;
     for (int k : z)
-        if (!e) e = cudaMemsetAsync(m[k], 0, sz[k], s);
+        if (!e && (k != 7 || aux)) e = cudaMemsetAsync(m[k], 0, sz[k], s);
     return e;
 }
 
@@ -1277,9 +1357,10 @@ cudaError_t launch_l1(const E1 &p, void *const m[NM], cudaStream_t s, cudaEvent_
 
 /* Per chunk c of the group: the payload kept (the trial's where strictly
  * smaller), its size, codec_info and offset after the chunks before it
- * (lossy_enc.cu k_loff's scan). */
-__global__ void __launch_bounds__(NT) k_pfinal(E1 p, uint32_t g0, uint32_t *psel, uint64_t *choff,
-                                               uint64_t *chsize, uint64_t *chinfo) {
+ * (lossy_enc.cu k_loff's scan), and where it goes (pdst; the back end's
+ * stream of it at b5off). */
+__global__ void __launch_bounds__(NT) k_pfinal(E1 p, uint32_t g0, uint64_t *choff, uint64_t *chsize,
+                                               uint64_t *chinfo) {
     typedef cub::BlockScan<uint64_t, NT> Scan;
     __shared__ typename Scan::TempStorage ts;
     uint64_t carry = g0 ? choff[g0 - 1] + chsize[g0 - 1] : 0;
@@ -1295,35 +1376,28 @@ __global__ void __launch_bounds__(NT) k_pfinal(E1 p, uint32_t g0, uint32_t *psel
         uint64_t ex, tot;
         Scan(ts).ExclusiveSum(x, ex, tot);
         if (c < p.nreal) {
-            psel[c] = t;
-            choff[g0 + c] = carry + ex;
+            const uint64_t o = carry + ex;
+            choff[g0 + c] = o;
             chsize[g0 + c] = x;
             chinfo[g0 + c] = p.pinfo[t];
+            p.pdst[t] = o;
+            const uint32_t wf = p.pinfo[t];
+            if (wf != LZ_WF_STORED && p.hdr[(uint64_t)t * LZ1_HDR + 6] == LZ_BE_HUFF)
+                p.b5off[2 * t + (wf == LZ_WF_RLE)] = o + LZ1_HDR;
         }
         carry += tot;
         __syncthreads();
     }
 }
 
-/* The kept payloads to their places (blockIdx.y: the group's chunk). */
-__global__ void __launch_bounds__(NT) k_pout(E1 p, uint32_t g0, const uint32_t *psel, const uint64_t *choff,
-                                             const uint64_t *chsize, uint8_t *d_pay) {
-    const uint32_t c = blockIdx.y, t = psel[c];
-    const uint8_t *src = p.pay + (uint64_t)t * p.paycap;
-    uint8_t *dst = d_pay + choff[g0 + c];
-    const uint64_t n = chsize[g0 + c];
-    /* the source is 256-byte aligned: words where the destination allows */
-    const uint32_t mis = (uint32_t)(reinterpret_cast<uintptr_t>(dst) & 15);
-    if (mis == 0) {
-        const uint64_t nw = n / 16;
-        for (uint64_t i = (uint64_t)blockIdx.x * NT + threadIdx.x; i < nw; i += (uint64_t)gridDim.x * NT)
-            reinterpret_cast<uint4 *>(dst)[i] = reinterpret_cast<const uint4 *>(src)[i];
-        for (uint64_t i = nw * 16 + (uint64_t)blockIdx.x * NT + threadIdx.x; i < n; i += (uint64_t)gridDim.x * NT)
-            dst[i] = src[i];
-    } else {
-        for (uint64_t i = (uint64_t)blockIdx.x * NT + threadIdx.x; i < n; i += (uint64_t)gridDim.x * NT)
-            dst[i] = src[i];
-    }
+/* A batch's kept payloads at pbase (the batch's payloads): the headers and
+ * bodies or raw bytes (k_pcopy), the back end's streams. */
+cudaError_t l1_place(const E1 &p, void *hstate5, void *hwork5, cudaStream_t s) {
+    const uint64_t pc = (p.paycap + NT - 1) / NT;
+    k_pcopy<<<dim3((unsigned)(pc < 64 ? pc : 64), p.nch), NT, 0, s>>>(p);
+    const scz_hse h5{nullptr, p.bodycap, p.b5cnt, p.nch * 2, 256, p.bodycap, 0, nullptr, nullptr, p.bodies};
+    cudaError_t e = scz__hse_write(&h5, hstate5, hwork5, p.b5off, p.pbase, s);
+    return e ? e : cudaGetLastError();
 }
 
 /* The level-1 scratch: groups of G chunks (at most L1_BUDGET bytes, at
@@ -1338,7 +1412,7 @@ struct L1Lay {
 
 size_t l1_total(const E1 &p) {
     size_t sz[NM], t = 0;
-    l1_sizes(p, sz);
+    l1_sizes(p, false, sz);
     for (int k = 0; k < NM; k++) t = scz_ku::rup(t + sz[k], 256);
     return t;
 }
@@ -1378,22 +1452,20 @@ cudaError_t scz__lossy1_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32
         p.src = static_cast<const uint8_t *>(d_src) + (uint64_t)g0 * b->raw_full;
         size_t sz[NM];
         void *m[NM];
-        l1_sizes(p, sz);
+        l1_sizes(p, false, sz);
         size_t o = 0;
         for (int k = 0; k < NM; k++) {
             m[k] = static_cast<uint8_t *>(scratch) + o;
             o = scz_ku::rup(o + sz[k], 256);
         }
-        l1_bind(p, m);
-        if ((e = l1_zero(m, sz, s))) break;
+        l1_bind(p, m, sz);
+        p.pbase = d_pay;
+        if ((e = l1_zero(m, sz, false, s))) break;
         pf.mark("zero");
         e = p.es == 4 ? launch_l1<true>(p, m, s, nullptr, &pf) : launch_l1<false>(p, m, s, nullptr, &pf);
         if (e) break;
-        uint32_t *psel = static_cast<uint32_t *>(m[55]);
-        k_pfinal<<<1, NT, 0, s>>>(p, g0, psel, choff, chsize, chinfo);
-        const uint32_t gb = (uint32_t)((p.paycap / 16 + NT - 1) / NT < 64 ? (p.paycap / 16 + NT - 1) / NT : 64);
-        k_pout<<<dim3(gb ? gb : 1, ng), NT, 0, s>>>(p, g0, psel, choff, chsize, d_pay);
-        e = cudaGetLastError();
+        k_pfinal<<<1, NT, 0, s>>>(p, g0, choff, chsize, chinfo);
+        e = l1_place(p, m[62], m[63], s);
         pf.mark("output");
     }
     return e;
@@ -1408,17 +1480,17 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     cudaError_t e = cudaSuccess;
     void *m[NM] = {};
     size_t sz[NM];
-    l1_sizes(p, sz);
+    l1_sizes(p, true, sz);
     sz[0] = srcb ? srcb : 1;
     sz[12] = nch * 3;
     for (int k = 0; k < NM && !e; k++) e = cudaMalloc(&m[k], sz[k] ? sz[k] : 1);
     if (!e) e = cudaMemcpy(m[0], d->src, srcb, cudaMemcpyHostToDevice);
     if (!e && d->force) e = cudaMemcpy(m[12], d->force, nr * 3, cudaMemcpyHostToDevice);
-    if (!e) e = l1_zero(m, sz, 0);
+    if (!e) e = l1_zero(m, sz, true, 0);
     if (!e) {
         p.src = static_cast<const uint8_t *>(m[0]);
         p.force = d->force ? static_cast<const uint8_t *>(m[12]) : nullptr;
-        l1_bind(p, m);
+        l1_bind(p, m, sz);
         cudaEvent_t ev[7];
         int nev = 0;
         for (; nev < 7 && cudaEventCreate(&ev[nev]) == cudaSuccess; nev++) {}
@@ -1494,7 +1566,7 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
         if (!bh) e = cudaErrorMemoryAllocation;
         if (!e) e = cudaMemcpy(bh, m[w ? 39 : 38], nch * 8, cudaMemcpyDeviceToHost);
         for (uint64_t c = 0; c < nr && !e; c++)
-            if (bh[c] <= d->bstride)
+            if (bh[c] <= d->bstride && bh[c] <= p.bodycap) /* formed ones (others: not compared) */
                 e = cudaMemcpy(dst + c * d->bstride, static_cast<uint8_t *>(m[40]) + (2 * c + w) * p.bodycap, bh[c],
                                cudaMemcpyDeviceToHost);
         free(bh);
