@@ -126,7 +126,10 @@ struct E1 {
     const uint8_t *src;         /* chunk c's elements at src + c raw_full */
     uint64_t raw_full, cf;      /* bytes of a full chunk; its elements (stride of the per-position arrays) */
     uint32_t nch, es, R, swn, tpc, nbl; /* nbl: Lorenzo blocks of a chunk, at most */
-    uint32_t nreal;             /* chunks of the batch; nch = 2 nreal (the trial's payloads after them) */
+    uint32_t nreal;             /* chunks of the group; nch = nreal + ntr (the trial's payloads after them) */
+    uint32_t ntr;               /* the trial's chunks: chunk nreal + j reads chunk tsrc[j] */
+    const uint32_t *tsrc;       /* ntr */
+    const uint32_t *twin;       /* nreal: the chunk of chunk c's trial payload, or NONE */
     int psnr;
     uint32_t wfk;               /* knobs[1]: 0 workflow by size, 1 Huffman, 2 run-length */
     CGeo gfull, glast;
@@ -185,9 +188,9 @@ struct E1 {
     uint64_t *pdst;             /* nch: chunk c's payload at pbase + pdst[c] (~0: not written) */
 };
 
-/* Chunks c >= nreal are the trial's second payloads of chunks c - nreal
- * (7.10 step 1: linear interpolation in the trial order). */
-__device__ __forceinline__ uint32_t sc(const E1 &p, uint32_t c) { return c < p.nreal ? c : c - p.nreal; }
+/* Chunks c >= nreal are the trial's second payloads of chunks tsrc[c -
+ * nreal] (7.10 step 1: linear interpolation in the trial order). */
+__device__ __forceinline__ uint32_t sc(const E1 &p, uint32_t c) { return c < p.nreal ? c : p.tsrc[c - p.nreal]; }
 __device__ __forceinline__ const CGeo &geo(const E1 &p, uint32_t c) {
     return sc(p, c) + 1 == p.nreal ? p.glast : p.gfull;
 }
@@ -271,7 +274,7 @@ __global__ void k_stab(E1 p) {
     p.nvnew[c] = 0;
     unsigned pred, order, tight;
     if (c >= p.nreal) { /* the trial's interpolation payload, where the decision asks for it */
-        const uint8_t *r = p.dec + (uint64_t)(c - p.nreal) * ND;
+        const uint8_t *r = p.dec + (uint64_t)sc(p, c) * ND;
         d[0] = d[1] = d[2] = d[3] = d[4] = 0;
         if (p.force || r[2] == LZ_PRED_LORENZO) {
             d[5] = d[6] = d[7] = 0;
@@ -597,20 +600,28 @@ template <bool SH> __global__ void __launch_bounds__(NT) k_hist(E1 p) {
         const uint64_t a = t * TILE;
         for (uint32_t k = 0; k < PER; k++) {
             const uint64_t pos = a + (uint64_t)k * NT + threadIdx.x;
-            unsigned long long k0 = ~0ull, k1 = ~0ull;
+            uint32_t m = ~0u, gs = 0;
             if (pos < n) {
                 const uint32_t v = codes[pos];
-                const uint32_t m = v == 0 ? 0 : v >= 2 * R ? v - 2 * R + 2 * r : v - R + r;
+                m = v == 0 ? 0 : v >= 2 * R ? v - 2 * R + 2 * r : v - R + r;
                 out[pos] = (uint16_t)m;
-                k0 = hb + m;
                 for (uint32_t gg = 1; gg <= G; gg++)
                     if (pos >= st[gg - 1]) {
-                        k1 = hb + (unsigned long long)gg * hs + m;
+                        gs = gg;
                         break;
                     }
             }
-            agg_add(base, k0);
-            agg_add(base, k1);
+            /* equal codes of the warp counted once; their sweep stream too
+             * where the warp's 32 positions lie in one sweep (most warps) */
+            const unsigned peers = __match_any_sync(0xffffffffu, m);
+            const bool lead = m != ~0u && (threadIdx.x & 31) == (unsigned)(__ffs(peers) - 1);
+            if (lead) atomicAdd(base + hb + m, (uint32_t)__popc(peers));
+            const uint32_t g0 = __shfl_sync(0xffffffffu, gs, 0);
+            if (__all_sync(0xffffffffu, gs == g0)) {
+                if (g0 && lead) atomicAdd(base + hb + (unsigned long long)g0 * hs + m, (uint32_t)__popc(peers));
+            } else {
+                agg_add(base, gs && m != ~0u ? hb + (unsigned long long)gs * hs + m : ~0ull);
+            }
         }
     }
     if (SH) {
@@ -1091,21 +1102,34 @@ __global__ void __launch_bounds__(NT) k_pcopy(E1 p) {
 
 uint32_t sweep_entries(const CGeo &g) { return lz1_nsweeps(g.rank, g.e) + 1; }
 
+/* The estimate and decision (7.10 step 1) of chunks [0, nreal). */
+template <bool F32> cudaError_t launch_est(const E1 &p, cudaStream_t s) {
+    const uint64_t nsf = p.gfull.n > LZ1_SAMPLE_OFF ? (p.gfull.n - LZ1_SAMPLE_OFF) / LZ1_SAMPLE_STEP + 1 : 1;
+    const uint32_t ge = (uint32_t)((nsf + NT - 1) / NT < 1024 ? (nsf + NT - 1) / NT : 1024);
+    k_est<F32><<<dim3(ge, p.nreal), NT, 0, s>>>(p);
+    k_decide<<<(p.nreal + NT - 1) / NT, NT, 0, s>>>(p);
+    return cudaGetLastError();
+}
+
+/* Everything after the estimate (est: with it) for the group p: chunks
+ * [0, nreal) and the trial's [nreal, nch). */
 template <bool F32>
-cudaError_t launch_all(const E1 &p0, void *hstate, void *hstate2, void *hstate3, void *hwork3, void *hstate5,
+cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void *hstate3, void *hwork3, void *hstate5,
                        void *hwork5, cudaStream_t s, cudaEvent_t *ev, ScProf *pf) {
     E1 p = p0;
+    {   /* the run-length set's histograms: a layout of this group's streams */
+        const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr};
+        p.hist2 = scz__hse_hist(&h2, hstate2, &p.h2stride);
+    }
     /* the debug entry's events (ev[k]) and the profile's phases */
     auto mk = [&](int k, const char *nm) {
         if (ev && k >= 0) cudaEventRecord(ev[k], s);
         if (pf) pf->mark(nm);
     };
-    const uint64_t nsf = p.gfull.n > LZ1_SAMPLE_OFF ? (p.gfull.n - LZ1_SAMPLE_OFF) / LZ1_SAMPLE_STEP + 1 : 1;
-    const uint32_t ge = (uint32_t)((nsf + NT - 1) / NT < 1024 ? (nsf + NT - 1) / NT : 1024);
     if (ev) cudaEventRecord(ev[0], s);
-    k_est<F32><<<dim3(ge, p.nch), NT, 0, s>>>(p);
+    cudaError_t e;
+    if (est && (e = launch_est<F32>(p, s))) return e;
     const uint32_t gc = (p.nch + NT - 1) / NT;
-    k_decide<<<gc, NT, 0, s>>>(p);
     mk(1, "estimate");
     k_stab<<<gc, NT, 0, s>>>(p);
     const uint32_t gx = (uint32_t)((p.cf + NT - 1) / NT < 2048 ? (p.cf + NT - 1) / NT : 2048);
@@ -1123,7 +1147,7 @@ cudaError_t launch_all(const E1 &p0, void *hstate, void *hstate2, void *hstate3,
      * sorts), not of 2R + 2 (H200, wmag REL 1e-3, level 1: ms). */
     k_kmax<<<1, NT, 0, s>>>(p);
     uint32_t kg = 0;
-    cudaError_t e = cudaMemcpyAsync(&kg, p.kmax, 4, cudaMemcpyDeviceToHost, s);
+    e = cudaMemcpyAsync(&kg, p.kmax, 4, cudaMemcpyDeviceToHost, s);
     if (!e) e = cudaStreamSynchronize(s);
     if (e) return e;
     if (kg < 4 || kg > 2 * p.R + 2) return cudaErrorInvalidValue;
@@ -1210,21 +1234,22 @@ cudaError_t launch_all(const E1 &p0, void *hstate, void *hstate2, void *hstate3,
 
 
 /* The per-group state (regions of the scratch, by index: l1_sizes, l1_bind). */
-constexpr int NM = 64;
+constexpr int NM = 66;
 
 /* A group of nr chunks: nr full chunks, or (has_last) nr - 1 full ones and
  * the batch's last. The sweep table and Lorenzo block counts take the
  * larger of both geometries, so a group's regions never outgrow those of
  * the layout (l1_layout). */
-E1 l1_params(uint32_t nr, const scz_chunk_geom &full, const scz_chunk_geom &last, bool has_last, uint32_t R,
-             uint32_t wfk, int psnr, double eb) {
+E1 l1_params(uint32_t nr, uint32_t nslots, const scz_chunk_geom &full, const scz_chunk_geom &last, bool has_last,
+             uint32_t R, uint32_t wfk, int psnr, double eb) {
     E1 p;
     memset(&p, 0, sizeof p);
     p.gfull = cgeo(full);
     const CGeo gl = cgeo(last);
     p.glast = has_last ? gl : p.gfull;
     p.nreal = nr;
-    p.nch = 2 * nr;
+    p.nch = nslots;
+    p.ntr = nslots - nr;
     p.es = full.esize;
     p.cf = full.count ? full.count : 1;
     p.raw_full = full.count * p.es;
@@ -1268,7 +1293,7 @@ void l1_sizes(const E1 &p, bool pay, size_t sz[NM]) {
                           /* 50.. */ 8, nch * p.tpc * 8, nch * 2 * cf * 2, nch * 2 * 8, nch * 2 * 8,
                           /* 55.. */ 0, nch * 2 * 4, nch * 2 * 8, nch * 2 * 8, pay ? nch * p.paycap : 0,
                           nch * 8, nch * 4, scz__hse_scratch((uint32_t)(nch * 2), p.bodycap, 256),
-                          scz__hse_work((uint32_t)(nch * 2), p.bodycap)};
+                          scz__hse_work((uint32_t)(nch * 2), p.bodycap), /* 64.. */ nch * 4, nch * 4};
     memcpy(sz, v, sizeof v);
 }
 
@@ -1333,6 +1358,8 @@ void l1_bind(E1 &p, void *const m[NM], const size_t sz[NM]) {
     p.pbase = p.pay;
     p.hdr = static_cast<uint8_t *>(m[34]);
     p.pdst = static_cast<uint64_t *>(m[35]);
+    p.tsrc = static_cast<const uint32_t *>(m[64]);
+    p.twin = static_cast<const uint32_t *>(m[65]);
     p.psize = static_cast<uint64_t *>(m[60]);
     p.pinfo = static_cast<uint32_t *>(m[61]);
 }
@@ -1342,17 +1369,17 @@ void l1_bind(E1 &p, void *const m[NM], const size_t sz[NM]) {
  * slots read symbol 0), tpp (chunks without a run-length candidate); aux
  * (read only where a code says outlier or verbatim) for the debug entry,
  * which returns it whole. */
-cudaError_t l1_zero(void *const m[NM], const size_t sz[NM], bool aux, cudaStream_t s) {
+cudaError_t l1_zero(void *const m[NM], const size_t sz[NM], bool costs, bool aux, cudaStream_t s) {
     static const int z[] = {1, 6, 13, 51, 52, 7};
     cudaError_t e = cudaSuccess;
     for (int k : z)
-        if (!e && (k != 7 || aux)) e = cudaMemsetAsync(m[k], 0, sz[k], s);
+        if (!e && (k != 7 || aux) && (k != 1 || costs)) e = cudaMemsetAsync(m[k], 0, sz[k], s);
     return e;
 }
 
 template <bool F32>
-cudaError_t launch_l1(const E1 &p, void *const m[NM], cudaStream_t s, cudaEvent_t *ev, ScProf *pf) {
-    return launch_all<F32>(p, m[15], m[27], m[48], m[49], m[62], m[63], s, ev, pf);
+cudaError_t launch_l1(const E1 &p, bool est, void *const m[NM], cudaStream_t s, cudaEvent_t *ev, ScProf *pf) {
+    return launch_all<F32>(p, est, m[15], m[27], m[48], m[49], m[62], m[63], s, ev, pf);
 }
 
 /* Per chunk c of the group: the payload kept (the trial's where strictly
@@ -1369,8 +1396,9 @@ __global__ void __launch_bounds__(NT) k_pfinal(E1 p, uint32_t g0, uint64_t *chof
         uint32_t t = c;
         uint64_t x = 0;
         if (c < p.nreal) {
-            const uint64_t a = p.psize[c], b = p.psize[c + p.nreal];
-            t = b && b < a ? c + p.nreal : c;
+            const uint32_t tw = p.twin[c];
+            const uint64_t a = p.psize[c], b = tw != NONE ? p.psize[tw] : 0;
+            t = b && b < a ? tw : c;
             x = p.psize[t];
         }
         uint64_t ex, tot;
@@ -1400,13 +1428,18 @@ cudaError_t l1_place(const E1 &p, void *hstate5, void *hwork5, cudaStream_t s) {
     return e ? e : cudaGetLastError();
 }
 
-/* The level-1 scratch: groups of G chunks (at most L1_BUDGET bytes, at
- * least one chunk; about 44 x the raw bytes of a float32 chunk, with the
- * trial's payloads, plus ~2.2 MB per stream of the stream sets). */
+/* The level-1 scratch: S chunk slots (at least 2: a chunk and its trial),
+ * within the larger of L1_BUDGET and the scratch a level-1 decompression
+ * of the batch takes (so compressing adds no peak to a round trip). A
+ * group takes the next chunks whose trial payloads (where the estimate
+ * asks for them) fit beside them: S chunks of data that needs no trial.
+ * About 10 x the raw bytes of a float32 chunk per slot, plus ~2.2 MB per
+ * stream of the stream sets (H200, wmag 512^3 float32 REL 1e-3: 22.2 GB/s
+ * with 2 GiB, 35.6 with 4 GiB, 40.2 with all 16 chunks in a group). */
 constexpr size_t L1_BUDGET = 2ull << 30;
 
 struct L1Lay {
-    uint32_t G;
+    uint32_t S;
     size_t total;
 };
 
@@ -1418,19 +1451,28 @@ size_t l1_total(const E1 &p) {
 }
 
 L1Lay l1_layout(const scz_cuda_batch *b) {
-    static size_t budget = 0; /* SCZ_L1_BUDGET_MB: another budget, for measurements */
-    if (!budget) {
+    static size_t fixed = 0; /* SCZ_L1_BUDGET_MB: another budget, for measurements */
+    if (!fixed) {
         const char *v = getenv("SCZ_L1_BUDGET_MB");
-        budget = v && atoll(v) > 0 ? (size_t)atoll(v) << 20 : L1_BUDGET;
+        fixed = v && atoll(v) > 0 ? (size_t)atoll(v) << 20 : 1;
+    }
+    size_t budget = fixed;
+    if (budget == 1) {
+        const size_t dec = scz__lossy_cuda_dec_scratch(b);
+        budget = dec > L1_BUDGET ? dec : L1_BUDGET;
     }
     const uint32_t R = b->h->knobs[0];
     const int psnr = b->h->eb_mode == SCZ_EB_PSNR;
-    auto tot = [&](uint32_t G) { return l1_total(l1_params(G, b->full, b->last, true, R, b->h->knobs[1], psnr, b->h->eb_abs)); };
-    uint32_t G = b->n < 32767 ? b->n : 32767;
+    auto tot = [&](uint32_t S) {
+        return l1_total(l1_params(1, S, b->full, b->last, true, R, b->h->knobs[1], psnr, b->h->eb_abs));
+    };
+    uint64_t S = 2 * (uint64_t)b->n;
+    if (S > 65534) S = 65534;
     const size_t one = tot(1);
-    if (one * (uint64_t)G > budget) G = one >= budget ? 1 : (uint32_t)(budget / one);
-    while (G > 1 && tot(G) > budget) G--;
-    return L1Lay{G, tot(G)};
+    if (one * S > budget) S = budget / one;
+    if (S < 2) S = 2;
+    while (S > 2 && tot((uint32_t)S) > budget) S--;
+    return L1Lay{(uint32_t)S, tot((uint32_t)S)};
 }
 
 } // namespace
@@ -1442,32 +1484,77 @@ cudaError_t scz__lossy1_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32
                                     void *scratch, cudaStream_t s) {
     if (ca >= cb || cb > b->n) return cudaErrorInvalidValue;
     const L1Lay L = l1_layout(b);
-    const uint32_t R = b->h->knobs[0];
+    const uint32_t S = L.S, R = b->h->knobs[0], wfk = b->h->knobs[1];
     const int psnr = b->h->eb_mode == SCZ_EB_PSNR;
+    /* the regions of S slots, the same for every group */
+    E1 base = l1_params(1, S, b->full, b->last, true, R, wfk, psnr, b->h->eb_abs);
+    size_t sz[NM];
+    void *m[NM];
+    l1_sizes(base, false, sz);
+    size_t o = 0;
+    for (int k = 0; k < NM; k++) {
+        m[k] = static_cast<uint8_t *>(scratch) + o;
+        o = scz_ku::rup(o + sz[k], 256);
+    }
+    l1_bind(base, m, sz);
+    base.pbase = d_pay;
+    const CGeo gfull = base.gfull, glast = cgeo(b->last);
+    uint8_t *dec = static_cast<uint8_t *>(malloc((size_t)S * ND));
+    uint32_t *tw = static_cast<uint32_t *>(malloc((size_t)S * 8));
+    if (!dec || !tw) {
+        free(dec);
+        free(tw);
+        return cudaErrorMemoryAllocation;
+    }
+    uint32_t *ts = tw + S;
     cudaError_t e = cudaSuccess;
     ScProf pf("lossy1 encode", s);
-    for (uint32_t g0 = ca; g0 < cb && !e; g0 += L.G) {
-        const uint32_t ng = cb - g0 < L.G ? cb - g0 : L.G;
-        E1 p = l1_params(ng, b->full, b->last, g0 + ng == b->n, R, b->h->knobs[1], psnr, b->h->eb_abs);
-        p.src = static_cast<const uint8_t *>(d_src) + (uint64_t)g0 * b->raw_full;
-        size_t sz[NM];
-        void *m[NM];
-        l1_sizes(p, false, sz);
-        size_t o = 0;
-        for (int k = 0; k < NM; k++) {
-            m[k] = static_cast<uint8_t *>(scratch) + o;
-            o = scz_ku::rup(o + sz[k], 256);
+    for (uint32_t c0 = ca; c0 < cb && !e;) {
+        /* the estimate of the next S chunks (at most), then the group */
+        const uint32_t W = cb - c0 < S ? cb - c0 : S;
+        E1 q = base;
+        q.nreal = q.nch = W;
+        q.ntr = 0;
+        q.glast = c0 + W == b->n ? glast : gfull;
+        q.src = static_cast<const uint8_t *>(d_src) + (uint64_t)c0 * b->raw_full;
+        if ((e = cudaMemsetAsync(q.costs, 0, (size_t)W * LZ1_NCOST * 8, s))) break;
+        if ((e = q.es == 4 ? launch_est<true>(q, s) : launch_est<false>(q, s))) break;
+        if ((e = cudaMemcpyAsync(dec, q.dec, (size_t)W * ND, cudaMemcpyDeviceToHost, s))) break;
+        if ((e = cudaStreamSynchronize(s))) break;
+        pf.mark("estimate");
+        uint32_t G = 0, T = 0;
+        while (G < W) {
+            const uint32_t t = !psnr && dec[(size_t)G * ND + 2] != LZ_PRED_LORENZO; /* k_stab's condition */
+            if (G + 1 + T + t > S) break;
+            tw[G] = t ? G + 1 + T : NONE; /* provisional: trial slots follow the group's chunks */
+            T += t;
+            G++;
         }
-        l1_bind(p, m, sz);
-        p.pbase = d_pay;
-        if ((e = l1_zero(m, sz, false, s))) break;
+        uint32_t j = 0;
+        for (uint32_t c = 0; c < G; c++)
+            if (tw[c] != NONE) tw[c] = G + j, ts[j++] = c;
+        E1 p = base;
+        p.nreal = G;
+        p.ntr = T;
+        p.nch = G + T;
+        p.glast = c0 + G == b->n ? glast : gfull;
+        p.src = q.src;
+        size_t gsz[NM];
+        l1_sizes(p, false, gsz);
+        if ((e = cudaMemcpyAsync(m[65], tw, (size_t)G * 4, cudaMemcpyHostToDevice, s))) break;
+        if (T && (e = cudaMemcpyAsync(m[64], ts, (size_t)T * 4, cudaMemcpyHostToDevice, s))) break;
+        if ((e = l1_zero(m, gsz, false, false, s))) break;
         pf.mark("zero");
-        e = p.es == 4 ? launch_l1<true>(p, m, s, nullptr, &pf) : launch_l1<false>(p, m, s, nullptr, &pf);
-        if (e) break;
-        k_pfinal<<<1, NT, 0, s>>>(p, g0, choff, chsize, chinfo);
+        if ((e = p.es == 4 ? launch_l1<true>(p, false, m, s, nullptr, &pf) : launch_l1<false>(p, false, m, s, nullptr, &pf)))
+            break;
+        k_pfinal<<<1, NT, 0, s>>>(p, c0, choff, chsize, chinfo);
         e = l1_place(p, m[62], m[63], s);
         pf.mark("output");
+        c0 += G;
     }
+    /* the host arrays were copied (pageable memory: staged before the calls return) */
+    free(dec);
+    free(tw);
     return e;
 }
 
@@ -1475,7 +1562,7 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     if (d->nch == 0 || d->nch > 32767 || (d->full.esize != 4 && d->full.esize != 8) || d->full.count > 0x7fffffffull)
         return (int)cudaErrorInvalidValue;
     const uint64_t nr = d->nch, nch = 2 * nr, cf = d->full.count ? d->full.count : 1;
-    E1 p = l1_params(d->nch, d->full, d->last, true, d->R, 0, d->psnr, d->eb);
+    E1 p = l1_params(d->nch, 2 * d->nch, d->full, d->last, true, d->R, 0, d->psnr, d->eb);
     const size_t srcb = (nr - 1) * p.raw_full + d->last.count * p.es;
     cudaError_t e = cudaSuccess;
     void *m[NM] = {};
@@ -1486,7 +1573,15 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
     for (int k = 0; k < NM && !e; k++) e = cudaMalloc(&m[k], sz[k] ? sz[k] : 1);
     if (!e) e = cudaMemcpy(m[0], d->src, srcb, cudaMemcpyHostToDevice);
     if (!e && d->force) e = cudaMemcpy(m[12], d->force, nr * 3, cudaMemcpyHostToDevice);
-    if (!e) e = l1_zero(m, sz, true, 0);
+    if (!e) e = l1_zero(m, sz, true, true, 0);
+    { /* every chunk c has a trial slot nr + c (k_stab leaves it empty where not asked for) */
+        uint32_t *tw = static_cast<uint32_t *>(malloc(nr * 8));
+        if (!tw) e = cudaErrorMemoryAllocation;
+        for (uint64_t c = 0; !e && c < nr; c++) tw[c] = (uint32_t)(nr + c), tw[nr + c] = (uint32_t)c;
+        if (!e) e = cudaMemcpy(m[65], tw, nr * 4, cudaMemcpyHostToDevice);
+        if (!e) e = cudaMemcpy(m[64], tw + nr, nr * 4, cudaMemcpyHostToDevice);
+        free(tw);
+    }
     if (!e) {
         p.src = static_cast<const uint8_t *>(m[0]);
         p.force = d->force ? static_cast<const uint8_t *>(m[12]) : nullptr;
@@ -1494,8 +1589,8 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
         cudaEvent_t ev[7];
         int nev = 0;
         for (; nev < 7 && cudaEventCreate(&ev[nev]) == cudaSuccess; nev++) {}
-        e = p.es == 4 ? launch_l1<true>(p, m, 0, nev == 7 ? ev : nullptr, nullptr)
-                      : launch_l1<false>(p, m, 0, nev == 7 ? ev : nullptr, nullptr);
+        e = p.es == 4 ? launch_l1<true>(p, true, m, 0, nev == 7 ? ev : nullptr, nullptr)
+                      : launch_l1<false>(p, true, m, 0, nev == 7 ? ev : nullptr, nullptr);
         if (!e) e = cudaDeviceSynchronize();
         for (int k = 0; k < 6; k++) {
             float ms = 0;
