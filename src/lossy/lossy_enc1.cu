@@ -461,15 +461,34 @@ __global__ void __launch_bounds__(NT) k_tlast(E1 p, uint16_t match, uint32_t *ou
 
 /* Per chunk: the last position (verbatim element, run start) before each
  * tile, from each tile's last in arr (nch x tpc). */
-__global__ void k_vscan(E1 p, uint32_t *arr) {
-    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= p.nch || p.nsw[c] == NONE) return;
+constexpr uint32_t SIPT = 8; /* tiles per thread of the per-chunk scans */
+
+/* A block per chunk (positions grow with the tile: the last one before a
+ * tile is the largest, a max-scan of position + 1, 0 for none). */
+__global__ void __launch_bounds__(NT) k_vscan(E1 p, uint32_t *arr) {
+    typedef cub::BlockScan<uint32_t, NT> BS;
+    __shared__ typename BS::TempStorage ts;
+    const uint32_t c = blockIdx.x;
+    if (p.nsw[c] == NONE) return;
     const uint64_t nt = (geo(p, c).n + TILE - 1) / TILE;
-    uint32_t *tl = arr + (uint64_t)c * p.tpc, prev = NONE;
-    for (uint64_t t = 0; t < nt; t++) {
-        const uint32_t v = tl[t];
-        tl[t] = prev;
-        if (v != NONE) prev = v;
+    uint32_t *tl = arr + (uint64_t)c * p.tpc, carry = 0;
+    for (uint64_t t0 = 0; t0 < nt; t0 += NT * SIPT) {
+        uint32_t v[SIPT];
+#pragma unroll
+        for (uint32_t j = 0; j < SIPT; j++) {
+            const uint64_t t = t0 + threadIdx.x * SIPT + j;
+            const uint32_t x = t < nt ? tl[t] : NONE;
+            v[j] = x == NONE ? 0 : x + 1;
+        }
+        uint32_t agg;
+        BS(ts).ExclusiveScan(v, v, carry, MaxOp(), agg);
+#pragma unroll
+        for (uint32_t j = 0; j < SIPT; j++) {
+            const uint64_t t = t0 + threadIdx.x * SIPT + j;
+            if (t < nt) tl[t] = v[j] ? v[j] - 1 : NONE;
+        }
+        carry = agg > carry ? agg : carry;
+        __syncthreads();
     }
 }
 
@@ -830,16 +849,31 @@ __device__ __forceinline__ uint64_t body_len(const E1 &p, uint32_t c, uint32_t w
     return b <= geo(p, c).n * p.es ? b : 0;
 }
 
-/* Per chunk: exclusive sums over its tiles of arr (nch x tpc). */
-__global__ void k_tsum(E1 p, unsigned long long *arr) {
-    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= p.nch || p.nsw[c] == NONE) return;
+/* Per chunk: exclusive sums over its tiles of arr (nch x tpc); a block
+ * per chunk. */
+__global__ void __launch_bounds__(NT) k_tsum(E1 p, unsigned long long *arr) {
+    typedef cub::BlockScan<unsigned long long, NT> BS;
+    __shared__ typename BS::TempStorage ts;
+    const uint32_t c = blockIdx.x;
+    if (p.nsw[c] == NONE) return;
     const uint64_t nt = (geo(p, c).n + TILE - 1) / TILE;
-    unsigned long long *a = arr + (uint64_t)c * p.tpc, acc = 0;
-    for (uint64_t t = 0; t < nt; t++) {
-        const unsigned long long v = a[t];
-        a[t] = acc;
-        acc += v;
+    unsigned long long *a = arr + (uint64_t)c * p.tpc, carry = 0;
+    for (uint64_t t0 = 0; t0 < nt; t0 += NT * SIPT) {
+        unsigned long long v[SIPT];
+#pragma unroll
+        for (uint32_t j = 0; j < SIPT; j++) {
+            const uint64_t t = t0 + threadIdx.x * SIPT + j;
+            v[j] = t < nt ? a[t] : 0;
+        }
+        unsigned long long agg;
+        BS(ts).ExclusiveSum(v, v, agg);
+#pragma unroll
+        for (uint32_t j = 0; j < SIPT; j++) {
+            const uint64_t t = t0 + threadIdx.x * SIPT + j;
+            if (t < nt) a[t] = carry + v[j];
+        }
+        carry += agg;
+        __syncthreads();
     }
 }
 
@@ -1139,7 +1173,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     k_lor<F32><<<dim3(p.nbl, p.nch), NT, 0, s>>>(p);
     mk(2, "sweeps");
     k_tlast<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, (uint16_t)LZ_VNEW(p.R), p.tlast);
-    k_vscan<<<gc, NT, 0, s>>>(p, p.tlast);
+    k_vscan<<<p.nch, NT, 0, s>>>(p, p.tlast);
     k_vt2<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     mk(3, "V_new");
     /* The one wait of a group: the largest alphabet of its chunks, so that
@@ -1179,7 +1213,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     if ((e = cudaMemsetAsync(p.hist2, 0, (size_t)p.nch * 2 * p.h2stride * 4, s))) return e;
     if ((e = cudaMemsetAsync(p.runs, 0, (size_t)p.nch * 8, s))) return e;
     k_rt1<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
-    k_vscan<<<gc, NT, 0, s>>>(p, p.rlast);
+    k_vscan<<<p.nch, NT, 0, s>>>(p, p.rlast);
     k_rcrit<<<gc, NT, 0, s>>>(p);
     k_rt2<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     k_rcnt<<<gc, NT, 0, s>>>(p);
@@ -1191,7 +1225,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     /* the outlier list, the bodies' sizes */
     if ((e = cudaMemsetAsync(p.obytes, 0, (size_t)p.nch * 8, s))) return e;
     k_tlast<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, (uint16_t)LZ_CODE_OUTLIER, p.olast);
-    k_vscan<<<gc, NT, 0, s>>>(p, p.olast);
+    k_vscan<<<p.nch, NT, 0, s>>>(p, p.olast);
     k_ot2<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     k_bsize<<<gc, NT, 0, s>>>(p);
     mk(5, "olist");
@@ -1203,13 +1237,13 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     mk(-1, "plan bodies");
     if ((e = scz__hse_write(&h3, hstate3, hwork3, p.w3off, p.bodies, s))) return e;
     mk(-1, "write streams");
-    k_tsum<<<gc, NT, 0, s>>>(p, p.tob);
-    k_tsum<<<gc, NT, 0, s>>>(p, p.tvn);
+    k_tsum<<<p.nch, NT, 0, s>>>(p, p.tob);
+    k_tsum<<<p.nch, NT, 0, s>>>(p, p.tvn);
     k_ow<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.bodies, p.hsz, 0);
     k_vw<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.bodies, p.hsz, 0);
     mk(-1, "write lists");
     /* the run-length bodies */
-    k_tsum<<<gc, NT, 0, s>>>(p, p.tpp);
+    k_tsum<<<p.nch, NT, 0, s>>>(p, p.tpp);
     k_rw<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     const scz_hse h4{p.rvl, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 0, p.r2K, nullptr, nullptr};
     if ((e = scz__hse_plan(&h4, hstate3, nullptr, p.w4size, nullptr, s))) return e;
