@@ -1,13 +1,17 @@
 /*
  * lossy_enc1.cu -- level-1 compression (knobs[2] = 1, FORMAT.md 7.9-7.10)
  * on the GPU, to write exactly the CPU writer's bytes (lossy.c lz1_*,
- * lossy_interp.h). Work in progress (docs/GPU.md "Level 1 on the GPU:
- * compression"): every chunk's payload is written, through the white-box
- * entry scz__lossy1_cuda_debug (lossy_debug.h); the batch driver in
- * scz__lossy_cuda_encode is not, so scz__cuda_can_hdr keeps level-1
- * encoding on the CPU. One launch per step over all chunks of a batch
- * (the trial's interpolation payloads are extra chunks after the batch's,
- * chunk n + c reading chunk c's elements; the smaller payload is kept):
+ * lossy_interp.h); docs/GPU.md "Level 1 on the GPU: compression". The
+ * batch driver (scz__lossy1_cuda_encode, called by lossy_enc.cu's entry
+ * for knobs[2] = 1) takes the chunks in groups: the estimate of the next
+ * chunks (one wait: which ask for the trial), then a group of those whose
+ * trial payloads fit beside them in the scratch's chunk slots, then one
+ * launch per step over the group's chunks (the trial's interpolation
+ * payloads are extra chunks after the group's, chunk nreal + j reading
+ * chunk tsrc[j]'s elements; the smaller payload is kept, k_pfinal, and
+ * written in place, l1_place). The white-box entry scz__lossy1_cuda_debug
+ * (lossy_debug.h) runs the same steps on a batch in host memory and keeps
+ * every intermediate result for the tests:
  *
  *   k_est     the predictor estimate (7.10 step 1): one thread per sample
  *             (lossy_est_hd.h lz1_est_sample, the CPU's function), 64-bit
