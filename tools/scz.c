@@ -1096,7 +1096,7 @@ static int do_decompress(const opts *o) {
     if (o->out && (rc = cli_out_open(&rout, o->out))) goto done;
 
     int have_info = 0, ended = 0;
-    uint64_t raw_done = 0, zread = 0;
+    uint64_t zread = 0;
     while (!ended) {
         size_t got;
         if ((rc = cli_in_read(&zin, zbuf, B, &got))) goto done;
@@ -1164,7 +1164,6 @@ static int do_decompress(const opts *o) {
                         goto done;
                     }
                 }
-                raw_done += k;
             }
             if (used == 0 && !pulled) { /* the stream has ended before these bytes */
                 uint64_t extra = got - off;
