@@ -119,16 +119,42 @@ static void check_device_api(const scz_params *p, const scz_shape *s, const void
     CUDA_OK(cudaFree(d_z));
 }
 
+/* Level 1 (FORMAT.md 7.9-7.10) compresses on the GPU too (lossy_enc1.cu):
+ * the CPU's bytes through the host API (default and one-chunk batches) and
+ * the device API. What the CPU's level-1 chunks used, so that a test that
+ * never reaches a path shows it: predictor, back end, sweep streams (g),
+ * level bounds (tl), workflow. */
+static long l1_chunks, l1_interp, l1_cubic, l1_be, l1_g, l1_tl, l1_wf[3];
+
+static void count_level1(const uint8_t *z, size_t zn) {
+    scz_info info;
+    if (scz_inspect(z, zn, &info) != SCZ_OK) return;
+    for (uint32_t i = 0; i < info.num_chunks; i++) {
+        scz_chunk_info ci;
+        if (scz_inspect_chunk(z, zn, i, &ci) != SCZ_OK) continue;
+        l1_chunks++;
+        if (ci.codec_info < 3) l1_wf[ci.codec_info]++;
+        if (ci.codec_info == 0 || ci.size < 32) continue;
+        const uint8_t *h = z + ci.offset;
+        l1_interp += h[5] != 0;
+        l1_cubic += h[5] == 2;
+        l1_be += h[6] != 0;
+        l1_g += h[28] != 0;
+        l1_tl += h[29] != 0;
+    }
+}
+
 /* CPU vs GPU for one array and one parameter set. */
 static void compare(const scz_shape *s, const void *data, const scz_params *p, int device_api, const char *name) {
     char what[400];
-    snprintf(what, sizeof what, "%s [%s %g r=%u wf=%u chunk=%llu]", name,
+    snprintf(what, sizeof what, "%s [L%u %s %g r=%u wf=%u chunk=%llu]", name, p->knobs[2],
              p->eb_mode == SCZ_EB_ABS ? "ABS" : p->eb_mode == SCZ_EB_REL ? "REL" : "PSNR", p->eb, p->knobs[0],
              p->knobs[1], (unsigned long long)p->chunk_bytes);
     size_t nc = 0, ng = 0;
     uint8_t *zc = tu_compress(cpu, p, s, data, &nc, what);
     if (!zc) return;
     count_workflows(zc, nc);
+    if (p->knobs[2]) count_level1(zc, nc);
     scz_ctx *gctx[2] = {gpu, gpu_small};
     for (int k = 0; k < (quick ? 1 : 2); k++) {
         int same;
@@ -144,9 +170,12 @@ static void compare(const scz_shape *s, const void *data, const scz_params *p, i
     free(zc);
 }
 
+static uint32_t g_level; /* knobs[2] of the streams params() makes */
+
 static scz_params params(scz_eb_mode mode, double eb, uint32_t radius, uint32_t wf, uint64_t chunk) {
     scz_params p;
     scz_params_init(&p, SCZ_CODEC_LOSSY);
+    p.knobs[2] = g_level;
     p.eb_mode = mode;
     p.eb = eb;
     p.knobs[0] = radius;
@@ -179,7 +208,9 @@ static void test_small(void) {
     printf("small set: %ld cases\n", cases);
 }
 
-/* Every family x shape x dtype at a few bounds and workflows. */
+/* Every family x shape x dtype at a few bounds and workflows (level 1: a
+ * radius that leaves outliers at ABS 1e-2, chunk sizes with the default
+ * radius). */
 static void test_generated(void) {
     const scz_dtype dts[2] = {SCZ_DTYPE_F32, SCZ_DTYPE_F64};
     long cases = 0;
@@ -189,16 +220,21 @@ static void test_generated(void) {
                 if (quick && si % 3) continue;
                 const scz_shape s = gen_shape(&gen_shapes[si], dts[di]);
                 size_t bytes;
-                void *a = gen_field((gen_family)f, &s, 1000u + (unsigned)si, &bytes);
+                void *a = gen_field((gen_family)f, &s, (g_level ? 3000u : 1000u) + (unsigned)si, &bytes);
                 char name[200];
                 snprintf(name, sizeof name, "%s %s %s", gen_family_name((gen_family)f), gen_shapes[si].name,
                          scz_dtype_name(dts[di]));
                 const scz_params P[] = {
-                    params(SCZ_EB_REL, 1e-3, 0, 0, 0),   params(SCZ_EB_REL, 1e-1, 0, 0, 0),
-                    params(SCZ_EB_REL, 1e-6, 0, 0, 0),   params(SCZ_EB_ABS, 1e-2, 3, 0, 0),
-                    params(SCZ_EB_REL, 1e-2, 0, 2, 0),   params(SCZ_EB_REL, 1e-4, 0, 1, 0),
-                    params(SCZ_EB_REL, 0, 0, 0, 0),      params(SCZ_EB_PSNR, 60, 0, 0, 0),
-                    params(SCZ_EB_REL, 1e-3, 2, 0, 4096), params(SCZ_EB_REL, 1e-2, 32767, 0, 65536 + 64),
+                    params(SCZ_EB_REL, 1e-3, 0, 0, 0),
+                    params(SCZ_EB_REL, 1e-1, 0, 0, 0),
+                    params(SCZ_EB_REL, 1e-6, 0, 0, 0),
+                    params(SCZ_EB_ABS, 1e-2, g_level ? 64 : 3, 0, 0),
+                    params(SCZ_EB_REL, 1e-2, 0, 2, 0),
+                    params(SCZ_EB_REL, 1e-4, 0, 1, 0),
+                    params(SCZ_EB_REL, 0, 0, 0, 0),
+                    params(SCZ_EB_PSNR, 60, 0, 0, 0),
+                    params(SCZ_EB_REL, 1e-3, g_level ? 0 : 2, 0, 4096),
+                    params(SCZ_EB_REL, 1e-2, g_level ? 2 : 32767, 0, 65536 + 64),
                 };
                 const int np = (int)(sizeof P / sizeof P[0]);
                 for (int k = 0; k < np; k++) {
@@ -208,11 +244,12 @@ static void test_generated(void) {
                 }
                 free(a);
             }
-    printf("generated: %ld cases\n", cases);
+    printf("generated (level %u): %ld cases\n", g_level, cases);
 }
 
 /* Larger fields: many blocks and chunks, run-length chunks, verbatim in
- * consecutive blocks; chunk sizes that split blocks. */
+ * consecutive blocks; chunk sizes that split blocks. Level 1: the first
+ * three fields, several chunks per group and across groups. */
 static void test_large(void) {
     const struct {
         gen_family f;
@@ -227,9 +264,10 @@ static void test_large(void) {
         {GEN_SPIKY, 3, 1000, 1000, 8},  {GEN_SPECIAL, 3, 1000, 1000, 8},
     };
     long cases = 0;
-    for (size_t i = 0; i < sizeof C / sizeof C[0]; i++)
+    const size_t nf = g_level ? 3 : sizeof C / sizeof C[0];
+    for (size_t i = 0; i < nf; i++)
         for (int di = 0; di < 2; di++) {
-            if (quick && i > 1) continue;
+            if (quick && i > (g_level ? 0u : 1u)) continue;
             scz_shape s;
             memset(&s, 0, sizeof s);
             s.dtype = di ? SCZ_DTYPE_F64 : SCZ_DTYPE_F32;
@@ -239,10 +277,16 @@ static void test_large(void) {
             s.dims[2] = C[i].d2;
             s.dims[3] = 1;
             size_t bytes;
-            void *a = gen_field(C[i].f, &s, 77 + i, &bytes);
+            void *a = gen_field(C[i].f, &s, (g_level ? 91 : 77) + i, &bytes);
             char name[200];
             snprintf(name, sizeof name, "large %s rank %u %s", gen_family_name(C[i].f), C[i].rank,
                      scz_dtype_name(s.dtype));
+            if (g_level) {
+                const scz_params P[2] = {params(SCZ_EB_REL, 1e-3, 0, 0, 0), params(SCZ_EB_REL, 1e-2, 0, 0, 1000000)};
+                for (int k = 0; k < 2; k++, cases++) compare(&s, a, &P[k], 1, name);
+                free(a);
+                continue;
+            }
             const uint64_t chunks[3] = {0, 1000000, 3 * 4096 * 8 + 8};
             for (int c = 0; c < 3; c++) {
                 if (quick && c == 1) continue;
@@ -262,10 +306,10 @@ static void test_large(void) {
             cases++;
             free(a);
         }
-    printf("large: %ld cases\n", cases);
+    printf("large (level %u): %ld cases\n", g_level, cases);
 }
 
-/* Every data file at REL 1e-2, 1e-3, 1e-4. */
+/* Every data file at REL 1e-2, 1e-3, 1e-4 (level 0: and PSNR 70 dB). */
 static void test_real_data(void) {
     tu_datafile *files;
     int n = tu_data_files(&files);
@@ -288,145 +332,43 @@ static void test_real_data(void) {
             scz_params p = params(SCZ_EB_REL, rel[k], 0, 0, k == 2 ? 1 << 20 : 0);
             compare(&files[i].shape, data, &p, k == 1, files[i].name);
         }
-        scz_params pp = params(SCZ_EB_PSNR, 70, 0, 0, 0);
-        compare(&files[i].shape, data, &pp, 1, files[i].name);
+        if (!g_level) {
+            scz_params pp = params(SCZ_EB_PSNR, 70, 0, 0, 0);
+            compare(&files[i].shape, data, &pp, 1, files[i].name);
+        }
         free(data);
         done++;
     }
-    printf("real data: %d files\n", done);
+    printf("real data (level %u): %d files\n", g_level, done);
     free(files);
 }
 
-/* Level 1 (FORMAT.md 7.9-7.10) compresses on the GPU too (lossy_enc1.cu):
- * the CPU's bytes through the host API (default and one-chunk batches) and
- * the device API. What the CPU's level-1 chunks used, so that a test that
- * never reaches a path shows it: predictor, back end, sweep streams (g),
- * level bounds (tl), workflow. */
-static long l1_chunks, l1_interp, l1_cubic, l1_be, l1_g, l1_tl, l1_wf[3], l1_streams;
-
-static void count_level1(const uint8_t *z, size_t zn) {
-    scz_info info;
-    if (scz_inspect(z, zn, &info) != SCZ_OK) return;
-    for (uint32_t i = 0; i < info.num_chunks; i++) {
-        scz_chunk_info ci;
-        if (scz_inspect_chunk(z, zn, i, &ci) != SCZ_OK) continue;
-        l1_chunks++;
-        if (ci.codec_info < 3) l1_wf[ci.codec_info]++;
-        if (ci.codec_info == 0 || ci.size < 32) continue;
-        const uint8_t *h = z + ci.offset;
-        l1_interp += h[5] != 0;
-        l1_cubic += h[5] == 2;
-        l1_be += h[6] != 0;
-        l1_g += h[28] != 0;
-        l1_tl += h[29] != 0;
-    }
-}
-
-static void compare1(const scz_shape *s, const void *a, scz_params p, int device_api, const char *name) {
-    p.knobs[2] = 1;
-    size_t nc = 0;
-    uint8_t *zc = tu_compress(cpu, &p, s, a, &nc, name);
-    if (zc) count_level1(zc, nc);
-    free(zc);
-    l1_streams++;
-    char what[300];
-    snprintf(what, sizeof what, "level 1 %s", name);
-    compare(s, a, &p, device_api, what);
-}
-
+/* Level 1 (FORMAT.md 7.9-7.10): the sets above with knobs[2] = 1, or
+ * (SCZ_TEST_QUICK=2: racecheck, synccheck) every kernel in a few arrays. */
 static void test_level1(void) {
-    long cases = 0;
-    const scz_dtype dts[2] = {SCZ_DTYPE_F32, SCZ_DTYPE_F64};
-    if (quick > 1) { /* racecheck / synccheck: every kernel in a few arrays */
+    g_level = 1;
+    if (quick > 1) {
         const gen_shape_def shp[2] = {{"2d_65x63", 2, {65, 63, 1, 1}}, {"3d_33x31x29", 3, {33, 31, 29, 1}}};
         for (int di = 0; di < 2; di++)
             for (int si = 0; si < 2; si++) {
-                const scz_shape s = gen_shape(&shp[si], dts[di]);
+                const scz_shape s = gen_shape(&shp[si], di ? SCZ_DTYPE_F64 : SCZ_DTYPE_F32);
                 size_t bytes;
                 void *a = gen_field(GEN_SMOOTH, &s, 77u + (unsigned)si, &bytes);
                 char name[200];
                 snprintf(name, sizeof name, "smooth %s %s", shp[si].name, scz_dtype_name(s.dtype));
-                compare1(&s, a, params(SCZ_EB_REL, 1e-3, 0, 0, 16384), 1, name);
-                compare1(&s, a, params(SCZ_EB_ABS, 1e-2, 64, 0, 0), 0, name);
-                cases += 2;
+                const scz_params P[2] = {params(SCZ_EB_REL, 1e-3, 0, 0, 16384), params(SCZ_EB_ABS, 1e-2, 64, 0, 0)};
+                for (int k = 0; k < 2; k++) compare(&s, a, &P[k], k == 0, name);
                 free(a);
             }
     } else {
-        for (int di = 0; di < 2; di++)
-            for (int f = 0; f < GEN_NUM_FAMILIES; f++)
-                for (int si = 0; si < gen_num_shapes; si++) {
-                    if (quick && si % 3) continue;
-                    const scz_shape s = gen_shape(&gen_shapes[si], dts[di]);
-                    size_t bytes;
-                    void *a = gen_field((gen_family)f, &s, 3000u + (unsigned)si, &bytes);
-                    char name[200];
-                    snprintf(name, sizeof name, "%s %s %s", gen_family_name((gen_family)f), gen_shapes[si].name,
-                             scz_dtype_name(dts[di]));
-                    const scz_params P[] = {
-                        params(SCZ_EB_REL, 1e-3, 0, 0, 0),    params(SCZ_EB_REL, 1e-1, 0, 0, 0),
-                        params(SCZ_EB_REL, 1e-6, 0, 0, 0),    params(SCZ_EB_ABS, 1e-2, 64, 0, 0),
-                        params(SCZ_EB_REL, 1e-2, 0, 2, 0),    params(SCZ_EB_REL, 1e-4, 0, 1, 0),
-                        params(SCZ_EB_REL, 0, 0, 0, 0),       params(SCZ_EB_PSNR, 60, 0, 0, 0),
-                        params(SCZ_EB_REL, 1e-3, 0, 0, 4096), params(SCZ_EB_REL, 1e-2, 2, 0, 65536 + 64),
-                    };
-                    const int np = (int)(sizeof P / sizeof P[0]);
-                    for (int k = 0; k < np; k++) {
-                        if (quick && k % 3) continue;
-                        compare1(&s, a, P[k], k == 0 || k == 3 || k == 7 || k == 8, name);
-                        cases++;
-                    }
-                    free(a);
-                }
-        /* larger fields: several full chunks per group and across groups */
-        const struct {
-            gen_family f;
-            uint32_t rank;
-            uint64_t d0, d1, d2;
-        } C[] = {{GEN_SMOOTH, 3, 130, 67, 45}, {GEN_FILL_VALUE, 2, 1000, 613, 1}, {GEN_NOISY, 1, 3000001, 1, 1}};
-        for (size_t i = 0; i < sizeof C / sizeof C[0]; i++)
-            for (int di = 0; di < 2; di++) {
-                if (quick && i) continue;
-                scz_shape s;
-                memset(&s, 0, sizeof s);
-                s.dtype = dts[di];
-                s.rank = C[i].rank;
-                s.dims[0] = C[i].d0;
-                s.dims[1] = C[i].d1;
-                s.dims[2] = C[i].d2;
-                s.dims[3] = 1;
-                size_t bytes;
-                void *a = gen_field(C[i].f, &s, 91 + i, &bytes);
-                char name[200];
-                snprintf(name, sizeof name, "large %s rank %u %s", gen_family_name(C[i].f), C[i].rank,
-                         scz_dtype_name(s.dtype));
-                compare1(&s, a, params(SCZ_EB_REL, 1e-3, 0, 0, 0), 1, name);
-                compare1(&s, a, params(SCZ_EB_REL, 1e-2, 0, 0, 1000000), 1, name);
-                cases += 2;
-                free(a);
-            }
-        tu_datafile *files;
-        const int n = tu_data_files(&files);
-        if (n == 0) printf("level 1 real data: none in $SCZ_DATA_DIR, skipped\n");
-        for (int i = 0; i < n; i++) {
-            if (quick && i) continue;
-            size_t size;
-            void *data = tu_read_file(files[i].path, &size);
-            if (!data || size != gen_bytes(&files[i].shape)) {
-                CHECK(0, "%s: cannot read or size mismatch", files[i].name);
-                free(data);
-                continue;
-            }
-            const double rel[3] = {1e-2, 1e-3, 1e-4};
-            for (int k = 0; k < 3; k++, cases++)
-                compare1(&files[i].shape, data, params(SCZ_EB_REL, rel[k], 0, 0, k == 2 ? 1 << 20 : 0), k == 1,
-                         files[i].name);
-            free(data);
-        }
-        if (n) free(files);
+        test_generated();
+        test_large();
+        test_real_data();
     }
-    printf("level 1: %ld cases; CPU chunks %ld: interpolated %ld (cubic %ld), back end %ld, g > 0 %ld, tl %ld; "
+    g_level = 0;
+    printf("level 1: CPU chunks %ld: interpolated %ld (cubic %ld), back end %ld, g > 0 %ld, tl %ld; "
            "stored %ld, huffman %ld, run-length %ld\n",
-           cases, l1_chunks, l1_interp, l1_cubic, l1_be, l1_g, l1_tl, l1_wf[0], l1_wf[1], l1_wf[2]);
+           l1_chunks, l1_interp, l1_cubic, l1_be, l1_g, l1_tl, l1_wf[0], l1_wf[1], l1_wf[2]);
     if (quick < 2)
         CHECK(l1_interp && l1_cubic && l1_be && l1_g && l1_tl && l1_wf[0] && l1_wf[1] && l1_wf[2] &&
                   l1_interp < l1_chunks,
