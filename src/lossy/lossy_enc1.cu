@@ -1335,7 +1335,8 @@ void l1_sizes(const E1 &p, bool pay, size_t sz[NM]) {
     memcpy(sz, v, sizeof v);
 }
 
-/* The regions' pointers (m[k] backs region k). */
+/* The regions' pointers (m[k] backs region k; the size sets' histograms
+ * in regions 15 and 27 are laid out per group by launch_all). */
 void l1_bind(E1 &p, void *const m[NM], const size_t sz[NM]) {
     p.costs = static_cast<unsigned long long *>(m[1]);
     p.dec = static_cast<uint8_t *>(m[2]);
@@ -1359,8 +1360,6 @@ void l1_bind(E1 &p, void *const m[NM], const size_t sz[NM]) {
     p.hsz = static_cast<uint64_t *>(m[21]);
     p.size0 = static_cast<uint64_t *>(m[22]);
     p.bits0 = static_cast<uint64_t *>(m[23]);
-    const scz_hse hs{p.codes_r, p.cf, p.scnt, p.nch * Q, 2 * p.R + 2, p.cf, 1, p.sK, nullptr, nullptr};
-    p.hist = scz__hse_hist(&hs, m[15], &p.hstride);
     p.rlast = static_cast<uint32_t *>(m[24]);
     p.runs = static_cast<unsigned long long *>(m[25]);
     p.rtry = static_cast<uint32_t *>(m[26]);
@@ -1370,8 +1369,6 @@ void l1_bind(E1 &p, void *const m[NM], const size_t sz[NM]) {
     p.rformed = static_cast<uint32_t *>(m[31]);
     p.rle = static_cast<uint32_t *>(m[32]);
     p.rsz = static_cast<uint64_t *>(m[33]);
-    const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr};
-    p.hist2 = scz__hse_hist(&h2, m[27], &p.h2stride);
     p.olast = static_cast<uint32_t *>(m[36]);
     p.obytes = static_cast<unsigned long long *>(m[37]);
     p.bh = static_cast<uint64_t *>(m[38]);
