@@ -789,10 +789,6 @@ scz_status plan_device(scz_ctx *ctx, const scz_params *params, const scz_shape *
     if (!scz__cuda_can(h->codec, SCZ_CUDA_ENCODE))
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec '%s' has no GPU compression kernels in this build",
                          scz_codec_name(h->codec));
-    if (!scz__cuda_can_hdr(h, SCZ_CUDA_ENCODE))
-        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED,
-                         "lossy level %u has no GPU compression kernels (the host API compresses it on the CPU)",
-                         h->knobs[2]);
     if ((*ops)->prepare_range && (h->eb_mode == SCZ_EB_REL || h->eb_mode == SCZ_EB_PSNR)) {
         double range[2] = {0, 0};
         uint64_t finite = 0;
@@ -944,10 +940,6 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
     if (!scz__cuda_can(h.codec, SCZ_CUDA_DECODE))
         return scz__fail(ctx, SCZ_ERR_UNSUPPORTED, "codec '%s' has no GPU decompression kernels in this build",
                          scz_codec_name(h.codec));
-    if (!scz__cuda_can_hdr(&h, SCZ_CUDA_DECODE))
-        return scz__fail(ctx, SCZ_ERR_UNSUPPORTED,
-                         "lossy level %u has no GPU decompression kernels (the host API decodes it on the CPU)",
-                         h.knobs[2]);
     if (dst_cap < h.raw_bytes || (!d_dst && h.raw_bytes))
         return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination holds %zu bytes, the array needs %llu", dst_cap,
                          (unsigned long long)h.raw_bytes);
