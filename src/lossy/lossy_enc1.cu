@@ -1561,12 +1561,11 @@ cudaError_t scz__lossy1_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32
         while (G < W) {
             const uint32_t t = !psnr && dec[(size_t)G * ND + 2] != LZ_PRED_LORENZO; /* k_stab's condition */
             if (G + 1 + T + t > S) break;
-            tw[G] = t ? G + 1 + T : NONE; /* provisional: trial slots follow the group's chunks */
+            tw[G] = t ? 0 : NONE; /* marked; numbered below (trial slots follow the group's chunks) */
             T += t;
             G++;
         }
-        uint32_t j = 0;
-        for (uint32_t c = 0; c < G; c++)
+        for (uint32_t c = 0, j = 0; c < G; c++)
             if (tw[c] != NONE) tw[c] = G + j, ts[j++] = c;
         E1 p = base;
         p.nreal = G;
