@@ -506,8 +506,8 @@ static void test_spec(void) {
     spec_case("noisy 3D, many segments", SCZ_DTYPE_F32, noisy, 64, 48, 40, 1e-3, 0, 1);
     spec_case("noisy 3D, long runs stream", SCZ_DTYPE_F32, noisy, 64, 48, 40, 1e-3, 0, 2);
     spec_case("noisy 3D, outliers", SCZ_DTYPE_F32, noisy, 64, 48, 40, 1e-5, 0, 0);
-    /* level 1: bodies above the raw chunk (every value verbatim; an outlier
-     * list of radius 2) are not formed (7.10 step 3) */
+    /* level 1: bodies near the cap of 7.10 step 3 (every value verbatim;
+     * an outlier list of radius 2) */
     spec_case("noisy 3D exact (eb 0)", SCZ_DTYPE_F32, noisy, 64, 48, 40, 0, 0, 0);
     spec_case("noisy 3D radius 2, outliers", SCZ_DTYPE_F32, noisy, 64, 48, 40, 1e-7, 2, 1);
     free(noisy);

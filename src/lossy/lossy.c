@@ -1317,10 +1317,10 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     const uint64_t tail = obytes + n_vnew * es;
     const uint64_t bh = hsz + tail, br = rl.on ? rle_size(&rl) + tail : 0;
     if (lz1_trace) lz1_trace->obytes = obytes, lz1_trace->nvnew = n_vnew, lz1_trace->bh = bh, lz1_trace->br = br;
-    /* a body above the raw chunk is not formed (7.10 step 3): without the
-     * back end it could only lose to the stored chunk, and the bound keeps
-     * a writer's bodies within the raw bytes */
-    const int fmh = h->knobs[1] != 2 && bh <= n * es, fmr = rl.on && br <= n * es;
+    /* a body above twice the raw chunk is not formed (7.10 step 3): the
+     * bound keeps a writer's bodies within twice the raw bytes */
+    const uint64_t bcap = LZ1_BODY_CAP * n * es;
+    const int fmh = h->knobs[1] != 2 && bh <= bcap, fmr = rl.on && br <= bcap;
     const uint64_t bhf = fmh ? bh : 0, brf = fmr ? br : 0;
     uint64_t gapb = 16 * ((bhf > brf ? bhf : brf) * 8 / SCZ_HUFF_UNIT_BITS + 2);
     /* slot 2 (the interpolation's R, no longer needed; slot 3 holds the

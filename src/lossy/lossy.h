@@ -24,6 +24,7 @@ extern "C" {
  * a 32-byte chunk header with the chunk's radius, predictor and back end. */
 #define LZ_LEVEL_MAX 1u
 #define LZ1_HDR 32u
+#define LZ1_BODY_CAP 2u /* a body above LZ1_BODY_CAP x the raw chunk is not formed (7.10 step 3) */
 #define LZ_PRED_LORENZO 0u
 #define LZ_PRED_LINEAR 1u
 #define LZ_PRED_CUBIC 2u

@@ -846,11 +846,12 @@ __global__ void k_bsize(E1 p) {
 
 /* The size of body w (0 Huffman, 1 run-length) of chunk c where it is
  * formed (7.10 step 3: the Huffman body unless knobs[1] = 2, the
- * run-length body where kept, neither above the raw chunk), else 0. */
+ * run-length body where kept, neither above LZ1_BODY_CAP x the raw
+ * chunk), else 0. */
 __device__ __forceinline__ uint64_t body_len(const E1 &p, uint32_t c, uint32_t w) {
     if (p.nsw[c] == NONE) return 0;
     const uint64_t b = w ? (p.rle[c] ? p.br[c] : 0) : (p.wfk == 2 ? 0 : p.bh[c]);
-    return b <= geo(p, c).n * p.es ? b : 0;
+    return b <= LZ1_BODY_CAP * geo(p, c).n * p.es ? b : 0;
 }
 
 /* Per chunk: exclusive sums over its tiles of arr (nch x tpc); a block
@@ -1308,8 +1309,8 @@ E1 l1_params(uint32_t nr, uint32_t nslots, const scz_chunk_geom &full, const scz
         if (nb > p.nbl) p.nbl = (uint32_t)nb;
     }
     /* a body formed (sections, outlier list, verbatim values) is at most
-     * the raw chunk (7.10 step 3) */
-    p.bodycap = (p.raw_full + 256 + 255) & ~(uint64_t)255;
+     * LZ1_BODY_CAP x the raw chunk (7.10 step 3) */
+    p.bodycap = (LZ1_BODY_CAP * p.raw_full + 256 + 255) & ~(uint64_t)255;
     p.paycap = p.bodycap + LZ1_HDR;
     return p;
 }

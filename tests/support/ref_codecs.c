@@ -684,7 +684,7 @@ static bytebuf r1_lossy(scz_dtype t, const void *data, const uint64_t dims[3], d
         bb_put(b, w ? rl.p : hsw.p, w ? rl.n : hsw.n);
         if (outl.n) bb_put(b, outl.p, outl.n);
         if (verb.n) bb_put(b, verb.p, verb.n);
-        if (b->n > n * es) continue; /* above the raw chunk: not formed, no part in the choice */
+        if (b->n > 2 * n * es) continue; /* above twice the raw chunk: not formed, no part in the choice */
         fin[w] = 32 + b->n;
         if (b->n >= 1 && b->n <= 4294967294u) {
             uint16_t *sy = malloc(2 * b->n);
