@@ -50,8 +50,9 @@
  * into body scratch; k_prep and k_books then take the body as above (up to
  * g + 1 sweep streams per chunk), Lorenzo chunks go through k_recon with
  * their own radius, and interpolated chunks through k_ires (outlier and
- * verbatim ordinals over traversal positions) and one k_sweep launch per
- * sweep index (docs/GPU.md "Level 1").
+ * verbatim ordinals over traversal positions), one k_sweep launch per
+ * sweep index, and for chunks of rank 3 the finest level by rows (k_rows,
+ * three launches; docs/GPU.md "Level 1").
  */
 #include "../util/ieee.h" /* first: the host side of lossy_interp_hd.h seals its operations */
 
@@ -1926,6 +1927,165 @@ template <bool F32> struct SwElem {
 };
 
 
+/* The finest level (s = 1) of an interpolated chunk by rows along axis 0
+ * (rows_takes: rank 3, every axis of extent 2 or more, an even number of
+ * elements a row), where k_sweep stores every second element of a row in
+ * most sweeps (partial sectors, read and written back whole). Rank 2 stays
+ * with k_sweep: measured slower by rows (H100, tiled_pressure REL 1e-3 /
+ * 1e-4 decompression 282 / 206 -> 266 / 197 GB/s; wmag, rank 3, 204 / 162
+ * -> 216 / 167). At this
+ * level the elements of a row (y, z) are: at even x, those of the sweep of
+ * the latest axis of the order among 1, 2 with an odd coordinate (R; none
+ * where y and z are even: known), and at odd x those of the sweep along
+ * axis 0 if it comes after R's, else R's too. So a row is computed whole:
+ * - class 0 (y, z even): the even elements read, the odd ones from them;
+ * - class 1 (the first of axes 1, 2 in the order odd, the other even) and
+ *   class 2 (the second odd): the even elements from the rows at +-1, +-3
+ *   along R's axis (computed by earlier classes), then the odd ones from
+ *   them if axis 0 is swept after R, else from those rows too.
+ * One launch per class, after the coarser levels (k_sweep). A warp takes
+ * 29 pairs (2 j, 2 j + 1) of a row and the pairs on each side its odd
+ * elements read (one before, two after), computes the even element of each
+ * (R of the halo pairs as well), passes the R values by shuffles, and
+ * stores its pairs whole. Arithmetic as k_sweep (SwElem). */
+constexpr uint32_t RW_OWN = 29;
+
+struct RowPh {                  /* the finest level's sweep along one axis */
+    uint32_t p0, c0, c1, dsh[3];
+};
+
+struct RowCtx {
+    const uint16_t *codes;
+    double *Rv;
+    const uint32_t *vb;
+    uint8_t *out;
+    double h, inv0, inv1;
+    uint32_t e[3], pos[3], cubic, r, hasv, np, nseg, nrows, rn0, R, xafter;
+    uint32_t rs[2], rsp[2];      /* the class's rows: y = rs[0] + rsp[0] u, z = rs[1] + rsp[1] v, u < rn0 */
+    RowPh ph[3];
+};
+
+__device__ __forceinline__ bool rows_takes(const LMeta &M) {
+    return M.e[0] >= 2 && (M.e[0] & 1) == 0 && M.e[1] >= 2 && M.e[2] >= 2;
+}
+
+template <bool F32> __global__ void __launch_bounds__(NT) k_rows(Params p, uint32_t cls, uint32_t cbase) {
+    typedef typename std::conditional<F32, uint32_t, unsigned long long>::type U;
+    typedef typename std::conditional<F32, uint2, ulonglong2>::type U2;
+    __shared__ RowCtx X;
+    __shared__ int ok;
+    const uint32_t c = cbase + blockIdx.y, lane = threadIdx.x & 31;
+    if (threadIdx.x == 0) {
+        const LMeta &M = p.meta[c];
+        ok = !((M.mode != 1 && M.mode != 2) || M.pred == LZ_PRED_LORENZO || p.bad[c] || M.nsw == 0) && rows_takes(M);
+        if (ok) {
+            const Sweep *W = p.sw + (size_t)c * p.swn;
+            uint32_t nf = 0;
+            for (uint32_t k = 0; k < 3; k++) X.pos[k] = 3;
+            for (uint32_t j = M.nsw + 1; j-- > 1 && W[j].s == 1;) nf++;
+            ok = nf == 3;
+            for (uint32_t f = 0; ok && f < nf; f++) {
+                const Sweep &w = W[M.nsw + 1 - nf + f];
+                X.pos[w.a] = f;
+                RowPh &P = X.ph[w.a];
+                P.p0 = w.p0, P.c0 = w.c0, P.c1 = w.c1;
+                for (int k = 0; k < 3; k++) P.dsh[k] = w.d[k] == 2 ? 1 : 0;
+                if (f == 0) X.h = w.h;
+            }
+        }
+        if (ok) {
+            X.codes = p.codes + (size_t)c * p.count_full;
+            X.Rv = p.Rv + (size_t)c * p.count_full;
+            X.vb = p.vbits + (size_t)c * p.vbw;
+            X.out = p.dst + (uint64_t)c * p.raw_full;
+            X.cubic = M.pred == LZ_PRED_CUBIC, X.r = M.r, X.hasv = M.n_verb != 0;
+            for (int k = 0; k < 3; k++) X.e[k] = M.e[k];
+            X.np = M.e[0] / 2;
+            X.nseg = (X.np + RW_OWN - 1) / RW_OWN;
+            /* axes 1, 2 in the order: f first, g second */
+            const uint32_t f = X.pos[2] < X.pos[1] ? 2 : 1, g = 3 - f;
+            const uint32_t ef = M.e[f], eg = M.e[g];
+            uint32_t fs, fsp, fn, gs, gsp, gn; /* rows: f = fs + fsp u (u < fn), g = gs + gsp v (v < gn) */
+            if (cls == 0) fs = 0, fsp = 2, fn = (ef + 1) / 2, gs = 0, gsp = 2, gn = (eg + 1) / 2, X.R = 3;
+            else if (cls == 1) fs = 1, fsp = 2, fn = ef / 2, gs = 0, gsp = 2, gn = (eg + 1) / 2, X.R = f;
+            else fs = 0, fsp = 1, fn = ef, gs = 1, gsp = 2, gn = eg / 2, X.R = g;
+            X.xafter = X.R == 3 || X.pos[0] > X.pos[X.R];
+            /* rs[0], rsp[0]: axis 1; rs[1], rsp[1]: axis 2; u runs over axis 1 */
+            if (f == 1) X.rs[0] = fs, X.rsp[0] = fsp, X.rn0 = fn, X.rs[1] = gs, X.rsp[1] = gsp, X.nrows = fn * gn;
+            else X.rs[0] = gs, X.rsp[0] = gsp, X.rn0 = gn, X.rs[1] = fs, X.rsp[1] = fsp, X.nrows = fn * gn;
+            X.inv0 = 1.0 / (double)X.nseg;
+            X.inv1 = 1.0 / (double)max(X.rn0, 1u);
+            ok = X.nrows > 0;
+        }
+    }
+    __syncthreads();
+    if (!ok) return;
+    const uint32_t e0 = X.e[0], e1 = X.e[1], r = X.r, vnew = 2 * r, cubic = X.cubic;
+    const U *out = reinterpret_cast<const U *>(X.out);
+    /* R of the point at index idx whose T(x') bits are u */
+    auto Rof = [&](uint32_t idx, U u) -> double {
+        if (X.hasv && (__ldg(X.vb + (idx >> 5)) >> (idx & 31) & 1u)) return X.Rv[idx];
+        return F32 ? (double)__uint_as_float((uint32_t)u) : __longlong_as_double((long long)u);
+    };
+    /* element idx with code `code`, prediction P: its T(x') bits into *v, its R returned */
+    auto fin = [&](uint32_t idx, uint32_t code, double P, U *v) -> double {
+        if (P != P) P = __longlong_as_double((long long)DNAN_BITS);
+        if (code >= vnew) { /* verbatim: R = P; its value (k_ires) stays in *v */
+            X.Rv[idx] = P;
+            return P;
+        }
+        const int64_t Dq = code ? (int64_t)code - (int64_t)r : (int64_t)__double_as_longlong(X.Rv[idx]);
+        const double xr = lz_rrecon(P, Dq, X.h, F32);
+        if (F32) *v = xr != xr ? 0xFFC00000u : __float_as_uint(__double2float_rn(xr));
+        else *v = xr != xr ? DNAN_BITS : (unsigned long long)__double_as_longlong(xr);
+        return F32 ? (double)__uint_as_float((uint32_t)*v) : __longlong_as_double((long long)*v);
+    };
+    /* the element at (x, y, z) of the sweep along axis a (1 or 2): P from the rows at +-1, +-3 */
+    auto along = [&](uint32_t a, uint32_t x, uint32_t y, uint32_t z, uint32_t idx, U *v) -> double {
+        const uint32_t ca = a == 1 ? y : z, ea = X.e[a], ga = a == 1 ? e0 : e0 * e1;
+        const bool hb = ca + 1 < ea, c3 = cubic && hb, ha3 = c3 && ca >= 3, hb3 = c3 && ca + 3 < ea;
+        const double A = Rof(idx - ga, __ldg(out + idx - ga));
+        const double B = hb ? Rof(idx + ga, __ldg(out + idx + ga)) : 0.0;
+        const double A3 = ha3 ? Rof(idx - 3 * ga, __ldg(out + idx - 3 * ga)) : 0.0;
+        const double B3 = hb3 ? Rof(idx + 3 * ga, __ldg(out + idx + 3 * ga)) : 0.0;
+        const double P = lz_finterp((int)cubic, A, hb, B, ha3, A3, hb3, B3);
+        const RowPh &Q = X.ph[a];
+        const uint32_t mx = x >> Q.dsh[0], my = (y - (a == 1)) >> Q.dsh[1], mz = (z - (a == 2)) >> Q.dsh[2];
+        return fin(idx, __ldg(X.codes + Q.p0 + (mz * Q.c1 + my) * Q.c0 + mx), P, v);
+    };
+    const uint32_t nw = X.nrows * X.nseg, R = X.R, xafter = X.xafter;
+    for (uint32_t w = (blockIdx.x * NT + threadIdx.x) >> 5; w < nw; w += (gridDim.x * NT) >> 5) {
+        const uint32_t row = fdiv(w, X.nseg, X.inv0), seg = w - row * X.nseg;
+        const uint32_t v = fdiv(row, X.rn0, X.inv1), u = row - v * X.rn0;
+        const uint32_t y = X.rs[0] + X.rsp[0] * u, z = X.rs[1] + X.rsp[1] * v;
+        const uint32_t rb = (z * e1 + y) * e0;
+        const int32_t jp = (int32_t)(seg * RW_OWN + lane) - 1; /* lane 0: the pair before; 30, 31: after */
+        const bool valid = jp >= 0 && (uint32_t)jp < X.np, own = valid && lane >= 1 && lane <= RW_OWN;
+        const uint32_t x0 = 2 * (uint32_t)max(jp, 0), i0 = rb + x0;
+        U2 pr;
+        pr.x = 0, pr.y = 0;
+        if (valid) pr = __ldg(reinterpret_cast<const U2 *>(out + rb) + jp);
+        double Re = 0.0;
+        if (valid && R == 3) Re = Rof(i0, pr.x);
+        else if (valid) Re = along(R, x0, y, z, i0, &pr.x);
+        if (xafter) { /* the odd element from the even ones of the row */
+            const double Rb = __shfl_down_sync(0xffffffffu, Re, 1), Ra3 = __shfl_up_sync(0xffffffffu, Re, 1),
+                         Rb3 = __shfl_down_sync(0xffffffffu, Re, 2);
+            if (own) {
+                const uint32_t xo = x0 + 1;
+                const bool hb = xo + 1 < e0, c3 = cubic && hb, ha3 = c3 && xo >= 3, hb3 = c3 && xo + 3 < e0;
+                const double P = lz_finterp((int)cubic, Re, hb, Rb, ha3, Ra3, hb3, Rb3);
+                const RowPh &Q = X.ph[0];
+                const uint32_t my = y >> Q.dsh[1], mz = z >> Q.dsh[2];
+                fin(i0 + 1, __ldg(X.codes + Q.p0 + (mz * Q.c1 + my) * Q.c0 + (uint32_t)jp), P, &pr.y);
+            }
+        } else if (own) {
+            along(R, x0 + 1, y, z, i0 + 1, &pr.y);
+        }
+        if (own) reinterpret_cast<U2 *>(X.out + (size_t)rb * sizeof(U))[jp] = pr;
+    }
+}
+
 /* Sweep index j of every interpolated chunk (entry 0: element 0), chunk
  * cbase + blockIdx.y, its elements over the blocks blockIdx.x, SV per thread and
  * step; the neighbours of an element belong to earlier sweeps (earlier
@@ -1934,12 +2094,14 @@ template <bool F32> struct SwElem {
  * for a verbatim neighbour), then x' = T(P + double(D) h_lv) into the
  * output; a verbatim element (its value written by k_ires) keeps R = P in
  * Rv. */
-template <bool F32, uint32_t SV> __global__ void __launch_bounds__(NT) k_sweep(Params p, uint32_t j, uint32_t cbase) {
+template <bool F32, uint32_t SV>
+__global__ void __launch_bounds__(NT) k_sweep(Params p, uint32_t j, uint32_t cbase, uint32_t rows) {
     __shared__ SwCtx X;
     const uint32_t c = cbase + blockIdx.y;
     {
         const LMeta &M = p.meta[c];
         if ((M.mode != 1 && M.mode != 2) || M.pred == LZ_PRED_LORENZO || j > M.nsw || p.bad[c]) return;
+        if (rows && j > 0 && p.sw[(size_t)c * p.swn + j].s == 1 && rows_takes(M)) return; /* k_rows' */
     }
     if (threadIdx.x == 0) sw_ctx(p, j, c, X);
     __syncthreads();
@@ -2100,19 +2262,39 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
                                    : (sv == 1   ? (const void *)k_sweep<false, 1>
                                       : sv == 2 ? (const void *)k_sweep<false, 2>
                                                 : (const void *)k_sweep<false, 4>);
+        /* the finest level by rows (k_rows) where the output is 16-byte
+         * aligned; SCZ_LZ1_ROWS=0: by k_sweep, as the other levels */
+        static int rows_env = -1;
+        if (rows_env < 0) {
+            const char *ev = getenv("SCZ_LZ1_ROWS");
+            rows_env = ev && atoi(ev) == 0 ? 0 : 1;
+        }
+        const uint32_t rows = rows_env && ((uintptr_t)d_dst & 15) == 0;
         const int pg = persistent_grid(kf);
         const uint32_t gx = (uint32_t)pg / b->n > 0 ? (uint32_t)pg / b->n : 1;
         for (uint32_t j = 0; j < p.swn; j++)
             for (uint32_t cb = 0; cb < b->n; cb += 65535) { /* grid y: at most 65535 chunks a launch */
                 const dim3 gs(gx, b->n - cb < 65535 ? b->n - cb : 65535);
-                if (p.es == 4 && sv == 1) k_sweep<true, 1><<<gs, NT, 0, s>>>(p, j, cb);
-                else if (p.es == 4 && sv == 2) k_sweep<true, 2><<<gs, NT, 0, s>>>(p, j, cb);
-                else if (p.es == 4) k_sweep<true, 4><<<gs, NT, 0, s>>>(p, j, cb);
-                else if (sv == 1) k_sweep<false, 1><<<gs, NT, 0, s>>>(p, j, cb);
-                else if (sv == 2) k_sweep<false, 2><<<gs, NT, 0, s>>>(p, j, cb);
-                else k_sweep<false, 4><<<gs, NT, 0, s>>>(p, j, cb);
+                if (p.es == 4 && sv == 1) k_sweep<true, 1><<<gs, NT, 0, s>>>(p, j, cb, rows);
+                else if (p.es == 4 && sv == 2) k_sweep<true, 2><<<gs, NT, 0, s>>>(p, j, cb, rows);
+                else if (p.es == 4) k_sweep<true, 4><<<gs, NT, 0, s>>>(p, j, cb, rows);
+                else if (sv == 1) k_sweep<false, 1><<<gs, NT, 0, s>>>(p, j, cb, rows);
+                else if (sv == 2) k_sweep<false, 2><<<gs, NT, 0, s>>>(p, j, cb, rows);
+                else k_sweep<false, 4><<<gs, NT, 0, s>>>(p, j, cb, rows);
             }
         pf.mark("sweeps");
+        if (rows) {
+            const void *kr = p.es == 4 ? (const void *)k_rows<true> : (const void *)k_rows<false>;
+            const int rg = persistent_grid(kr);
+            const uint32_t rx = (uint32_t)rg / b->n > 0 ? (uint32_t)rg / b->n : 1;
+            for (uint32_t cls = 0; cls < 3; cls++)
+                for (uint32_t cb = 0; cb < b->n; cb += 65535) {
+                    const dim3 gs(rx, b->n - cb < 65535 ? b->n - cb : 65535);
+                    if (p.es == 4) k_rows<true><<<gs, NT, 0, s>>>(p, cls, cb);
+                    else k_rows<false><<<gs, NT, 0, s>>>(p, cls, cb);
+                }
+            pf.mark("finest level");
+        }
     }
     return cudaGetLastError();
 }
