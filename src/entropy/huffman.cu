@@ -482,7 +482,8 @@ struct EParams {
     uint32_t *runs;          /* ng x Kcap */
     uint64_t *tbits;         /* ng x tiles: bit offsets (k_etscan), or look-back states (k_eenc<true>) */
     uint32_t *tesc;          /* ng x tiles */
-    uint32_t *ticket;        /* k_eenc<true>: the tiles' ticket counter */
+    uint32_t *ticket;        /* k_eenc<true>: the tiles' ticket counter, then the tickets a set's write uses */
+    const uint32_t *tlim;    /* a set's write: &ticket[1] (blocks at or above it take none), else NULL */
     uint8_t *gapb;           /* ng x units_cap */
     uint32_t *segf;          /* ng x segs_cap */
     /* u32 */
@@ -542,7 +543,7 @@ size_t elayout_take(const ELayout &L, uint8_t *base, EParams *p, void **cubtmp) 
     p->runs = B.take<uint32_t>(g * L.Kcap);
     p->tbits = B.take<uint64_t>(g * L.tiles);
     p->tesc = B.take<uint32_t>(g * L.tiles);
-    p->ticket = B.take<uint32_t>(1);
+    p->ticket = B.take<uint32_t>(2);
     p->ekeys = B.take<uint64_t>(u32 ? N : 0);
     p->ekeys2 = B.take<uint64_t>(u32 ? N : 0);
     p->uniq = B.take<uint64_t>(u32 ? N : 0);
@@ -832,6 +833,54 @@ __global__ void __launch_bounds__(NT) k_ehistK(EParams p) {
         if (h[k]) atomicAdd(&H[k], h[k]);
 }
 
+/* Histogram of bytes (u8 symbols, K = 256): HTILE8 bytes per block, 16 a
+ * thread per load where the stream is 16-byte aligned, counted in a
+ * histogram per warp in shared memory; a word of four equal bytes adds 4
+ * at once (the skewed bytes of lossy bodies: most words are one byte
+ * repeated, whose lanes would otherwise queue on one counter 4 times). */
+constexpr uint32_t HTILE8 = 65536;
+__global__ void __launch_bounds__(NT) k_ehist8(EParams p) {
+    __shared__ uint32_t h[NT / 32][256];
+    const uint32_t cl = blockIdx.y, tid = threadIdx.x;
+    const uint64_t n = ecount(p, cl);
+    const uint64_t i0 = (uint64_t)blockIdx.x * HTILE8;
+    if (i0 >= n) return;
+    const uint64_t i1 = i0 + HTILE8 < n ? i0 + HTILE8 : n;
+    for (uint32_t k = tid; k < NT / 32 * 256; k += NT) (&h[0][0])[k] = 0;
+    __syncthreads();
+    uint32_t *hw = h[tid >> 5];
+    const uint8_t *b = p.src + (uint64_t)cl * p.raw_full;
+    uint64_t i = i0;
+    if (((uintptr_t)(b + i0) & 15) == 0) {
+        const uint64_t nv = (i1 - i0) / 16;
+        const uint4 *v = reinterpret_cast<const uint4 *>(b + i0);
+        for (uint64_t k = tid; k < nv; k += NT) {
+            const uint4 q = __ldg(v + k);
+            const uint32_t wd[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const uint32_t w = wd[j];
+                if (((w ^ (w >> 8)) & 0xffffffu) == 0) {
+                    atomicAdd(&hw[w & 255u], 4u);
+                } else {
+#pragma unroll
+                    for (int s = 0; s < 32; s += 8) atomicAdd(&hw[(w >> s) & 255u], 1u);
+                }
+            }
+        }
+        i = i0 + nv * 16;
+    }
+    for (i += tid; i < i1; i += NT) atomicAdd(&hw[b[i]], 1u);
+    __syncthreads();
+    uint32_t *H = p.hist + (size_t)cl * p.Kcap;
+    for (uint32_t k = tid; k < 256; k += NT) {
+        uint32_t s = 0;
+#pragma unroll
+        for (uint32_t w = 0; w < NT / 32; w++) s += h[w][k];
+        if (s) atomicAdd(&H[k], s);
+    }
+}
+
 /* The used symbols' keys of a chunk sorted ascending in one block, for
  * alphabets of at most KSORT symbols (keys are unique: any sort gives the
  * cub segmented sort's order); larger ones go to cub. */
@@ -1006,7 +1055,7 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
     /* the tiles' look-back states and the ticket counter of e_write's
      * k_eenc<true> (one writing follows each planning) */
     for (uint32_t t = tid; t < p.tiles; t += NT) p.tbits[(size_t)cl * p.tiles + t] = 0;
-    if (cl == 0 && tid == 0) *p.ticket = 0;
+    if (cl == 0 && tid == 0) p.ticket[0] = p.ticket[1] = 0;
     const uint32_t m = M->used;
     const uint64_t n = ecount(p, cl);
     const uint32_t K = p.K ? p.K : p.Kv ? p.Kv[cl] : p.es == 1 ? 256u : p.es == 2 ? 65536u : M->K;
@@ -1470,6 +1519,9 @@ __global__ void __launch_bounds__(NT, 6) k_eenc(EParams p) {
     const uint32_t tid = threadIdx.x;
     uint32_t cl = blockIdx.y, bx = blockIdx.x;
     if (LB) {
+        /* a set's streams written are often few of its slots (k_hse_place:
+         * the tickets their tiles take); the blocks beyond take no ticket */
+        if (p.tlim && blockIdx.x >= *p.tlim) return;
         if (tid == 0) s_tk = atomicAdd(p.ticket, 1u);
         __syncthreads();
         bx = s_tk / p.ng;
@@ -1751,6 +1803,8 @@ cudaError_t e_plan(EParams &p, const ELayout &L, void *cubtmp, cudaStream_t s) {
         /* counted by the producer of the symbols */
     } else if ((e = cudaMemsetAsync(p.hist, 0, (size_t)ng * L.Kcap * 4, s))) {
         return e;
+    } else if (p.es == 1 && kb == 256) {
+        k_ehist8<<<dim3((unsigned)((p.count_full + HTILE8 - 1) / HTILE8), ng), NT, 0, s>>>(p);
     } else if (kb && kb <= KSMALL)
         k_ehistK<<<dim3((unsigned)((p.count_full + HTILEK - 1) / HTILEK), ng), NT, 0, s>>>(p);
     else if (L.Kcap == 65536 && p.count_full >= HTILE16 / 2)
@@ -1843,6 +1897,10 @@ __global__ void k_hse_place(EParams p) {
     else {
         p.meta[i].mode = 1;
         p.meta[i].off = o;
+        /* k_eenc<true> hands stream i's tile x ticket x ng + i: the tickets
+         * below ng x (the most tiles of a written stream) */
+        const uint64_t t = (p.meta[i].count + ETILE - 1) / ETILE;
+        if (t) atomicMax(p.ticket + 1, (uint32_t)(t * p.ng));
     }
 }
 
@@ -2043,6 +2101,7 @@ cudaError_t scz__hse_write(const scz_hse *h, void *state, void *work, const uint
     hse_params(h, state, work, L, &p, &cubtmp);
     p.woff = d_off;
     p.pay = out;
+    if (L.es != 4) p.tlim = p.ticket + 1; /* k_eenc<true> (e_write) */
     cudaError_t e;
     if ((e = scz_ku::launch_pdl(k_hse_place, (h->n + NT - 1) / NT, NT, 0, s, p))) return e;
     return e_write(p, L, scz__hse_bound(L.count_full, h->K ? h->K : 65536), s);

@@ -2271,8 +2271,15 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
         }
         const uint32_t rows = rows_env && ((uintptr_t)d_dst & 15) == 0;
         const int pg = persistent_grid(kf);
-        const uint32_t gx = (uint32_t)pg / b->n > 0 ? (uint32_t)pg / b->n : 1;
-        for (uint32_t j = 0; j < p.swn; j++)
+        const uint32_t gp = (uint32_t)pg / b->n > 0 ? (uint32_t)pg / b->n : 1;
+        uint64_t exf[3], exl[3];
+        const uint32_t rkf = coding_extents(b->full, exf), rkl = coding_extents(b->last, exl);
+        for (uint32_t j = 0; j < p.swn; j++) {
+            /* no more blocks than the sweep's elements need (the coarse
+             * levels' sweeps are small; empty blocks cost launch time) */
+            const uint64_t mf = lz1_sweep_bound(rkf, exf, j), ml = lz1_sweep_bound(rkl, exl, j);
+            const uint64_t need = ((mf > ml ? mf : ml) + (uint64_t)NT * sv - 1) / ((uint64_t)NT * sv);
+            const uint32_t gx = need < gp ? (uint32_t)(need ? need : 1) : gp;
             for (uint32_t cb = 0; cb < b->n; cb += 65535) { /* grid y: at most 65535 chunks a launch */
                 const dim3 gs(gx, b->n - cb < 65535 ? b->n - cb : 65535);
                 if (p.es == 4 && sv == 1) k_sweep<true, 1><<<gs, NT, 0, s>>>(p, j, cb, rows);
@@ -2282,6 +2289,7 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
                 else if (sv == 2) k_sweep<false, 2><<<gs, NT, 0, s>>>(p, j, cb, rows);
                 else k_sweep<false, 4><<<gs, NT, 0, s>>>(p, j, cb, rows);
             }
+        }
         pf.mark("sweeps");
         if (rows) {
             const void *kr = p.es == 4 ? (const void *)k_rows<true> : (const void *)k_rows<false>;

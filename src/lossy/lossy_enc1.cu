@@ -29,9 +29,10 @@
  *             index beside it (aux); the largest |error| coded inside R
  *             per chunk (atomicMax: the chunk's radius, 7.10 step 2);
  *   k_tlast / k_vscan / k_vt2   V_new / V_repeat (7.4) in traversal order:
- *             the last verbatim position per tile of 4096 codes, their
- *             exclusive scan per chunk, then each code 2R compared with the
- *             previous verbatim element's bits; outlier and V_new counts;
+ *             the last verbatim position (and the last outlier's, for the
+ *             list below) per tile of 4096 codes, their exclusive scan per
+ *             chunk, then each code 2R compared with the previous verbatim
+ *             element's bits (tiles without one skipped); V_new counts;
  *   k_sinit / k_hist / k_rest, scz__hse_plan, k_gchoose   the sweep
  *             streams (7.9, 7.10 step 3): codes mapped to the chunk's
  *             radius r, histograms of all codes, of each of the last
@@ -49,10 +50,10 @@
  *             run's end or at offsets 65535 mod 65536 (its length - 1
  *             counted); the two streams sized as above, the candidate kept
  *             where 20 x its section <= 21 x the Huffman section;
- *   k_tlast(0) / k_vscan / k_ot2 / k_bsize   the outlier list's bytes (7.6:
- *             each outlier's index gap from the previous one, by the same
- *             tile scan) and the bodies' sizes (sections + outlier list +
- *             verbatim values);
+ *   k_vscan / k_ot2 / k_bsize   the outlier list's bytes (7.6: each
+ *             outlier's index gap from the previous one, by the same tile
+ *             scan; tiles without one skipped), outlier counts, and the
+ *             bodies' sizes (sections + outlier list + verbatim values);
  *   k_w3init, scz__hse_plan, k_w3off, scz__hse_write, k_ow, k_vw   the
  *             Huffman body of each interpolated chunk (7.9): its g + 1
  *             streams (a stream set whose streams start anywhere in the
@@ -143,7 +144,8 @@ struct E1 {
     uint8_t *dec;               /* nch x ND: pred, order, alt, alt_order, tight; [5..7] the sweeps' pred, order, tight */
     Sweep *sw;                  /* nch x swn */
     uint32_t *nsw;              /* nch: sweeps (NONE: no interpolation) */
-    double *Rv;                 /* nch x cf: R of each element (element order) */
+    double *Rv;                 /* nch x cf: R of each element (element order); float32: a verbatim element's only */
+    float *Rf;                  /* float32: nch x cf, R of each element, NaN where verbatim (R in Rv) */
     uint16_t *codes;            /* nch x cf: codes of radius R in traversal order */
     long long *aux;             /* nch x cf: an outlier's error, a verbatim element's index (traversal order) */
     uint32_t *rmax;             /* nch: largest |error| coded inside R */
@@ -222,6 +224,33 @@ __device__ __forceinline__ uint32_t last_mark(const E1 &p, typename cub::BlockSc
     return before ? before - 1 : tl[(uint64_t)c * p.tpc + t];
 }
 
+/* A thread's PER codes at positions a0 .. a0 + PER - 1 (fill beyond n): two
+ * 16-byte loads where they are all inside and aligned. */
+__device__ __forceinline__ void tile_codes(const uint16_t *codes, uint64_t a0, uint64_t n, uint16_t fill,
+                                           uint16_t cv[PER]) {
+    const uint16_t *q = codes + a0;
+    if (a0 + PER <= n && ((uintptr_t)q & 15) == 0) {
+#pragma unroll
+        for (uint32_t h = 0; h < PER / 8; h++) {
+            const uint4 w = __ldg(reinterpret_cast<const uint4 *>(q) + h);
+            const uint32_t wd[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+            for (uint32_t k = 0; k < 8; k++) cv[h * 8 + k] = (uint16_t)(wd[k / 2] >> (16 * (k & 1)));
+        }
+    } else {
+#pragma unroll
+        for (uint32_t k = 0; k < PER; k++) cv[k] = a0 + k < n ? q[k] : fill;
+    }
+}
+
+/* Whether tile t of chunk c (n positions) holds a mark, from arr after
+ * k_vscan (the last mark before each tile); the last tile is taken. */
+__device__ __forceinline__ bool tile_marked(const E1 &p, const uint32_t *arr, uint32_t c, uint32_t t, uint64_t n) {
+    if ((uint64_t)(t + 1) * TILE >= n) return true;
+    const uint32_t v = arr[(uint64_t)c * p.tpc + t + 1];
+    return v != NONE && (uint64_t)v >= (uint64_t)t * TILE;
+}
+
 __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
@@ -229,27 +258,145 @@ __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
 }
 
 /* The predictor estimate (7.10 step 1) of chunk blockIdx.y: samples over
- * the blocks blockIdx.x, their costs summed per chunk (64-bit). */
+ * the blocks blockIdx.x, their costs summed per chunk (64-bit). The sample
+ * of lz1_est_sample (lossy_est_hd.h) with its control flow laid out for a
+ * GPU: every value a sample reads is loaded before any is tested (the
+ * loads in flight together, not one dependent load after another), its
+ * coordinates by 32-bit divisions through a binary64 reciprocal, and the
+ * axis each order takes for the sample's level from a table per block; the
+ * per-element operations are lossy_est_hd.h's, so the sums are the CPU's. */
 template <bool F32> __global__ void __launch_bounds__(NT) k_est(E1 p) {
+    typedef typename std::conditional<F32, float, double>::type T;
+    __shared__ uint8_t amap[8][LZ1_MAX_ORDERS]; /* axis of order od for a level's axis set */
     const uint32_t c = blockIdx.y;
     if (p.psnr || c >= p.nreal) return;
     const CGeo g = geo(p, c);
+    const uint32_t n = g.rank;
+    const uint32_t no = lz1_norders(n);
+    if (threadIdx.x < 8 * LZ1_MAX_ORDERS) {
+        const uint32_t set = threadIdx.x / LZ1_MAX_ORDERS, od = threadIdx.x % LZ1_MAX_ORDERS;
+        uint32_t a = 3;
+        if (od < no) {
+            uint8_t perm[3], pos[3];
+            lz1_order(n, od, perm, pos);
+            for (uint32_t k = 0; k < n; k++)
+                if ((set >> k & 1) && (a == 3 || pos[k] > pos[a])) a = k;
+        }
+        amap[set][od] = (uint8_t)a;
+    }
+    __syncthreads();
     const uint64_t ns = g.n > LZ1_SAMPLE_OFF ? (g.n - LZ1_SAMPLE_OFF + LZ1_SAMPLE_STEP - 1) / LZ1_SAMPLE_STEP : 0;
-    const void *src = p.src + (uint64_t)sc(p, c) * p.raw_full;
-    uint64_t kk[LZ1_NCOST];
+    const T *src = reinterpret_cast<const T *>(p.src + (uint64_t)sc(p, c) * p.raw_full);
+    const uint32_t e0 = (uint32_t)g.e[0], e1 = (uint32_t)g.e[1];
+    const uint32_t st[3] = {1u, e0, e0 * e1};
+    const uint32_t bm[3] = {(1u << g.lb[0]) - 1, (1u << g.lb[1]) - 1, (1u << g.lb[2]) - 1};
+    const double inv0 = 1.0 / (double)e0, inv1 = 1.0 / (double)e1;
+    const double recip = p.recip, ebx2 = p.ebx2, eb = p.eb;
+    uint32_t kk[LZ1_NCOST]; /* a thread's sums: at most 129 a sample (lz1_cost) */
 #pragma unroll
     for (uint32_t k = 0; k < LZ1_NCOST; k++) kk[k] = 0;
     for (uint64_t si = (uint64_t)blockIdx.x * NT + threadIdx.x; si < ns; si += (uint64_t)gridDim.x * NT) {
-        uint64_t kl, cl[3], cc[3];
-        unsigned set;
-        if (lz1_est_sample(src, F32, g.rank, g.e, g.lb, LZ1_SAMPLE_OFF + si * LZ1_SAMPLE_STEP, p.recip, p.ebx2,
-                           p.eb, &kl, cl, cc, &set))
-            lz1_est_add(g.rank, set, kl, cl, cc, kk);
+        const uint32_t i = (uint32_t)(LZ1_SAMPLE_OFF + si * LZ1_SAMPLE_STEP);
+        const uint32_t q1 = fdiv(i, e0, inv0), x = i - q1 * e0;
+        const uint32_t z = fdiv(q1, e1, inv1), y = q1 - z * e1;
+        const uint32_t cc[3] = {x, y, z};
+        /* Lorenzo's neighbours inside the block (7.4), then the level's */
+        T lv[7];
+        uint32_t lin = 0; /* bit m - 1: neighbour m is inside the block */
+#pragma unroll
+        for (uint32_t m = 1; m < 8; m++) {
+            lv[m - 1] = 0;
+            if (m >> n) continue;
+            uint32_t j = i;
+            bool in = true;
+#pragma unroll
+            for (uint32_t k = 0; k < 3; k++)
+                if (m >> k & 1) in &= (cc[k] & bm[k]) != 0, j -= st[k];
+            if (in) lin |= 1u << (m - 1), lv[m - 1] = __ldg(src + j);
+        }
+        uint32_t tz = 32, set = 0;
+#pragma unroll
+        for (uint32_t k = 0; k < 3; k++)
+            if (k < n && cc[k]) {
+                const uint32_t t = (uint32_t)__ffs((int)cc[k]) - 1;
+                if (t < tz) tz = t, set = 1u << k;
+                else if (t == tz) set |= 1u << k;
+            }
+        const T xv = __ldg(src + i);
+        const uint32_t s = tz < 32 ? 1u << tz : 0;
+        T nv[3][4];
+        uint32_t has[3];
+        const uint64_t ea[3] = {g.e[0], g.e[1], g.e[2]};
+#pragma unroll
+        for (uint32_t a = 0; a < 3; a++) {
+            nv[a][0] = nv[a][1] = nv[a][2] = nv[a][3] = 0;
+            has[a] = 0;
+            if (!(set >> a & 1)) continue;
+            const uint32_t ca = cc[a], o = s * st[a];
+            const uint64_t s3 = 3ull * s;
+            const bool hr1 = (uint64_t)ca + s < ea[a], hl3 = hr1 && ca >= s3, hr3 = hr1 && ca + s3 < ea[a];
+            has[a] = 1u | (hr1 ? 2u : 0u) | (hl3 ? 4u : 0u) | (hr3 ? 8u : 0u);
+            nv[a][0] = __ldg(src + i - o);
+            if (hr1) nv[a][1] = __ldg(src + i + o);
+            if (hl3) nv[a][2] = __ldg(src + i - 3 * o);
+            if (hr3) nv[a][3] = __ldg(src + i + 3 * o);
+        }
+        /* the sample as lz1_est_sample: it counts when no element read is
+         * verbatim and no residual quantization is */
+        int64_t q, v;
+        int bad = lz1_pq((double)xv, F32, recip, ebx2, eb, &q);
+        uint64_t pl = 0;
+#pragma unroll
+        for (uint32_t m = 1; m < 8; m++) {
+            if (!(lin >> (m - 1) & 1)) continue;
+            bad |= lz1_pq((double)lv[m - 1], F32, recip, ebx2, eb, &v);
+            if (__popc(m) & 1) pl += (uint64_t)v;
+            else pl -= (uint64_t)v;
+        }
+        bad |= set == 0; /* element 0 */
+        uint32_t cl[3] = {0, 0, 0}, cu[3] = {0, 0, 0};
+#pragma unroll
+        for (uint32_t a = 0; a < 3; a++) {
+            if (!has[a]) continue;
+            const bool hr1 = has[a] & 2, hl3 = has[a] & 4, hr3 = has[a] & 8;
+            int64_t l1, r1 = 0, l3 = 0, r3 = 0;
+            bad |= lz1_pq((double)nv[a][0], F32, recip, ebx2, eb, &l1);
+            if (hr1) bad |= lz1_pq((double)nv[a][1], F32, recip, ebx2, eb, &r1);
+            if (hl3) bad |= lz1_pq((double)nv[a][2], F32, recip, ebx2, eb, &l3);
+            if (hr3) bad |= lz1_pq((double)nv[a][3], F32, recip, ebx2, eb, &r3);
+            const double A = lz1_xq(l1, ebx2, F32), B = hr1 ? lz1_xq(r1, ebx2, F32) : 0.0;
+            const double A3 = hl3 ? lz1_xq(l3, ebx2, F32) : 0.0, B3 = hr3 ? lz1_xq(r3, ebx2, F32) : 0.0;
+            double xr;
+            int64_t ql, qc;
+            bad |= lz1_rq((double)xv, lz_finterp(0, A, hr1, B, 0, 0.0, 0, 0.0), recip, ebx2, eb, F32, &ql, &xr);
+            bad |= lz1_rq((double)xv, lz_finterp(1, A, hr1, B, hl3, A3, hr3, B3), recip, ebx2, eb, F32, &qc, &xr);
+            cl[a] = (uint32_t)lz1_cost((uint64_t)ql);
+            cu[a] = (uint32_t)lz1_cost((uint64_t)qc);
+        }
+        if (bad) continue;
+        kk[0] += (uint32_t)lz1_cost((uint64_t)q - pl);
+#pragma unroll
+        for (uint32_t od = 0; od < LZ1_MAX_ORDERS; od++) {
+            if (od >= no) break;
+            const uint32_t a = amap[set][od];
+            kk[1 + 2 * od] += a == 0 ? cl[0] : a == 1 ? cl[1] : cl[2];
+            kk[2 + 2 * od] += a == 0 ? cu[0] : a == 1 ? cu[1] : cu[2];
+        }
+        kk[LZ1_NCOST - 1]++;
     }
+    /* the block's sums, then one atomic per sum and block (the sums of a
+     * chunk share a cache line: per-warp atomics queued on it) */
+    __shared__ unsigned long long bs[NT / 32][LZ1_NCOST];
 #pragma unroll
     for (uint32_t k = 0; k < LZ1_NCOST; k++) {
         const unsigned long long v = warp_sum(kk[k]);
-        if ((threadIdx.x & 31) == 0 && v) atomicAdd(&p.costs[(uint64_t)c * LZ1_NCOST + k], v);
+        if ((threadIdx.x & 31) == 0) bs[threadIdx.x >> 5][k] = v;
+    }
+    __syncthreads();
+    if (threadIdx.x < LZ1_NCOST) {
+        unsigned long long v = 0;
+        for (uint32_t w = 0; w < NT / 32; w++) v += bs[w][threadIdx.x];
+        if (v) atomicAdd(&p.costs[(uint64_t)c * LZ1_NCOST + threadIdx.x], v);
     }
 }
 
@@ -327,7 +474,8 @@ __device__ __forceinline__ void rmax_warp(const E1 &p, uint32_t c, uint32_t m) {
 
 /* Sweep index j (entry 0: element 0) of every interpolated chunk, chunk
  * cbase + blockIdx.y, its elements over the blocks blockIdx.x. */
-template <bool F32> __global__ void __launch_bounds__(NT) k_isw(E1 p, uint32_t j, uint32_t cbase) {
+template <bool F32, uint32_t SV> __global__ void __launch_bounds__(NT) k_isw(E1 p, uint32_t j, uint32_t cbase) {
+    typedef typename std::conditional<F32, float, double>::type T;
     const uint32_t c = cbase + blockIdx.y;
     const uint32_t S = p.nsw[c];
     if (S == NONE || j > S || p.dec[(uint64_t)c * ND + 5] == LZ_PRED_LORENZO) return;
@@ -335,32 +483,74 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_isw(E1 p, uint32_t j
     const CGeo &g = geo(p, c);
     const int cubic = p.dec[(uint64_t)c * ND + 5] == LZ_PRED_CUBIC;
     double *Rv = p.Rv + (uint64_t)c * p.cf;
+    float *Rf = F32 ? p.Rf + (uint64_t)c * p.cf : nullptr;
     uint16_t *codes = p.codes + (uint64_t)c * p.cf;
     long long *aux = p.aux + (uint64_t)c * p.cf;
-    const void *src = p.src + (uint64_t)sc(p, c) * p.raw_full;
-    const uint64_t e0 = g.e[0], e1 = g.e[1];
-    const uint64_t sta = W.a == 0 ? 1 : W.a == 1 ? e0 : e0 * e1, ea = W.a < 3 ? g.e[W.a] : 1;
+    const T *src = reinterpret_cast<const T *>(p.src + (uint64_t)sc(p, c) * p.raw_full);
+    /* indices below 2^32 (a chunk has at most 2^32 - 2 elements) */
+    const uint32_t e0 = (uint32_t)g.e[0], e1 = (uint32_t)g.e[1];
+    const uint32_t sta = W.a == 0 ? 1 : W.a == 1 ? e0 : e0 * e1, s = W.s, o = s * sta;
+    const uint64_t ea = W.a < 3 ? g.e[W.a] : 1;
     const int64_t R = p.R;
     const uint64_t span = 2 * (uint64_t)R - 1;
     uint32_t m = 0;
-    for (uint32_t k = blockIdx.x * NT + threadIdx.x; k < W.n; k += gridDim.x * NT) {
-        const uint32_t q1 = fdiv(k, W.c0, W.inv0), kx = k - q1 * W.c0;
-        const uint32_t kz = fdiv(q1, W.c1, W.inv1), ky = q1 - kz * W.c1;
-        const uint64_t x = W.b[0] + (uint64_t)kx * W.d[0], y = W.b[1] + (uint64_t)ky * W.d[1],
-                       z = W.b[2] + (uint64_t)kz * W.d[2];
-        const uint64_t i = (z * e1 + y) * e0 + x;
-        double P = 0.0;
-        if (W.a < 3) P = lz_ipred(Rv, i, W.a == 0 ? x : W.a == 1 ? y : z, W.s, sta, ea, cubic);
-        int64_t q;
-        double xr;
-        const uint64_t pos = W.p0 + k;
-        if (lz1_rq(lz1_elem(src, F32, i), P, W.rh, W.h, p.eb, F32, &q, &xr)) {
-            Rv[i] = P;
-            codes[pos] = (uint16_t)LZ_VNEW(R); /* V_new or V_repeat: k_vt2 */
-            aux[pos] = (long long)i;
-        } else {
-            Rv[i] = xr;
-            code_err(q, R, span, &codes[pos], &aux[pos], &m);
+    for (uint32_t k0 = blockIdx.x * NT * SV + threadIdx.x; k0 < W.n; k0 += gridDim.x * NT * SV) {
+        /* SV elements: everything each reads loaded first, then computed
+         * (lz_ipred's neighbours: A, B, A3, B3 where they exist) */
+        uint32_t iv[SV], fl[SV]; /* fl: 1 valid, 2 B, 4 A3, 8 B3 */
+        T xv[SV], nb[SV][4];
+#pragma unroll
+        for (uint32_t v = 0; v < SV; v++) {
+            const uint32_t k = k0 + v * NT;
+            fl[v] = 0;
+            iv[v] = 0;
+            xv[v] = 0;
+            nb[v][0] = nb[v][1] = nb[v][2] = nb[v][3] = 0;
+            if (k >= W.n) continue;
+            const uint32_t q1 = fdiv(k, W.c0, W.inv0), kx = k - q1 * W.c0;
+            const uint32_t kz = fdiv(q1, W.c1, W.inv1), ky = q1 - kz * W.c1;
+            const uint32_t x = W.b[0] + kx * W.d[0], y = W.b[1] + ky * W.d[1], z = W.b[2] + kz * W.d[2];
+            const uint32_t i = (z * e1 + y) * e0 + x;
+            iv[v] = i;
+            fl[v] = 1;
+            xv[v] = __ldg(src + i);
+            if (W.a < 3) {
+                const uint64_t ca = W.a == 0 ? x : W.a == 1 ? y : z;
+                const bool hb = ca + s < ea, ha3 = cubic && hb && ca >= 3ull * s, hb3 = cubic && hb && ca + 3ull * s < ea;
+                fl[v] |= (hb ? 2u : 0u) | (ha3 ? 4u : 0u) | (hb3 ? 8u : 0u);
+                const T *Rt = F32 ? reinterpret_cast<const T *>(Rf) : reinterpret_cast<const T *>(Rv);
+                nb[v][0] = __ldg(Rt + i - o); /* written by earlier sweeps (launches) */
+                if (hb) nb[v][1] = __ldg(Rt + i + o);
+                if (ha3) nb[v][2] = __ldg(Rt + i - 3 * o);
+                if (hb3) nb[v][3] = __ldg(Rt + i + 3 * o);
+            }
+        }
+#pragma unroll
+        for (uint32_t v = 0; v < SV; v++) {
+            if (!fl[v]) continue;
+            const uint32_t i = iv[v];
+            double P = 0.0;
+            if (W.a < 3) {
+                double w[4];
+                const uint32_t at[4] = {i - o, i + o, i - 3 * o, i + 3 * o};
+#pragma unroll
+                for (int q = 0; q < 4; q++) /* float32: NaN marks a verbatim neighbour, its R in Rv */
+                    w[q] = F32 && nb[v][q] != nb[v][q] ? __ldg(Rv + at[q]) : (double)nb[v][q];
+                P = lz_finterp(cubic, w[0], fl[v] >> 1 & 1, w[1], fl[v] >> 2 & 1, w[2], fl[v] >> 3 & 1, w[3]);
+            }
+            int64_t q;
+            double xr;
+            const uint64_t pos = W.p0 + k0 + v * NT;
+            if (lz1_rq((double)xv[v], P, W.rh, W.h, p.eb, F32, &q, &xr)) {
+                Rv[i] = P;
+                if (F32) Rf[i] = __int_as_float(0x7fffffff);
+                codes[pos] = (uint16_t)LZ_VNEW(R); /* V_new or V_repeat: k_vt2 */
+                aux[pos] = (long long)i;
+            } else {
+                if (F32) Rf[i] = (float)xr; /* T(x') of float32 data: exact */
+                else Rv[i] = xr;
+                code_err(q, R, span, &codes[pos], &aux[pos], &m);
+            }
         }
     }
     rmax_warp(p, c, m);
@@ -444,23 +634,33 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_lor(E1 p) {
     rmax_warp(p, c, mx);
 }
 
-/* The last position of each tile whose code (radius R) is `match` (NONE:
- * none): verbatim elements (2R) and outliers (0). */
-__global__ void __launch_bounds__(NT) k_tlast(E1 p, uint16_t match, uint32_t *out) {
+/* The last position of each tile (NONE: none) of a verbatim element
+ * (code 2R, into tlast) and of an outlier (code 0, into olast), in one pass
+ * over the codes (k_vt2 turns some codes 2R into 2R + 1, never an outlier's). */
+__global__ void __launch_bounds__(NT) k_tlast(E1 p) {
     typedef cub::BlockReduce<uint32_t, NT> BR;
     __shared__ typename BR::TempStorage tmp;
     const uint32_t c = blockIdx.y, t = blockIdx.x;
     if (p.nsw[c] == NONE) return;
     const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
     if (a >= n) return;
-    const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
-    uint32_t last = 0; /* position + 1 */
+    uint16_t cv[PER];
+    const uint64_t a0 = a + threadIdx.x * PER;
+    const uint16_t vnew = (uint16_t)LZ_VNEW(p.R);
+    tile_codes(p.codes + (uint64_t)c * p.cf, a0, n, 1, cv);
+    uint32_t lv = 0, lo = 0; /* position + 1 */
+#pragma unroll
     for (uint32_t k = 0; k < PER; k++) {
-        const uint64_t pos = a + threadIdx.x * PER + k;
-        if (pos < n && codes[pos] == match) last = (uint32_t)pos + 1;
+        if (cv[k] == vnew) lv = (uint32_t)(a0 + k) + 1;
+        if (cv[k] == LZ_CODE_OUTLIER) lo = (uint32_t)(a0 + k) + 1;
     }
-    const uint32_t v = BR(tmp).Reduce(last, MaxOp());
-    if (threadIdx.x == 0) out[(uint64_t)c * p.tpc + t] = v ? v - 1 : NONE;
+    const uint32_t v = BR(tmp).Reduce(lv, MaxOp());
+    __syncthreads();
+    const uint32_t o = BR(tmp).Reduce(lo, MaxOp());
+    if (threadIdx.x == 0) {
+        p.tlast[(uint64_t)c * p.tpc + t] = v ? v - 1 : NONE;
+        p.olast[(uint64_t)c * p.tpc + t] = o ? o - 1 : NONE;
+    }
 }
 
 /* Per chunk: the last position (verbatim element, run start) before each
@@ -513,22 +713,23 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_vt2(E1 p) {
     if (p.nsw[c] == NONE) return;
     const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
     if (a >= n) return;
+    if (!tile_marked(p, p.tlast, c, t, n)) { /* no verbatim element */
+        if (threadIdx.x == 0) p.tvn[(uint64_t)c * p.tpc + t] = 0;
+        return;
+    }
     uint16_t *codes = p.codes + (uint64_t)c * p.cf;
     const long long *aux = p.aux + (uint64_t)c * p.cf;
     const void *src = p.src + (uint64_t)sc(p, c) * p.raw_full;
     const uint16_t vnew = (uint16_t)LZ_VNEW(p.R), vrep = (uint16_t)LZ_VREP(p.R);
     uint16_t cv[PER];
     const uint64_t a0 = a + threadIdx.x * PER;
-#pragma unroll
-    for (uint32_t k = 0; k < PER; k++) cv[k] = a0 + k < n ? codes[a0 + k] : 1;
+    tile_codes(codes, a0, n, 1, cv);
     uint32_t prev = last_mark(p, ts, p.tlast, c, t, a0, n, [&](uint32_t k, uint64_t) { return cv[k] == vnew; });
-    unsigned long long no = 0, nv = 0;
+    unsigned long long nv = 0;
     uint64_t pb = prev != NONE ? vbits<F32>(src, aux[prev]) : 0;
     for (uint32_t k = 0; k < PER; k++) {
         const uint64_t pos = a0 + k;
-        if (cv[k] == LZ_CODE_OUTLIER) {
-            no++;
-        } else if (cv[k] == vnew) {
+        if (cv[k] == vnew) {
             const uint64_t b = vbits<F32>(src, aux[pos]);
             if (prev != NONE && b == pb) codes[pos] = vrep;
             else nv++;
@@ -536,11 +737,8 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_vt2(E1 p) {
             pb = b;
         }
     }
-    const unsigned long long so = BR(tr).Sum(no);
-    __syncthreads();
     const unsigned long long sv = BR(tr).Sum(nv);
     if (threadIdx.x == 0) {
-        if (so) atomicAdd(&p.nout[c], so);
         if (sv) atomicAdd(&p.nvnew[c], sv);
         p.tvn[(uint64_t)c * p.tpc + t] = sv;
     }
@@ -588,18 +786,21 @@ __global__ void k_sinit(E1 p) {
 }
 
 /* Adds 1 at base[key] for each lane whose key is not ~0 (warp-aggregated;
- * every lane of the warp calls it). */
-__device__ __forceinline__ void agg_add(uint32_t *base, unsigned long long key) {
+ * every lane of the warp calls it; 32-bit keys: one match instruction). */
+__device__ __forceinline__ void agg_add(uint32_t *base, uint32_t key) {
     const unsigned peers = __match_any_sync(0xffffffffu, key);
-    if (key != ~0ull && (threadIdx.x & 31) == (unsigned)(__ffs(peers) - 1)) atomicAdd(base + key, (uint32_t)__popc(peers));
+    if (key != ~0u && (threadIdx.x & 31) == (unsigned)(__ffs(peers) - 1)) atomicAdd(base + key, (uint32_t)__popc(peers));
 }
 
-/* Codes mapped to the chunk's radius (codes_r) and counted: all codes
- * (stream 0) and each of the last G sweeps (stream gg for sweep S - gg).
- * SH: a block counts its tiles (every gridDim.x-th) in shared memory
- * ((1 + G) x K_c counters: the chunk's own alphabet) and adds the non-zero
- * counts to the set's histograms once (global atomics on a few hot codes
- * were most of this step); else straight into the histograms. */
+/* Codes mapped to the chunk's radius (codes_r) and counted by segment:
+ * each of the last G sweeps (stream gg for sweep S - gg) and the codes
+ * before them (stream 0, which k_rest turns into all codes). A tile inside
+ * one segment (most tiles) adds to that segment's counters; one across a
+ * sweep start finds each position's. SH: a block counts its tiles (every
+ * gridDim.x-th) in shared memory ((1 + G) x K_c counters: the chunk's own
+ * alphabet) and adds the non-zero counts to the set's histograms once
+ * (global atomics on a few hot codes were most of this step); else
+ * straight into the histograms. Equal keys of a warp are counted once. */
 template <bool SH> __global__ void __launch_bounds__(NT) k_hist(E1 p) {
     extern __shared__ uint32_t sh[];
     __shared__ uint32_t st[LZ1_GMAX + 1];
@@ -615,36 +816,31 @@ template <bool SH> __global__ void __launch_bounds__(NT) k_hist(E1 p) {
     if (SH)
         for (uint32_t i = threadIdx.x; i < (1 + G) * Kc; i += NT) sh[i] = 0;
     __syncthreads();
+    /* the segment of position pos: the latest of the last G sweeps that
+     * starts at or before it, else 0 */
+    auto seg = [&](uint64_t pos) -> uint32_t {
+        for (uint32_t gg = 1; gg <= G; gg++)
+            if (pos >= st[gg - 1]) return gg;
+        return 0;
+    };
     const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
     uint16_t *out = p.codes_r + (uint64_t)c * p.cf;
-    const unsigned long long hb = SH ? 0 : (unsigned long long)c * Q * p.hstride, hs = SH ? Kc : p.hstride;
-    uint32_t *base = SH ? sh : p.hist;
+    const uint32_t hs = SH ? Kc : p.hstride; /* keys g hs + m: below 2^20 */
+    uint32_t *base = SH ? sh : p.hist + (uint64_t)c * Q * p.hstride;
     for (uint64_t t = blockIdx.x; t < nt; t += gridDim.x) {
-        const uint64_t a = t * TILE;
+        const uint64_t a = t * TILE, z = a + TILE < n ? a + TILE : n;
+        const uint32_t g0 = seg(a);
+        const bool one = seg(z - 1) == g0;
         for (uint32_t k = 0; k < PER; k++) {
             const uint64_t pos = a + (uint64_t)k * NT + threadIdx.x;
-            uint32_t m = ~0u, gs = 0;
+            uint32_t key = ~0u;
             if (pos < n) {
                 const uint32_t v = codes[pos];
-                m = v == 0 ? 0 : v >= 2 * R ? v - 2 * R + 2 * r : v - R + r;
+                const uint32_t m = v == 0 ? 0 : v >= 2 * R ? v - 2 * R + 2 * r : v - R + r;
                 out[pos] = (uint16_t)m;
-                for (uint32_t gg = 1; gg <= G; gg++)
-                    if (pos >= st[gg - 1]) {
-                        gs = gg;
-                        break;
-                    }
+                key = (one ? g0 : seg(pos)) * hs + m;
             }
-            /* equal codes of the warp counted once; their sweep stream too
-             * where the warp's 32 positions lie in one sweep (most warps) */
-            const unsigned peers = __match_any_sync(0xffffffffu, m);
-            const bool lead = m != ~0u && (threadIdx.x & 31) == (unsigned)(__ffs(peers) - 1);
-            if (lead) atomicAdd(base + hb + m, (uint32_t)__popc(peers));
-            const uint32_t g0 = __shfl_sync(0xffffffffu, gs, 0);
-            if (__all_sync(0xffffffffu, gs == g0)) {
-                if (g0 && lead) atomicAdd(base + hb + (unsigned long long)g0 * hs + m, (uint32_t)__popc(peers));
-            } else {
-                agg_add(base, gs && m != ~0u ? hb + (unsigned long long)gs * hs + m : ~0ull);
-            }
+            agg_add(base, key);
         }
     }
     if (SH) {
@@ -655,8 +851,8 @@ template <bool SH> __global__ void __launch_bounds__(NT) k_hist(E1 p) {
     }
 }
 
-/* Histograms of the codes before the last gg sweeps: all codes minus the
- * last gg sweeps'. */
+/* From k_hist's segments: stream 0 all codes, stream LZ1_GMAX + gg the
+ * codes before the last gg sweeps (all codes minus the last gg sweeps'). */
 __global__ void __launch_bounds__(NT) k_rest(E1 p) {
     const uint32_t c = blockIdx.y;
     const uint32_t S = p.nsw[c];
@@ -665,6 +861,8 @@ __global__ void __launch_bounds__(NT) k_rest(E1 p) {
     uint32_t *H = p.hist + (uint64_t)c * Q * p.hstride;
     for (uint32_t m = blockIdx.x * NT + threadIdx.x; m < K; m += gridDim.x * NT) {
         uint32_t acc = H[m];
+        for (uint32_t gg = 1; gg <= G; gg++) acc += H[(uint64_t)gg * p.hstride + m];
+        H[m] = acc;
         for (uint32_t gg = 1; gg <= G; gg++) {
             acc -= H[(uint64_t)gg * p.hstride + m];
             H[(uint64_t)(LZ1_GMAX + gg) * p.hstride + m] = acc;
@@ -710,9 +908,13 @@ __global__ void __launch_bounds__(NT) k_rt1(E1 p) {
     const uint16_t *cr = p.codes_r + (uint64_t)c * p.cf;
     uint32_t last = 0, cnt = 0;
     const uint64_t a0 = a + threadIdx.x * PER;
+    uint16_t cv[PER];
+    tile_codes(cr, a0, n, 0, cv);
+    uint32_t pc = a0 > 0 && a0 < n ? cr[a0 - 1] : 0x10000u; /* the code before (none: no code equals it) */
+#pragma unroll
     for (uint32_t k = 0; k < PER; k++) {
-        const uint64_t pos = a0 + k;
-        if (pos < n && (pos == 0 || cr[pos] != cr[pos - 1])) last = (uint32_t)pos + 1, cnt++;
+        if (a0 + k < n && cv[k] != pc) last = (uint32_t)(a0 + k) + 1, cnt++;
+        pc = cv[k];
     }
     const uint32_t v = BR(tmp).Reduce(last, MaxOp());
     __syncthreads();
@@ -764,20 +966,21 @@ __global__ void __launch_bounds__(NT) k_rt2(E1 p) {
     const uint64_t a0 = a + threadIdx.x * PER;
     auto run_start = [&](uint32_t, uint64_t pos) { return pos == 0 || cr[pos] != cr[pos - 1]; };
     uint32_t rs = last_mark(p, ts, p.rlast, c, t, a0, n, run_start); /* NONE only before position 0 */
-    const unsigned long long hv = (unsigned long long)(2 * c) * p.h2stride, hl = hv + p.h2stride;
+    uint32_t *h2 = p.hist2 + (uint64_t)(2 * c) * p.h2stride; /* run codes, then lengths at h2stride */
+    const uint32_t hl = p.h2stride;
     uint32_t pieces = 0;
     for (uint32_t k = 0; k < PER; k++) {
         const uint64_t pos = a0 + k;
-        unsigned long long kv = ~0ull, kl = ~0ull;
+        uint32_t kv = ~0u, kl = ~0u;
         if (pos < n) {
             const uint32_t v = cr[pos];
             if (pos == 0 || cr[pos - 1] != v) rs = (uint32_t)pos;
             const uint32_t o = (uint32_t)pos - rs, om = o % LZ_MAX_RUN;
-            if (om == 0) kv = hv + v, pieces++;
+            if (om == 0) kv = v, pieces++;
             if (pos + 1 == n || cr[pos + 1] != v || om == LZ_MAX_RUN - 1) kl = hl + om;
         }
-        agg_add(p.hist2, kv);
-        agg_add(p.hist2, kl);
+        agg_add(h2, kv);
+        agg_add(h2, kl);
     }
     const uint32_t sp = BR(tr).Sum(pieces);
     if (threadIdx.x == 0) {
@@ -813,23 +1016,32 @@ __global__ void __launch_bounds__(NT) k_ot2(E1 p) {
     if (p.nsw[c] == NONE) return;
     const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
     if (a >= n) return;
-    const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
+    if (!tile_marked(p, p.olast, c, t, n)) { /* no outlier */
+        if (threadIdx.x == 0) p.tob[(uint64_t)c * p.tpc + t] = 0;
+        return;
+    }
+    uint16_t cv[PER];
     const long long *aux = p.aux + (uint64_t)c * p.cf;
     const uint64_t a0 = a + threadIdx.x * PER;
+    tile_codes(p.codes + (uint64_t)c * p.cf, a0, n, 1, cv);
     const uint32_t pv = last_mark(p, ts, p.olast, c, t, a0, n,
-                                  [&](uint32_t, uint64_t pos) { return codes[pos] == LZ_CODE_OUTLIER; });
+                                  [&](uint32_t k, uint64_t) { return cv[k] == LZ_CODE_OUTLIER; });
     uint64_t nextp = pv == NONE ? 0 : (uint64_t)pv + 1;
-    unsigned long long bytes = 0;
+    unsigned long long bytes = 0, no = 0;
     for (uint32_t k = 0; k < PER; k++) {
         const uint64_t pos = a0 + k;
-        if (pos < n && codes[pos] == LZ_CODE_OUTLIER) {
+        if (cv[k] == LZ_CODE_OUTLIER) {
             const uint64_t d = (uint64_t)aux[pos];
             bytes += lz1_vlen(pos - nextp) + lz1_vlen((d << 1) ^ (0 - (d >> 63)));
             nextp = pos + 1;
+            no++;
         }
     }
     const unsigned long long sb = BR(tr).Sum(bytes);
+    __syncthreads();
+    const unsigned long long so = BR(tr).Sum(no);
     if (threadIdx.x == 0) {
+        if (so) atomicAdd(&p.nout[c], so);
         if (sb) atomicAdd(&p.obytes[c], sb);
         p.tob[(uint64_t)c * p.tpc + t] = sb;
     }
@@ -902,6 +1114,30 @@ __global__ void k_w3init(E1 p) {
     }
 }
 
+/* The histograms of the body's streams (k_w3init) from the size set's
+ * (k_hist, k_rest: the same symbols): stream 0 is the codes before the
+ * last g sweeps (all codes for g = 0), stream j the sweep S - g + j - 1;
+ * a slot without a stream counts its one symbol, as a pass over the
+ * symbols would. h: the body set's histograms (zeroed), stride hs. */
+__global__ void __launch_bounds__(NT) k_w3hist(E1 p, uint32_t *h, uint32_t hs) {
+    const uint32_t c = blockIdx.y;
+    const uint32_t S = p.nsw[c], g = S == NONE ? 0 : p.g[c];
+    const uint32_t K = 2 * (p.rmax[c] + 1) + 2;
+    for (uint32_t j = 0; j < W3; j++) {
+        uint32_t *H = h + ((uint64_t)c * W3 + j) * hs;
+        if (S == NONE || j > g) {
+            if (blockIdx.x == 0 && threadIdx.x == 0) { /* a chunk's element 0, or symbol 0 */
+                const uint32_t s = S == NONE ? 0 : p.codes_r[p.w3soff[(uint64_t)c * W3 + j]];
+                if (s < p.Kg) H[s] = 1;
+            }
+            continue;
+        }
+        const uint32_t k = j == 0 ? (g == 0 ? 0 : LZ1_GMAX + g) : g - j + 1;
+        const uint32_t *F = p.hist + ((uint64_t)c * Q + k) * p.hstride;
+        for (uint32_t m = blockIdx.x * NT + threadIdx.x; m < K; m += gridDim.x * NT) H[m] = F[m];
+    }
+}
+
 /* Offsets of the body streams in the bodies (~0: not written). */
 __global__ void k_w3off(E1 p) {
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
@@ -929,18 +1165,19 @@ __global__ void __launch_bounds__(NT) k_ow(E1 p, uint8_t *bodies, const uint64_t
     const uint32_t c = blockIdx.y, t = blockIdx.x;
     if (body_len(p, c, rle) == 0) return;
     const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
-    if (a >= n) return;
-    const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
+    if (a >= n || !tile_marked(p, p.olast, c, t, n)) return;
+    uint16_t cv[PER];
     const long long *aux = p.aux + (uint64_t)c * p.cf;
     const uint64_t a0 = a + threadIdx.x * PER;
+    tile_codes(p.codes + (uint64_t)c * p.cf, a0, n, 1, cv);
     const uint32_t pv = last_mark(p, ts, p.olast, c, t, a0, n,
-                                  [&](uint32_t, uint64_t pos) { return codes[pos] == LZ_CODE_OUTLIER; });
+                                  [&](uint32_t k, uint64_t) { return cv[k] == LZ_CODE_OUTLIER; });
     const uint64_t p0 = pv == NONE ? 0 : (uint64_t)pv + 1;
     uint64_t nextp = p0;
     unsigned long long bytes = 0;
     for (uint32_t k = 0; k < PER; k++) {
         const uint64_t pos = a0 + k;
-        if (pos < n && codes[pos] == LZ_CODE_OUTLIER) {
+        if (cv[k] == LZ_CODE_OUTLIER) {
             const uint64_t d = (uint64_t)aux[pos];
             bytes += lz1_vlen(pos - nextp) + lz1_vlen((d << 1) ^ (0 - (d >> 63)));
             nextp = pos + 1;
@@ -952,7 +1189,7 @@ __global__ void __launch_bounds__(NT) k_ow(E1 p, uint8_t *bodies, const uint64_t
     nextp = p0;
     for (uint32_t k = 0; k < PER; k++) {
         const uint64_t pos = a0 + k;
-        if (pos < n && codes[pos] == LZ_CODE_OUTLIER) {
+        if (cv[k] == LZ_CODE_OUTLIER) {
             const uint64_t d = (uint64_t)aux[pos];
             uint64_t v = pos - nextp;
             for (int h = 0; h < 2; h++) {
@@ -974,14 +1211,16 @@ __global__ void __launch_bounds__(NT) k_vw(E1 p, uint8_t *bodies, const uint64_t
     const uint32_t c = blockIdx.y, t = blockIdx.x;
     if (body_len(p, c, rle) == 0) return;
     const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
-    if (a >= n) return;
-    const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
+    if (a >= n || !tile_marked(p, p.tlast, c, t, n)) return;
     const long long *aux = p.aux + (uint64_t)c * p.cf;
     const void *src = p.src + (uint64_t)sc(p, c) * p.raw_full;
     const uint16_t vnew = (uint16_t)LZ_VNEW(p.R);
     const uint64_t a0 = a + threadIdx.x * PER;
+    uint16_t cv[PER];
+    tile_codes(p.codes + (uint64_t)c * p.cf, a0, n, 1, cv);
     uint32_t cnt = 0;
-    for (uint32_t k = 0; k < PER; k++) cnt += a0 + k < n && codes[a0 + k] == vnew;
+#pragma unroll
+    for (uint32_t k = 0; k < PER; k++) cnt += cv[k] == vnew;
     uint32_t off;
     BS(ts).ExclusiveSum(cnt, off);
     if (!cnt) return;
@@ -990,7 +1229,7 @@ __global__ void __launch_bounds__(NT) k_vw(E1 p, uint8_t *bodies, const uint64_t
                  (p.tvn[(uint64_t)c * p.tpc + t] + off) * es;
     for (uint32_t k = 0; k < PER; k++) {
         const uint64_t pos = a0 + k;
-        if (pos < n && codes[pos] == vnew) {
+        if (cv[k] == vnew) {
             const uint64_t b = vbits<F32>(src, aux[pos]);
             for (uint32_t h = 0; h < es; h++) *q++ = (uint8_t)(b >> (8 * h));
         }
@@ -1136,15 +1375,44 @@ __global__ void __launch_bounds__(NT) k_pcopy(E1 p) {
         s = (w ? p.rbodies : p.bodies) + bo(p, c), len = h[6] == LZ_BE_HUFF ? 0 : body_len(p, c, w), at = LZ1_HDR;
     }
     if (blockIdx.x == 0 && threadIdx.x < at) d[threadIdx.x] = h[threadIdx.x];
-    for (uint64_t i = (uint64_t)blockIdx.x * NT + threadIdx.x; i < len; i += (uint64_t)gridDim.x * NT) d[at + i] = s[i];
+    d += at;
+    /* bytes (a payload starts at any byte), 16 a thread and step, all
+     * loaded before any is stored (the loads in flight together) */
+    const uint64_t st = (uint64_t)gridDim.x * NT;
+    for (uint64_t i0 = (uint64_t)blockIdx.x * NT + threadIdx.x; i0 < len; i0 += 16 * st) {
+        uint8_t v[16];
+#pragma unroll
+        for (int k = 0; k < 16; k++) v[k] = i0 + k * st < len ? __ldg(s + i0 + k * st) : 0;
+#pragma unroll
+        for (int k = 0; k < 16; k++)
+            if (i0 + k * st < len) d[i0 + k * st] = v[k];
+    }
 }
 
 uint32_t sweep_entries(const CGeo &g) { return lz1_nsweeps(g.rank, g.e) + 1; }
 
+/* Elements per thread and step of k_isw: SCZ_L1_ISV (1 or 2), default 2
+ * (H100, wmag REL 1e-3: sweeps 2.50 / 2.38 ms). */
+int isw_sv() {
+    static int sv = 0;
+    if (!sv) {
+        const char *v = getenv("SCZ_L1_ISV");
+        sv = v && atoi(v) == 1 ? 1 : 2;
+    }
+    return sv;
+}
+
+/* Blocks of NT for sweep entry j of a chunk of geometry g (at least 1). */
+uint64_t sweep_blocks(const CGeo &g, uint32_t j) {
+    const uint64_t m = lz1_sweep_bound(g.rank, g.e, j);
+    return m ? (m + NT - 1) / NT : 1;
+}
+
 /* The estimate and decision (7.10 step 1) of chunks [0, nreal). */
 template <bool F32> cudaError_t launch_est(const E1 &p, cudaStream_t s) {
     const uint64_t nsf = p.gfull.n > LZ1_SAMPLE_OFF ? (p.gfull.n - LZ1_SAMPLE_OFF) / LZ1_SAMPLE_STEP + 1 : 1;
-    const uint32_t ge = (uint32_t)((nsf + NT - 1) / NT < 1024 ? (nsf + NT - 1) / NT : 1024);
+    /* a few samples a thread: fewer blocks, fewer atomics on the sums */
+    const uint32_t ge = (uint32_t)((nsf + 4 * NT - 1) / (4 * NT) < 1024 ? (nsf + 4 * NT - 1) / (4 * NT) : 1024);
     k_est<F32><<<dim3(ge, p.nreal), NT, 0, s>>>(p);
     k_decide<<<(p.nreal + NT - 1) / NT, NT, 0, s>>>(p);
     return cudaGetLastError();
@@ -1171,13 +1439,22 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     const uint32_t gc = (p.nch + NT - 1) / NT;
     mk(1, "estimate");
     k_stab<<<gc, NT, 0, s>>>(p);
-    const uint32_t gx = (uint32_t)((p.cf + NT - 1) / NT < 2048 ? (p.cf + NT - 1) / NT : 2048);
-    for (uint32_t j = 0; j < p.swn; j++)
-        for (uint32_t cb = 0; cb < p.nch; cb += 65535)
-            k_isw<F32><<<dim3(gx, p.nch - cb < 65535 ? p.nch - cb : 65535), NT, 0, s>>>(p, j, cb);
+    for (uint32_t j = 0; j < p.swn; j++) {
+        /* the grid of the sweep's size (the coarse levels' sweeps are small:
+         * a grid of the chunk's size cost ~28 us a launch in blocks that
+         * found nothing to do) */
+        uint64_t gj = sweep_blocks(p.gfull, j), gl = sweep_blocks(p.glast, j);
+        gj = gj > gl ? gj : gl;
+        const uint32_t gx = (uint32_t)(gj < 2048 ? gj : 2048);
+        for (uint32_t cb = 0; cb < p.nch; cb += 65535) {
+            const dim3 gs(gx, p.nch - cb < 65535 ? p.nch - cb : 65535);
+            if (isw_sv() == 2) k_isw<F32, 2><<<gs, NT, 0, s>>>(p, j, cb);
+            else k_isw<F32, 1><<<gs, NT, 0, s>>>(p, j, cb);
+        }
+    }
     k_lor<F32><<<dim3(p.nbl, p.nch), NT, 0, s>>>(p);
     mk(2, "sweeps");
-    k_tlast<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, (uint16_t)LZ_VNEW(p.R), p.tlast);
+    k_tlast<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     k_vscan<<<p.nch, NT, 0, s>>>(p, p.tlast);
     k_vt2<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     mk(3, "V_new");
@@ -1229,14 +1506,19 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     mk(-1, "rle plan");
     /* the outlier list, the bodies' sizes */
     if ((e = cudaMemsetAsync(p.obytes, 0, (size_t)p.nch * 8, s))) return e;
-    k_tlast<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, (uint16_t)LZ_CODE_OUTLIER, p.olast);
     k_vscan<<<p.nch, NT, 0, s>>>(p, p.olast);
     k_ot2<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     k_bsize<<<gc, NT, 0, s>>>(p);
     mk(5, "olist");
     /* the Huffman bodies */
     k_w3init<<<gc, NT, 0, s>>>(p);
-    const scz_hse h3{p.codes_r, p.cf, p.w3cnt, p.nch * W3, p.Kg, p.cf, 0, p.w3K, p.w3soff, nullptr};
+    const scz_hse h3{p.codes_r, p.cf, p.w3cnt, p.nch * W3, p.Kg, p.cf, 1, p.w3K, p.w3soff, nullptr};
+    {   /* its histograms are the size set's: copied, not counted again */
+        uint32_t h3s;
+        uint32_t *h3h = scz__hse_hist(&h3, hstate3, &h3s);
+        if ((e = cudaMemsetAsync(h3h, 0, (size_t)p.nch * W3 * h3s * 4, s))) return e;
+        k_w3hist<<<dim3((p.Kg + NT - 1) / NT < 64 ? (p.Kg + NT - 1) / NT : 64, p.nch), NT, 0, s>>>(p, h3h, h3s);
+    }
     if ((e = scz__hse_plan(&h3, hstate3, nullptr, p.w3size, nullptr, s))) return e;
     k_w3off<<<gc, NT, 0, s>>>(p);
     mk(-1, "plan bodies");
@@ -1250,10 +1532,13 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     /* the run-length bodies */
     k_tsum<<<p.nch, NT, 0, s>>>(p, p.tpp);
     k_rw<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
-    const scz_hse h4{p.rvl, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 0, p.r2K, nullptr, nullptr};
-    if ((e = scz__hse_plan(&h4, hstate3, nullptr, p.w4size, nullptr, s))) return e;
+    /* the pieces of a formed body are the symbols k_rt2 counted for the
+     * set h2 (the same counts, alphabets and histograms): h2's plan and
+     * codebooks write them, no plan of their own */
+    const scz_hse h4{p.rvl, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr};
+    if ((e = cudaMemcpyAsync(p.w4size, p.r2size, (size_t)p.nch * 2 * 8, cudaMemcpyDeviceToDevice, s))) return e;
     k_rhdr<<<gc, NT, 0, s>>>(p);
-    if ((e = scz__hse_write(&h4, hstate3, hwork3, p.w4off, p.rbodies, s))) return e;
+    if ((e = scz__hse_write(&h4, hstate2, hwork3, p.w4off, p.rbodies, s))) return e;
     k_ow<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.rbodies, p.rsz, 1);
     k_vw<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.rbodies, p.rsz, 1);
     mk(-1, "run-length bodies");
@@ -1273,7 +1558,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
 
 
 /* The per-group state (regions of the scratch, by index: l1_sizes, l1_bind). */
-constexpr int NM = 66;
+constexpr int NM = 67;
 
 /* A group of nr chunks: nr full chunks, or (has_last) nr - 1 full ones and
  * the batch's last. The sweep table and Lorenzo block counts take the
@@ -1332,7 +1617,8 @@ void l1_sizes(const E1 &p, bool pay, size_t sz[NM]) {
                           /* 50.. */ 8, nch * p.tpc * 8, nch * 2 * cf * 2, nch * 2 * 8, nch * 2 * 8,
                           /* 55.. */ 0, nch * 2 * 4, nch * 2 * 8, nch * 2 * 8, pay ? nch * p.paycap : 0,
                           nch * 8, nch * 4, scz__hse_scratch((uint32_t)(nch * 2), p.bodycap, 256),
-                          scz__hse_work((uint32_t)(nch * 2), p.bodycap), /* 64.. */ nch * 4, nch * 4};
+                          scz__hse_work((uint32_t)(nch * 2), p.bodycap), /* 64.. */ nch * 4, nch * 4,
+                          p.es == 4 ? nch * cf * 4 : 0};
     memcpy(sz, v, sizeof v);
 }
 
@@ -1344,6 +1630,7 @@ void l1_bind(E1 &p, void *const m[NM], const size_t sz[NM]) {
     p.sw = static_cast<Sweep *>(m[3]);
     p.nsw = static_cast<uint32_t *>(m[4]);
     p.Rv = static_cast<double *>(m[5]);
+    p.Rf = static_cast<float *>(m[66]);
     p.codes = static_cast<uint16_t *>(m[6]);
     p.aux = static_cast<long long *>(m[7]);
     p.rmax = static_cast<uint32_t *>(m[8]);
@@ -1401,12 +1688,13 @@ void l1_bind(E1 &p, void *const m[NM], const size_t sz[NM]) {
 }
 
 /* The regions the kernels expect zeroed: the estimate's sums (atomics),
- * the codes (positions no sweep writes), codes_r and rvl (unused stream
- * slots read symbol 0), tpp (chunks without a run-length candidate); aux
- * (read only where a code says outlier or verbatim) for the debug entry,
- * which returns it whole. */
+ * the codes (positions no sweep writes), tpp (chunks without a run-length
+ * candidate); aux (read only where a code says outlier or verbatim) for the
+ * debug entry, which returns it whole. (codes_r and rvl are read only
+ * where k_hist and k_rw wrote them: the stream slots without a stream
+ * count symbol 0, k_sinit and k_w3hist.) */
 cudaError_t l1_zero(void *const m[NM], const size_t sz[NM], bool costs, bool aux, cudaStream_t s) {
-    static const int z[] = {1, 6, 13, 51, 52, 7};
+    static const int z[] = {1, 6, 51, 7};
     cudaError_t e = cudaSuccess;
     for (int k : z)
         if (!e && (k != 7 || aux) && (k != 1 || costs)) e = cudaMemsetAsync(m[k], 0, sz[k], s);
@@ -1457,8 +1745,8 @@ __global__ void __launch_bounds__(NT) k_pfinal(E1 p, uint32_t g0, uint64_t *chof
 /* A batch's kept payloads at pbase (the batch's payloads): the headers and
  * bodies or raw bytes (k_pcopy), the back end's streams. */
 cudaError_t l1_place(const E1 &p, void *hstate5, void *hwork5, cudaStream_t s) {
-    const uint64_t pc = (p.paycap + NT - 1) / NT;
-    k_pcopy<<<dim3((unsigned)(pc < 64 ? pc : 64), p.nch), NT, 0, s>>>(p);
+    const uint64_t pc = (p.paycap + 16 * NT - 1) / (16 * NT);
+    k_pcopy<<<dim3((unsigned)(pc < 256 ? pc : 256), p.nch), NT, 0, s>>>(p);
     const scz_hse h5{nullptr, p.bodycap, p.b5cnt, p.nch * 2, 256, p.bodycap, 0, nullptr, nullptr, p.bodies};
     cudaError_t e = scz__hse_write(&h5, hstate5, hwork5, p.b5off, p.pbase, s);
     return e ? e : cudaGetLastError();

@@ -90,6 +90,25 @@ LZ1_HD unsigned lz1_nsweeps(unsigned rank, const uint64_t *e) {
     return S;
 }
 
+/* The most elements sweep entry j (0: element 0) of a chunk of rank n and
+ * extents e can have: its level s is the same in every axis order (a level
+ * has one sweep for each axis with s < e_a), and a sweep of level s has at
+ * most prod_k ceil(e_k / s) elements (those whose coordinates are all
+ * multiples of s); 0 past the last sweep. (Launch sizes of the GPU
+ * sweeps.) */
+LZ1_HD uint64_t lz1_sweep_bound(unsigned n, const uint64_t *e, unsigned j) {
+    unsigned k = 1;
+    if (j == 0) return 1;
+    for (unsigned lv = lz1_levels(n, e); lv-- > 0;)
+        for (unsigned a = 0; a < n; a++)
+            if (((uint64_t)1 << lv) < e[a] && k++ == j) {
+                uint64_t m = 1;
+                for (unsigned d = 0; d < n; d++) m *= (e[d] + ((uint64_t)1 << lv) - 1) >> lv;
+                return m;
+            }
+    return 0;
+}
+
 /* Quantization step of level lv (7.9, byte 29): h / f_lv, f_0 = 1 and
  * f_(lv+1) = min(1.25 f_lv, 2) with tight level bounds, else f = 1. */
 LZ1_HD double lz1_level_step(double h, int tight, unsigned lv) {
