@@ -1100,8 +1100,8 @@ static void lz1_choose(const lz_geo *g, unsigned es, const void *src, const lz_q
 }
 
 static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const void *src,
-                             unsigned pred, unsigned order, unsigned tight, uint8_t *dst, uint64_t cap, uint64_t *out,
-                             uint32_t *info);
+                             unsigned pred, unsigned order, unsigned tight, uint64_t beat, uint8_t *dst, uint64_t cap,
+                             uint64_t *out, uint32_t *info);
 
 /* Level 1 (7.10): the predictor by the estimate, or the smaller payload of
  * Lorenzo and an interpolation where the estimate is not sure. */
@@ -1123,19 +1123,17 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
     int T = scz__threads(ctx);
     if (T > LZ_MAXT) T = LZ_MAXT;
     if (h->eb_mode != SCZ_EB_PSNR) lz1_choose(&g, cg->esize, src, &qp, T, &pred, &order, &alt, &alt_order, &tight);
-    scz_status st = lz1_encode(ctx, h, cg, src, pred, order, tight, dst, cap, out, info);
+    scz_status st = lz1_encode(ctx, h, cg, src, pred, order, tight, UINT64_MAX, dst, cap, out, info);
     if (st || alt == LZ_PRED_LORENZO) return st;
-    uint8_t *tmp = malloc(cap ? cap : 1);
-    if (!tmp) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for a trial payload");
+    /* the alternative replaces the payload in dst only if it is smaller
+     * (Lorenzo on ties): a larger one is sized, not written */
     uint64_t size2 = 0;
     uint32_t info2 = 0;
-    st = lz1_encode(ctx, h, cg, src, alt, alt_order, tight, tmp, cap, &size2, &info2);
+    st = lz1_encode(ctx, h, cg, src, alt, alt_order, tight, *out, dst, cap, &size2, &info2);
     if (!st && size2 < *out) {
-        memcpy(dst, tmp, size2);
         *out = size2;
         *info = info2;
     }
-    free(tmp);
     return st;
 }
 
@@ -1160,9 +1158,25 @@ static uint32_t lz1_radius(const uint64_t *tot, uint32_t R, uint32_t *plo, uint3
     return lz1_radius_lohi(lo, hi, R);
 }
 
+/* A stored chunk (stored) as lz1_encode's payload: written only if its
+ * size is below beat, else sized (the checks of stored either way). */
+static scz_status lz1_stored(scz_ctx *ctx, const scz_chunk_geom *cg, const void *src, uint64_t beat, uint8_t *dst,
+                             uint64_t cap, uint64_t *out, uint32_t *info) {
+    const uint64_t size = LZ_HDR + cg->count * cg->esize;
+    if (size < beat) return stored(ctx, cg, src, dst, cap, out, info);
+    if (cap < size) return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "lossy: chunk does not fit");
+    *out = size;
+    *info = LZ_WF_STORED;
+    return SCZ_OK;
+}
+
+/* One level-1 payload of predictor pred (7.10 steps 2-3) at dst[0..cap):
+ * *out its size, *info its workflow. The payload is written only if its
+ * size is below beat (UINT64_MAX: always); else only *out and *info are
+ * set, after the same checks (the trial's losing candidate). */
 static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const void *src,
-                             unsigned pred, unsigned order, unsigned tight, uint8_t *dst, uint64_t cap, uint64_t *out,
-                             uint32_t *info) {
+                             unsigned pred, unsigned order, unsigned tight, uint64_t beat, uint8_t *dst, uint64_t cap,
+                             uint64_t *out, uint32_t *info) {
     const uint64_t n = cg->count;
     const unsigned es = cg->esize;
     lz_geo g;
@@ -1347,24 +1361,30 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
         if (lz1_trace && lz1_trace->rbody && br <= lz1_trace->body_cap) memcpy(lz1_trace->rbody, bodyr, br);
     }
     uint64_t *btot = total2; /* free again */
+    /* the back end's codebooks: the Huffman body's in bookb, the
+     * run-length body's in the run values' book (written above) */
     scz_hs_info bi_h, bi_r;
+    scz_huff_enc *bookr = rl.bookv;
     uint64_t fh = UINT64_MAX, fr = UINT64_MAX, eh = UINT64_MAX, er = UINT64_MAX;
     if (fmh) {
         eh = be_plan(bodyh, bh, btot, bookb, w0 + o_work, &bi_h);
         fh = eh < bh ? eh : bh;
     }
     if (fmr) {
-        er = be_plan(bodyr, br, btot, bookb, w0 + o_work, &bi_r);
+        er = be_plan(bodyr, br, btot, bookr, w0 + o_work, &bi_r);
         fr = er < br ? er : br;
     }
-    if (!fmh && !fmr) return stored(ctx, cg, src, dst, cap, out, info);
+    if (!fmh && !fmr) return lz1_stored(ctx, cg, src, beat, dst, cap, out, info);
     const unsigned wf = fr < fh ? LZ_WF_RLE : LZ_WF_HUFFMAN;
     const uint8_t *body = wf == LZ_WF_RLE ? bodyr : bodyh;
     const uint64_t blen = wf == LZ_WF_RLE ? br : bh, esz = wf == LZ_WF_RLE ? er : eh;
     const unsigned be = esz < blen ? LZ_BE_HUFF : LZ_BE_NONE;
     const uint64_t total_size = LZ1_HDR + (be ? esz : blen);
-    if (total_size >= LZ_HDR + n * es) return stored(ctx, cg, src, dst, cap, out, info);
+    if (total_size >= LZ_HDR + n * es) return lz1_stored(ctx, cg, src, beat, dst, cap, out, info);
     if (total_size > cap) return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "lossy: chunk does not fit");
+    *out = total_size;
+    *info = wf;
+    if (total_size >= beat) return SCZ_OK;
     put_hdr(dst, wf, &g, (uint32_t)n_out, (uint32_t)n_vnew, obytes);
     dst[5] = (uint8_t)pred;
     dst[6] = (uint8_t)be;
@@ -1374,16 +1394,12 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     dst[28] = (uint8_t)(wf == LZ_WF_HUFFMAN ? gs : 0);
     dst[29] = (uint8_t)tight;
     if (be) {
-        /* the codebook of the chosen body again (the other may have been planned last) */
-        scz_hs_info bi;
-        be_plan(body, blen, btot, bookb, w0 + o_work, &bi);
         uint64_t r0[2] = {0, blen};
-        scz__hs_write(&bi, bookb, body, 1, 1, r0, NULL, dst + LZ1_HDR, gtmp);
+        if (wf == LZ_WF_RLE) scz__hs_write(&bi_r, bookr, body, 1, 1, r0, NULL, dst + LZ1_HDR, gtmp);
+        else scz__hs_write(&bi_h, bookb, body, 1, 1, r0, NULL, dst + LZ1_HDR, gtmp);
     } else {
         memcpy(dst + LZ1_HDR, body, blen);
     }
-    *out = total_size;
-    *info = wf;
     return SCZ_OK;
 }
 
@@ -1858,7 +1874,7 @@ int scz__lossy1_debug_encode(scz_ctx *ctx, const scz_chunk_geom *cg, const void 
     if (!dst) st = SCZ_ERR_NOMEM;
     if (!st) {
         lz1_trace = tr;
-        st = lz1_encode(ctx, &h, cg, src, pred, order, tight, dst, cap, &out, &info);
+        st = lz1_encode(ctx, &h, cg, src, pred, order, tight, UINT64_MAX, dst, cap, &out, &info);
         lz1_trace = NULL;
         tr->psize = out;
         tr->pinfo = info;
