@@ -203,6 +203,11 @@ static unsigned lz_sweep_starts(const lz_geo *g, unsigned ord, uint64_t *st) {
     return S;
 }
 
+/* Codes counted four at a time by interp_encode's pass (a window around
+ * the zero error: the three extra histograms are cleared and summed over
+ * it only). */
+#define LZ_HX_WIN 4096u
+
 #define LZ_T float
 #define LZ_U uint32_t
 #define LZ_SFX _f32
