@@ -26,22 +26,43 @@ typedef struct hleaf {
 } hleaf;
 
 /* Sorts leaves given in ascending symbol order by (count, symbol)
- * ascending: a stable LSD radix sort on the count, 11 bits a pass (tmp
- * holds m leaves). */
+ * ascending (tmp holds m leaves). The order is total, so any stable sort
+ * on the count gives it: an insertion sort for a few leaves, else an LSD
+ * radix sort on the count with the digit width (4 .. 11 bits) of the
+ * fewest bucket and leaf visits over all passes. */
 static void leaves_asc(hleaf *lv, uint32_t m, hleaf *tmp) {
+    if (m <= 24) {
+        for (uint32_t i = 1; i < m; i++) {
+            const hleaf x = lv[i];
+            uint32_t j = i;
+            for (; j > 0 && lv[j - 1].cnt > x.cnt; j--) lv[j] = lv[j - 1];
+            lv[j] = x;
+        }
+        return;
+    }
     uint64_t mx = 0;
     for (uint32_t i = 0; i < m; i++) mx |= lv[i].cnt;
+    unsigned nb = 0; /* significant bits of the largest count */
+    while (nb < 64 && (mx >> nb)) nb++;
+    unsigned w = 11;
+    uint64_t best = UINT64_MAX;
+    for (unsigned d = 4; d <= 11; d++) {
+        const uint64_t cost = (uint64_t)((nb + d - 1) / d) * (((uint64_t)1 << d) + 2 * (uint64_t)m);
+        if (cost < best) best = cost, w = d;
+    }
+    const uint32_t nbk = 1u << w, mask = nbk - 1;
     hleaf *a = lv, *b = tmp;
-    for (unsigned sh = 0; sh < 64 && (mx >> sh); sh += 11) {
-        uint32_t c[2048] = {0};
-        for (uint32_t i = 0; i < m; i++) c[(a[i].cnt >> sh) & 2047]++;
+    for (unsigned sh = 0; sh < nb; sh += w) {
+        uint32_t c[2048];
+        memset(c, 0, nbk * sizeof *c);
+        for (uint32_t i = 0; i < m; i++) c[(a[i].cnt >> sh) & mask]++;
         uint32_t sum = 0;
-        for (unsigned d = 0; d < 2048; d++) {
+        for (uint32_t d = 0; d < nbk; d++) {
             uint32_t t = c[d];
             c[d] = sum;
             sum += t;
         }
-        for (uint32_t i = 0; i < m; i++) b[c[(a[i].cnt >> sh) & 2047]++] = a[i];
+        for (uint32_t i = 0; i < m; i++) b[c[(a[i].cnt >> sh) & mask]++] = a[i];
         hleaf *t = a;
         a = b;
         b = t;

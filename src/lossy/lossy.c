@@ -203,6 +203,11 @@ static unsigned lz_sweep_starts(const lz_geo *g, unsigned ord, uint64_t *st) {
     return S;
 }
 
+/* Codes counted four at a time by interp_encode's pass (a window around
+ * the zero error: the three extra histograms are cleared and summed over
+ * it only). */
+#define LZ_HX_WIN 4096u
+
 #define LZ_T float
 #define LZ_U uint32_t
 #define LZ_SFX _f32
@@ -608,12 +613,38 @@ static scz_status stored(scz_ctx *ctx, const scz_chunk_geom *g, const void *src,
     return SCZ_OK;
 }
 
+/* Positions i in [a, b) (a >= 1) where c[i] differs from c[i - 1]. */
+static uint64_t count_changes(const uint16_t *c, uint64_t a, uint64_t b) {
+    uint64_t ch = 0, i = a;
+#if LZ_SSE2
+    /* eight at a time: the equal pairs counted in 16-bit lanes (at most
+     * 4096 steps between the flushes) */
+    while (i + 8 <= b) {
+        __m128i eq = _mm_setzero_si128();
+        const uint64_t e = b - i >= 8 * 4096 ? i + 8 * 4096 : b - 7;
+        uint64_t k = 0;
+        for (; i < e; i += 8, k += 8) {
+            const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(c + i));
+            const __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(c + i - 1));
+            eq = _mm_sub_epi16(eq, _mm_cmpeq_epi16(x, y));
+        }
+        uint16_t l[8];
+        _mm_storeu_si128((__m128i *)(void *)l, eq);
+        ch += k - ((uint64_t)l[0] + l[1] + l[2] + l[3] + l[4] + l[5] + l[6] + l[7]);
+    }
+#endif
+    for (; i < b; i++) ch += c[i] != c[i - 1];
+    return ch;
+}
+
 /* Number of maximal runs of equal codes (1 + the positions where the
  * code changes). */
 static uint64_t count_runs(const uint16_t *c, uint64_t n, int T) {
+    if (n < 2) return 1;
     uint64_t ch = 0;
-#pragma omp parallel for schedule(static) num_threads(T) reduction(+ : ch) if (T > 1)
-    for (uint64_t i = 1; i < n; i++) ch += c[i] != c[i - 1];
+#pragma omp parallel for schedule(static, 1) num_threads(T) reduction(+ : ch) if (T > 1)
+    for (int t = 0; t < T; t++)
+        ch += count_changes(c, 1 + (n - 1) * (uint64_t)t / (uint64_t)T, 1 + (n - 1) * (uint64_t)(t + 1) / (uint64_t)T);
     return ch + 1;
 }
 
@@ -789,30 +820,70 @@ static void sparse_book(uint64_t *tot, uint32_t Ku, uint32_t K, uint64_t count, 
     free(sym);
 }
 
+#if LZ_SSE2
+/* For each 4-bit mask: the positions of its set bits in ascending order
+ * (the rest 0), and their number. */
+static const uint32_t lz_nib_pos[16][4] = {
+    {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0},
+    {2, 0, 0, 0}, {0, 2, 0, 0}, {1, 2, 0, 0}, {0, 1, 2, 0},
+    {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
+    {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3}};
+static const uint8_t lz_nib_cnt[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+#endif
+
 /* Starts of the maximal runs of equal codes (bnd[0] = 0), as
- * scz__rle_encode's first step on one thread: four codes at a time, equal
- * stretches skipped, boundaries recorded without a branch on the data.
- * Returns their number. */
+ * scz__rle_encode's first step on one thread: eight codes at a time, the
+ * mask of those that differ from the one before turned into their
+ * positions four at a time by a table (all four stored, the count
+ * advanced: no branch on the data; bnd holds n entries and the stores stay
+ * below the position). Returns their number. */
 static uint64_t run_starts(const uint16_t *s, uint64_t n, uint32_t *bnd) {
     if (n == 0) return 0;
     uint64_t k = 0, i = 1;
     bnd[k++] = 0;
 #if LZ_SSE2
-    /* eight at a time: a mask of the codes that differ from the one before */
     while (i + 8 <= n) {
         const __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
         const __m128i y = _mm_loadu_si128((const __m128i *)(const void *)(s + i - 1));
-        const unsigned ne = ~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi16(x, y)) & 0xffffu;
-        if (ne) {
-            for (unsigned t = 0; t < 8; t++) {
-                bnd[k] = (uint32_t)(i + t);
-                k += ne >> (2 * t) & 1;
-            }
-        }
+        const __m128i eq = _mm_cmpeq_epi16(x, y);
+        const unsigned ne = ~(unsigned)_mm_movemask_epi8(_mm_packs_epi16(eq, eq)) & 0xffu;
+        const unsigned lo = ne & 15, hi = ne >> 4;
+        const __m128i b0 = _mm_set1_epi32((int)(uint32_t)i), b4 = _mm_set1_epi32((int)(uint32_t)(i + 4));
+        _mm_storeu_si128((__m128i *)(void *)(bnd + k),
+                         _mm_add_epi32(_mm_loadu_si128((const __m128i *)(const void *)lz_nib_pos[lo]), b0));
+        k += lz_nib_cnt[lo];
+        _mm_storeu_si128((__m128i *)(void *)(bnd + k),
+                         _mm_add_epi32(_mm_loadu_si128((const __m128i *)(const void *)lz_nib_pos[hi]), b4));
+        k += lz_nib_cnt[hi];
         i += 8;
     }
 #endif
     return scz__rle_starts(s, i, n, bnd, k);
+}
+
+/* The longest run from the run starts bnd[0..m) of n codes (m >= 1). */
+static uint64_t run_longest(const uint32_t *bnd, uint64_t m, uint64_t n) {
+    uint64_t lmax = n - bnd[m - 1], j = 0;
+#if LZ_SSE2
+    /* four differences at a time, compared as signed after a bias (SSE2
+     * has no unsigned 32-bit compare) */
+    if (m > 8) {
+        const __m128i bias = _mm_set1_epi32((int)0x80000000u);
+        __m128i mx = bias; /* 0 biased */
+        for (; j + 5 <= m; j += 4) {
+            const __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(bnd + j + 1));
+            const __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(bnd + j));
+            const __m128i d = _mm_xor_si128(_mm_sub_epi32(a, b), bias);
+            const __m128i gt = _mm_cmpgt_epi32(d, mx);
+            mx = _mm_or_si128(_mm_and_si128(gt, d), _mm_andnot_si128(gt, mx));
+        }
+        uint32_t l[4];
+        _mm_storeu_si128((__m128i *)(void *)l, _mm_xor_si128(mx, bias));
+        for (int q = 0; q < 4; q++) lmax = l[q] > lmax ? l[q] : lmax;
+    }
+#endif
+    for (; j + 1 < m; j++) lmax = bnd[j + 1] - bnd[j] > lmax ? bnd[j + 1] - bnd[j] : lmax;
+    return lmax;
 }
 
 /* rle_plan on one thread: the histograms of the run codes and run lengths
@@ -826,32 +897,46 @@ static void rle_plan1(const uint16_t *codes, const uint16_t *map, uint64_t n, ui
     uint64_t *hv = tot;
     memset(hv, 0, (size_t)K * sizeof *hv);
     /* the run lengths' alphabet: 0 .. the longest piece - 1 */
-    uint64_t lmax = m ? n - bnd[m - 1] : 0;
-    for (uint64_t j = 0; j + 1 < m; j++) lmax = bnd[j + 1] - bnd[j] > lmax ? bnd[j + 1] - bnd[j] : lmax;
+    const uint64_t lmax = m ? run_longest(bnd, m, n) : 0;
     const uint32_t Kl = lmax > LZ_MAX_RUN ? LZ_MAX_RUN : lmax ? (uint32_t)lmax : 1;
     memset(hl, 0, (size_t)Kl * sizeof *hl);
     uint64_t nr = 0, j = 0;
-    if (lmax <= LZ_MAX_RUN && 4 * ((uint64_t)K + Kl) <= hcap) {
+    if (lmax <= LZ_MAX_RUN && 4 * ((uint64_t)K + Kl) + Kl <= hcap) {
         /* no run to cut: four interleaved counters of each (runs of equal
          * codes or lengths do not chain their increments through memory),
-         * in the space after hl */
-        uint32_t *v0 = hl + Kl, *v1 = v0 + K, *v2 = v1 + K, *v3 = v2 + K;
-        uint32_t *l1 = v3 + K, *l2 = l1 + Kl, *l3 = l2 + Kl;
-        memset(v0, 0, ((size_t)4 * K + (size_t)3 * Kl) * 4);
-        for (; j + 4 < m; j += 4) {
-            const uint64_t s0 = bnd[j], s1 = bnd[j + 1], s2 = bnd[j + 2], s3 = bnd[j + 3], s4 = bnd[j + 4];
-            v0[map ? map[codes[s0]] : codes[s0]]++;
-            v1[map ? map[codes[s1]] : codes[s1]]++;
-            v2[map ? map[codes[s2]] : codes[s2]]++;
-            v3[map ? map[codes[s3]] : codes[s3]]++;
-            hl[s1 - s0 - 1]++;
-            l1[s2 - s1 - 1]++;
-            l2[s3 - s2 - 1]++;
-            l3[s4 - s3 - 1]++;
-        }
+         * in the space after hl: a value's or length's four side by side
+         * (one base address each) */
+        uint32_t *vt = hl + Kl, *lt = vt + 4 * (size_t)K;
+        memset(vt, 0, ((size_t)4 * K + (size_t)4 * Kl) * 4);
+        if (map)
+            for (; j + 4 < m; j += 4) {
+                const uint32_t s0 = bnd[j], s1 = bnd[j + 1], s2 = bnd[j + 2], s3 = bnd[j + 3], s4 = bnd[j + 4];
+                vt[4 * (size_t)map[codes[s0]]]++;
+                vt[4 * (size_t)map[codes[s1]] + 1]++;
+                vt[4 * (size_t)map[codes[s2]] + 2]++;
+                vt[4 * (size_t)map[codes[s3]] + 3]++;
+                lt[4 * (size_t)(s1 - s0) - 4]++;
+                lt[4 * (size_t)(s2 - s1) - 3]++;
+                lt[4 * (size_t)(s3 - s2) - 2]++;
+                lt[4 * (size_t)(s4 - s3) - 1]++;
+            }
+        else
+            for (; j + 4 < m; j += 4) {
+                const uint32_t s0 = bnd[j], s1 = bnd[j + 1], s2 = bnd[j + 2], s3 = bnd[j + 3], s4 = bnd[j + 4];
+                vt[4 * (size_t)codes[s0]]++;
+                vt[4 * (size_t)codes[s1] + 1]++;
+                vt[4 * (size_t)codes[s2] + 2]++;
+                vt[4 * (size_t)codes[s3] + 3]++;
+                lt[4 * (size_t)(s1 - s0) - 4]++;
+                lt[4 * (size_t)(s2 - s1) - 3]++;
+                lt[4 * (size_t)(s3 - s2) - 2]++;
+                lt[4 * (size_t)(s4 - s3) - 1]++;
+            }
         nr = j;
-        for (uint32_t c = 0; c < K; c++) hv[c] = (uint64_t)v0[c] + v1[c] + v2[c] + v3[c];
-        for (uint32_t c = 0; c < Kl; c++) hl[c] += l1[c] + l2[c] + l3[c];
+        for (uint32_t c = 0; c < K; c++)
+            hv[c] = (uint64_t)vt[4 * (size_t)c] + vt[4 * (size_t)c + 1] + vt[4 * (size_t)c + 2] + vt[4 * (size_t)c + 3];
+        for (uint32_t c = 0; c < Kl; c++)
+            hl[c] = lt[4 * (size_t)c] + lt[4 * (size_t)c + 1] + lt[4 * (size_t)c + 2] + lt[4 * (size_t)c + 3];
     }
     for (; j < m; j++) {
         const uint64_t st = bnd[j], len = (j + 1 < m ? bnd[j + 1] : n) - st;
@@ -1100,8 +1185,8 @@ static void lz1_choose(const lz_geo *g, unsigned es, const void *src, const lz_q
 }
 
 static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const void *src,
-                             unsigned pred, unsigned order, unsigned tight, uint8_t *dst, uint64_t cap, uint64_t *out,
-                             uint32_t *info);
+                             unsigned pred, unsigned order, unsigned tight, uint64_t beat, uint8_t *dst, uint64_t cap,
+                             uint64_t *out, uint32_t *info);
 
 /* Level 1 (7.10): the predictor by the estimate, or the smaller payload of
  * Lorenzo and an interpolation where the estimate is not sure. */
@@ -1123,19 +1208,17 @@ static scz_status lz1_compress(scz_ctx *ctx, const scz_header *h, const scz_chun
     int T = scz__threads(ctx);
     if (T > LZ_MAXT) T = LZ_MAXT;
     if (h->eb_mode != SCZ_EB_PSNR) lz1_choose(&g, cg->esize, src, &qp, T, &pred, &order, &alt, &alt_order, &tight);
-    scz_status st = lz1_encode(ctx, h, cg, src, pred, order, tight, dst, cap, out, info);
+    scz_status st = lz1_encode(ctx, h, cg, src, pred, order, tight, UINT64_MAX, dst, cap, out, info);
     if (st || alt == LZ_PRED_LORENZO) return st;
-    uint8_t *tmp = malloc(cap ? cap : 1);
-    if (!tmp) return scz__fail(ctx, SCZ_ERR_NOMEM, "lossy: out of memory for a trial payload");
+    /* the alternative replaces the payload in dst only if it is smaller
+     * (Lorenzo on ties): a larger one is sized, not written */
     uint64_t size2 = 0;
     uint32_t info2 = 0;
-    st = lz1_encode(ctx, h, cg, src, alt, alt_order, tight, tmp, cap, &size2, &info2);
+    st = lz1_encode(ctx, h, cg, src, alt, alt_order, tight, *out, dst, cap, &size2, &info2);
     if (!st && size2 < *out) {
-        memcpy(dst, tmp, size2);
         *out = size2;
         *info = info2;
     }
-    free(tmp);
     return st;
 }
 
@@ -1160,9 +1243,25 @@ static uint32_t lz1_radius(const uint64_t *tot, uint32_t R, uint32_t *plo, uint3
     return lz1_radius_lohi(lo, hi, R);
 }
 
+/* A stored chunk (stored) as lz1_encode's payload: written only if its
+ * size is below beat, else sized (the checks of stored either way). */
+static scz_status lz1_stored(scz_ctx *ctx, const scz_chunk_geom *cg, const void *src, uint64_t beat, uint8_t *dst,
+                             uint64_t cap, uint64_t *out, uint32_t *info) {
+    const uint64_t size = LZ_HDR + cg->count * cg->esize;
+    if (size < beat) return stored(ctx, cg, src, dst, cap, out, info);
+    if (cap < size) return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "lossy: chunk does not fit");
+    *out = size;
+    *info = LZ_WF_STORED;
+    return SCZ_OK;
+}
+
+/* One level-1 payload of predictor pred (7.10 steps 2-3) at dst[0..cap):
+ * *out its size, *info its workflow. The payload is written only if its
+ * size is below beat (UINT64_MAX: always); else only *out and *info are
+ * set, after the same checks (the trial's losing candidate). */
 static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *cg, const void *src,
-                             unsigned pred, unsigned order, unsigned tight, uint8_t *dst, uint64_t cap, uint64_t *out,
-                             uint32_t *info) {
+                             unsigned pred, unsigned order, unsigned tight, uint64_t beat, uint8_t *dst, uint64_t cap,
+                             uint64_t *out, uint32_t *info) {
     const uint64_t n = cg->count;
     const unsigned es = cg->esize;
     lz_geo g;
@@ -1347,24 +1446,30 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
         if (lz1_trace && lz1_trace->rbody && br <= lz1_trace->body_cap) memcpy(lz1_trace->rbody, bodyr, br);
     }
     uint64_t *btot = total2; /* free again */
+    /* the back end's codebooks: the Huffman body's in bookb, the
+     * run-length body's in the run values' book (written above) */
     scz_hs_info bi_h, bi_r;
+    scz_huff_enc *bookr = rl.bookv;
     uint64_t fh = UINT64_MAX, fr = UINT64_MAX, eh = UINT64_MAX, er = UINT64_MAX;
     if (fmh) {
         eh = be_plan(bodyh, bh, btot, bookb, w0 + o_work, &bi_h);
         fh = eh < bh ? eh : bh;
     }
     if (fmr) {
-        er = be_plan(bodyr, br, btot, bookb, w0 + o_work, &bi_r);
+        er = be_plan(bodyr, br, btot, bookr, w0 + o_work, &bi_r);
         fr = er < br ? er : br;
     }
-    if (!fmh && !fmr) return stored(ctx, cg, src, dst, cap, out, info);
+    if (!fmh && !fmr) return lz1_stored(ctx, cg, src, beat, dst, cap, out, info);
     const unsigned wf = fr < fh ? LZ_WF_RLE : LZ_WF_HUFFMAN;
     const uint8_t *body = wf == LZ_WF_RLE ? bodyr : bodyh;
     const uint64_t blen = wf == LZ_WF_RLE ? br : bh, esz = wf == LZ_WF_RLE ? er : eh;
     const unsigned be = esz < blen ? LZ_BE_HUFF : LZ_BE_NONE;
     const uint64_t total_size = LZ1_HDR + (be ? esz : blen);
-    if (total_size >= LZ_HDR + n * es) return stored(ctx, cg, src, dst, cap, out, info);
+    if (total_size >= LZ_HDR + n * es) return lz1_stored(ctx, cg, src, beat, dst, cap, out, info);
     if (total_size > cap) return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "lossy: chunk does not fit");
+    *out = total_size;
+    *info = wf;
+    if (total_size >= beat) return SCZ_OK;
     put_hdr(dst, wf, &g, (uint32_t)n_out, (uint32_t)n_vnew, obytes);
     dst[5] = (uint8_t)pred;
     dst[6] = (uint8_t)be;
@@ -1374,16 +1479,12 @@ static scz_status lz1_encode(scz_ctx *ctx, const scz_header *h, const scz_chunk_
     dst[28] = (uint8_t)(wf == LZ_WF_HUFFMAN ? gs : 0);
     dst[29] = (uint8_t)tight;
     if (be) {
-        /* the codebook of the chosen body again (the other may have been planned last) */
-        scz_hs_info bi;
-        be_plan(body, blen, btot, bookb, w0 + o_work, &bi);
         uint64_t r0[2] = {0, blen};
-        scz__hs_write(&bi, bookb, body, 1, 1, r0, NULL, dst + LZ1_HDR, gtmp);
+        if (wf == LZ_WF_RLE) scz__hs_write(&bi_r, bookr, body, 1, 1, r0, NULL, dst + LZ1_HDR, gtmp);
+        else scz__hs_write(&bi_h, bookb, body, 1, 1, r0, NULL, dst + LZ1_HDR, gtmp);
     } else {
         memcpy(dst + LZ1_HDR, body, blen);
     }
-    *out = total_size;
-    *info = wf;
     return SCZ_OK;
 }
 
@@ -1858,7 +1959,7 @@ int scz__lossy1_debug_encode(scz_ctx *ctx, const scz_chunk_geom *cg, const void 
     if (!dst) st = SCZ_ERR_NOMEM;
     if (!st) {
         lz1_trace = tr;
-        st = lz1_encode(ctx, &h, cg, src, pred, order, tight, dst, cap, &out, &info);
+        st = lz1_encode(ctx, &h, cg, src, pred, order, tight, UINT64_MAX, dst, cap, &out, &info);
         lz1_trace = NULL;
         tr->psize = out;
         tr->pinfo = info;

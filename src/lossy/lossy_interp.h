@@ -535,27 +535,34 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
          * continues it); counted as any other code */
         uint64_t no = tsr->c0, nvp = tv ? tsr->n_vnew : tsr->c0;
         const int fast = hx && Tp == 1;
-        /* codes taken four at a time: 1 .. vnew - 1, with tv 1 .. vrep */
-        const uint32_t Kh = (uint32_t)vrep + 1, lim = tv ? (uint32_t)vrep : (uint32_t)vnew - 1u;
-        if (fast) memset(hx, 0, (size_t)Kh * 12);
+        /* codes taken four at a time: those of the window [wlo, wlo + ww)
+         * around the zero error (LZ_HX_WIN codes at most) inside 1 ..
+         * vnew - 1, with tv 1 .. vrep; the three extra histograms cover
+         * the window only */
+        const uint32_t lim = tv ? (uint32_t)vrep : (uint32_t)vnew - 1u;
+        const uint32_t wlo = (uint32_t)r > LZ_HX_WIN / 2 ? (uint32_t)r - LZ_HX_WIN / 2 : 1u;
+        const uint32_t ww = lim + 1u - wlo < LZ_HX_WIN ? lim + 1u - wlo : LZ_HX_WIN;
+        uint32_t *hx0 = hist + wlo, *hx1 = hx, *hx2 = hx + ww, *hx3 = hx + 2 * (size_t)ww;
+        if (fast) memset(hx, 0, (size_t)ww * 12);
         uint64_t ci = tsr->c0;
         while (ci < tsr->c1) {
             /* four codes at a time where none is an outlier or verbatim
              * (the usual case): four interleaved histograms, so runs of
              * one code do not chain their increments through memory */
             if (fast && ci + 4 <= tsr->c1) {
-                const uint32_t a0 = codes[ci], a1 = codes[ci + 1], a2 = codes[ci + 2], a3 = codes[ci + 3];
-                if ((a0 - 1u < lim) & (a1 - 1u < lim) & (a2 - 1u < lim) & (a3 - 1u < lim)) {
-                    hist[a0]++;
-                    hx[a1]++;
-                    hx[Kh + a2]++;
-                    hx[2 * (size_t)Kh + a3]++;
+                const uint32_t c0 = codes[ci], c1 = codes[ci + 1], c2 = codes[ci + 2], c3 = codes[ci + 3];
+                const uint32_t a0 = c0 - wlo, a1 = c1 - wlo, a2 = c2 - wlo, a3 = c3 - wlo;
+                if ((a0 < ww) & (a1 < ww) & (a2 < ww) & (a3 < ww)) {
+                    hx0[a0]++;
+                    hx1[a1]++;
+                    hx2[a2]++;
+                    hx3[a3]++;
                     ci += 4;
                     continue;
                 }
                 /* four verbatim elements repeating the last verbatim value
                  * (fill values): four V_repeat */
-                if (!tv && (a0 == vnew) & (a1 == vnew) & (a2 == vnew) & (a3 == vnew) && tsr->has_verb) {
+                if (!tv && (c0 == vnew) & (c1 == vnew) & (c2 == vnew) & (c3 == vnew) && tsr->has_verb) {
                     LZ_U b0, b1, b2, b3;
                     memcpy(&b0, src + vpos[ci], sizeof b0);
                     memcpy(&b1, src + vpos[ci + 1], sizeof b1);
@@ -597,7 +604,7 @@ static void LZ_FN(interp_encode)(const lz_geo *g, const LZ_T *src, const lz_qp *
             }
         }
         if (fast)
-            for (uint32_t k = 0; k < Kh; k++) hist[k] += hx[k] + hx[Kh + k] + hx[2 * (size_t)Kh + k];
+            for (uint32_t k = 0; k < ww; k++) hist[wlo + k] += hx1[k] + hx2[k] + hx3[k];
         tsr->n_out = no - tsr->c0;
         tsr->n_vnew = nvp - tsr->c0;
     }

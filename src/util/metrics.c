@@ -46,32 +46,43 @@ static uint64_t range_f32(const float *restrict p, uint64_t n, int32_t *klo, int
     int32_t lo = INT32_MAX, hi = INT32_MIN;
     uint64_t c = 0, i = 0;
 #if defined(__SSE2__)
-    /* four lanes of SSE2 minimum / maximum of the finite values (minps is
-     * a < b ? a : b); the extremes' keys after, a zero's sign from a scan
-     * (the keys order -0.0 below +0.0, minps does not) */
-    if (n >= 8) {
+    /* SSE2 minimum / maximum in four accumulators of four lanes (minps
+     * is v < acc ? v : acc, which passes over a NaN v; four independent
+     * chains hide the latency), the finite and the non-NaN values counted
+     * beside; where they differ (an infinity) the scalar scan below does
+     * the whole. The extremes' keys after, a zero's sign from a scan (the
+     * keys order -0.0 below +0.0, minps does not) */
+    if (n >= 16) {
         const __m128 inf = _mm_set1_ps(INFINITY), ninf = _mm_set1_ps(-INFINITY);
         const __m128 absm = _mm_castsi128_ps(_mm_set1_epi32(0x7fffffff));
-        __m128 vlo = inf, vhi = ninf;
-        const uint64_t n4 = n & ~(uint64_t)3;
-        while (i < n4) {
-            const uint64_t e = n4 - i > (1u << 20) ? i + (1u << 20) : n4;
-            __m128i vc = _mm_setzero_si128();
-            for (; i < e; i += 4) {
-                const __m128 v = _mm_loadu_ps(p + i);
-                const __m128 fin = _mm_cmplt_ps(_mm_and_ps(v, absm), inf);
-                const __m128 vf = _mm_and_ps(fin, v);
-                vlo = _mm_min_ps(_mm_or_ps(vf, _mm_andnot_ps(fin, inf)), vlo);
-                vhi = _mm_max_ps(_mm_or_ps(vf, _mm_andnot_ps(fin, ninf)), vhi);
-                vc = _mm_sub_epi32(vc, _mm_castps_si128(fin));
-            }
-            uint32_t c4[4];
+        __m128 vlo[4] = {inf, inf, inf, inf}, vhi[4] = {ninf, ninf, ninf, ninf};
+        const uint64_t n16 = n & ~(uint64_t)15;
+        uint64_t cn = 0;
+        while (i < n16) {
+            const uint64_t e = n16 - i > (1u << 20) ? i + (1u << 20) : n16;
+            __m128i vc = _mm_setzero_si128(), vn = _mm_setzero_si128();
+            for (; i < e; i += 16)
+                for (int k = 0; k < 4; k++) {
+                    const __m128 v = _mm_loadu_ps(p + i + 4 * k);
+                    const __m128 a = _mm_and_ps(v, absm);
+                    vc = _mm_sub_epi32(vc, _mm_castps_si128(_mm_cmplt_ps(a, inf))); /* finite */
+                    vn = _mm_sub_epi32(vn, _mm_castps_si128(_mm_cmple_ps(a, inf))); /* not NaN */
+                    vlo[k] = _mm_min_ps(v, vlo[k]);
+                    vhi[k] = _mm_max_ps(v, vhi[k]);
+                }
+            uint32_t c4[4], n4[4];
             _mm_storeu_si128((__m128i *)(void *)c4, vc);
+            _mm_storeu_si128((__m128i *)(void *)n4, vn);
             c += (uint64_t)c4[0] + c4[1] + c4[2] + c4[3];
+            cn += (uint64_t)n4[0] + n4[1] + n4[2] + n4[3];
+        }
+        if (c != cn) {
+            i = c = 0; /* an infinity */
+            goto scalar;
         }
         float l4[4], h4[4];
-        _mm_storeu_ps(l4, vlo);
-        _mm_storeu_ps(h4, vhi);
+        _mm_storeu_ps(l4, _mm_min_ps(_mm_min_ps(vlo[0], vlo[1]), _mm_min_ps(vlo[2], vlo[3])));
+        _mm_storeu_ps(h4, _mm_max_ps(_mm_max_ps(vhi[0], vhi[1]), _mm_max_ps(vhi[2], vhi[3])));
         float fl = l4[0], fh = h4[0];
         for (int q = 1; q < 4; q++) {
             fl = l4[q] < fl ? l4[q] : fl;
@@ -115,6 +126,7 @@ static uint64_t range_f32(const float *restrict p, uint64_t n, int32_t *klo, int
         *khi = hi;
         return c;
     }
+scalar:
 #endif
     while (i < n) {
         /* blocks of at most 2^20 elements: the count fits 32 bits */
@@ -139,35 +151,47 @@ static uint64_t range_f32(const float *restrict p, uint64_t n, int32_t *klo, int
 }
 
 /* Extremes and finite count of p[0..n) of float64, non-finite values left
- * out: two lanes of SSE2 minimum / maximum (minpd is a < b ? a : b, as the
- * scalar test below), the lanes joined after. Only a zero's sign can
- * differ from the order of a scalar scan; range_f64_zero puts it right. */
+ * out. SSE2 minimum / maximum in four accumulators of two lanes (four
+ * independent chains hide their latency), the lanes joined after: minpd
+ * is v < acc ? v : acc, which passes over a NaN v as the scalar test
+ * below does; the finite values are counted beside. Where an infinity
+ * occurs (the finite count falls short of the values that are not NaN),
+ * the part is scanned again with the infinities left out. Only a zero's
+ * sign can differ from the order of a scalar scan; range_f64_zero puts it
+ * right. */
 static uint64_t range_f64(const double *restrict p, uint64_t n, double *plo, double *phi) {
     double lo = INFINITY, hi = -INFINITY;
     uint64_t c = 0, i = 0;
 #if defined(__SSE2__)
-    if (n >= 4) {
+    if (n >= 8) {
         const __m128d inf = _mm_set1_pd(INFINITY), ninf = _mm_set1_pd(-INFINITY);
         const __m128d absm = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
-        __m128d vlo = inf, vhi = ninf;
-        __m128i vc = _mm_setzero_si128();
-        for (; i + 2 <= n; i += 2) {
-            const __m128d v = _mm_loadu_pd(p + i);
-            const __m128d fin = _mm_cmplt_pd(_mm_and_pd(v, absm), inf); /* false for NaN and +-inf */
-            const __m128d vl = _mm_or_pd(_mm_and_pd(fin, v), _mm_andnot_pd(fin, inf));
-            const __m128d vh = _mm_or_pd(_mm_and_pd(fin, v), _mm_andnot_pd(fin, ninf));
-            vlo = _mm_min_pd(vl, vlo);
-            vhi = _mm_max_pd(vh, vhi);
-            vc = _mm_sub_epi64(vc, _mm_castpd_si128(fin));
-        }
-        double l2[2], h2[2];
-        uint64_t c2[2];
-        _mm_storeu_pd(l2, vlo);
-        _mm_storeu_pd(h2, vhi);
+        __m128d vlo[4] = {inf, inf, inf, inf}, vhi[4] = {ninf, ninf, ninf, ninf};
+        __m128i vc = _mm_setzero_si128(), vn = _mm_setzero_si128();
+        for (; i + 8 <= n; i += 8)
+            for (int k = 0; k < 4; k++) {
+                const __m128d v = _mm_loadu_pd(p + i + 2 * k);
+                const __m128d a = _mm_and_pd(v, absm);
+                vc = _mm_sub_epi64(vc, _mm_castpd_si128(_mm_cmplt_pd(a, inf)));  /* finite */
+                vn = _mm_sub_epi64(vn, _mm_castpd_si128(_mm_cmple_pd(a, inf)));  /* not NaN */
+                vlo[k] = _mm_min_pd(v, vlo[k]);
+                vhi[k] = _mm_max_pd(v, vhi[k]);
+            }
+        uint64_t c2[2], n2[2];
         _mm_storeu_si128((__m128i *)(void *)c2, vc);
-        lo = l2[0] < l2[1] ? l2[0] : l2[1];
-        hi = h2[0] > h2[1] ? h2[0] : h2[1];
-        c = c2[0] + c2[1];
+        _mm_storeu_si128((__m128i *)(void *)n2, vn);
+        if (c2[0] + c2[1] == n2[0] + n2[1]) {
+            const __m128d lo2 = _mm_min_pd(_mm_min_pd(vlo[0], vlo[1]), _mm_min_pd(vlo[2], vlo[3]));
+            const __m128d hi2 = _mm_max_pd(_mm_max_pd(vhi[0], vhi[1]), _mm_max_pd(vhi[2], vhi[3]));
+            double l2[2], h2[2];
+            _mm_storeu_pd(l2, lo2);
+            _mm_storeu_pd(h2, hi2);
+            lo = l2[0] < l2[1] ? l2[0] : l2[1];
+            hi = h2[0] > h2[1] ? h2[0] : h2[1];
+            c = c2[0] + c2[1];
+        } else {
+            i = 0; /* an infinity: the scalar scan below */
+        }
     }
 #endif
     for (; i < n; i++) {
