@@ -942,7 +942,8 @@ __global__ void __launch_bounds__(NT) k_eleaves(EParams p) {
     const uint32_t *H = p.hist + (size_t)cl * p.Kcap;
     uint64_t *keys = p.keysA + (size_t)cl * p.Kc;
     uint32_t carry = 0;
-    const uint32_t Ks = p.K ? p.K : p.Kcap; /* symbols >= K never occur */
+    /* symbols >= K (a set's stream: Kv) never occur */
+    const uint32_t Ks = p.K ? p.K : p.Kv ? p.Kv[cl] : p.Kcap;
     if (ecount(p, cl) == 0) {
         if (threadIdx.x == 0) {
             p.meta[cl].used = 0;

@@ -831,6 +831,32 @@ template <bool SH> __global__ void __launch_bounds__(NT) k_hist(E1 p) {
         const uint64_t a = t * TILE, z = a + TILE < n ? a + TILE : n;
         const uint32_t g0 = seg(a);
         const bool one = seg(z - 1) == g0;
+        if (SH && one) {
+            /* the five codes around the zero error (most codes) counted in
+             * 12-bit fields of a register, summed over the warp, added once
+             * a tile; the others added one by one */
+            uint64_t pk = 0;
+            uint32_t *hs0 = sh + g0 * Kc;
+            for (uint32_t k = 0; k < PER; k++) {
+                const uint64_t pos = a + (uint64_t)k * NT + threadIdx.x;
+                if (pos < n) {
+                    const uint32_t v = codes[pos];
+                    const uint32_t m = v == 0 ? 0 : v >= 2 * R ? v - 2 * R + 2 * r : v - R + r;
+                    out[pos] = (uint16_t)m;
+                    const uint32_t d = m + 2 - r;
+                    if (d < 5) pk += 1ull << (12 * d);
+                    else atomicAdd(hs0 + m, 1u);
+                }
+            }
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1) pk += __shfl_down_sync(0xffffffffu, pk, o);
+            if ((threadIdx.x & 31) == 0)
+                for (uint32_t d = 0; d < 5; d++) {
+                    const uint32_t cnt = (uint32_t)(pk >> (12 * d)) & 4095u; /* at most 32 x PER */
+                    if (cnt) atomicAdd(hs0 + r - 2 + d, cnt);
+                }
+            continue;
+        }
         for (uint32_t k = 0; k < PER; k++) {
             const uint64_t pos = a + (uint64_t)k * NT + threadIdx.x;
             uint32_t key = ~0u;
@@ -942,8 +968,10 @@ __global__ void k_rcrit(E1 p) {
     }
     p.rtry[c] = on;
     const uint32_t r = p.rmax[c] + 1;
-    p.r2K[2 * c] = 2 * r + 2;
-    p.r2K[2 * c + 1] = LZ_MAX_RUN;
+    /* a chunk without a candidate: one symbol 0 in alphabets of 2 (sizes
+     * never read; the plan's passes over 65536 lengths saved) */
+    p.r2K[2 * c] = on ? 2 * r + 2 : 2;
+    p.r2K[2 * c + 1] = on ? LZ_MAX_RUN : 2;
     p.r2cnt[2 * c] = p.r2cnt[2 * c + 1] = on ? 0 : 1;
     if (!on) p.hist2[(uint64_t)(2 * c) * p.h2stride] = p.hist2[(uint64_t)(2 * c + 1) * p.h2stride] = 1;
 }
