@@ -9,7 +9,9 @@
  */
 #include "gen.h"
 #include "internal.h"
+#include "util/ieee.h" /* before lossy_interp_hd.h */
 #include "lossy/lossy.h"
+#include "lossy/lossy_interp_hd.h"
 #include "ref_codecs.h"
 #include "testutil.h"
 
@@ -644,6 +646,56 @@ static void test_level1(void) {
     g_level = 0;
 }
 
+/* lz1_sweep_bound (the GPU sweeps' launch sizes): for every coding rank,
+ * extents 1..40 (and a few larger ones) and axis order, each element is
+ * put in its sweep by the rule of 7.9 (its level: the fewest trailing zero
+ * bits of a non-zero coordinate; its axis: the last in the order of those
+ * with that many), and every sweep's element count must be at most the
+ * bound of its entry; the bound is 0 past the last sweep. */
+static void test_sweep_bound(void) {
+    static uint32_t cnt[200];
+    uint64_t ext[3];
+    unsigned cases = 0;
+    for (unsigned n = 1; n <= 3; n++)
+        for (unsigned t = 0; t < 400; t++) {
+            ext[0] = ext[1] = ext[2] = 1;
+            for (unsigned k = 0; k < n; k++) ext[k] = t < 120 ? 1 + (t * 7 + k * 13) % 40 : 1 + (t * 2654435761u + k * 40503u) % 97;
+            const unsigned L = lz1_levels(n, ext), S = lz1_nsweeps(n, ext);
+            for (unsigned o = 0; o < lz1_norders(n); o++) {
+                uint8_t perm[3], pos[3];
+                lz1_order(n, o, perm, pos);
+                /* the sweep entries: element 0, then (level, axis in the order) with 2^lv < e_a */
+                unsigned jof[64][3], ns = 1;
+                memset(jof, 0, sizeof jof);
+                for (unsigned lv = L; lv-- > 0;)
+                    for (unsigned q = 0; q < n; q++)
+                        if (((uint64_t)1 << lv) < ext[perm[q]]) jof[lv][perm[q]] = ns++;
+                CHECK(ns == S + 1, "sweep count rank %u order %u", n, o);
+                memset(cnt, 0, sizeof cnt);
+                for (uint64_t z = 0; z < ext[2]; z++)
+                    for (uint64_t y = 0; y < ext[1]; y++)
+                        for (uint64_t x = 0; x < ext[0]; x++) {
+                            const uint64_t c[3] = {x, y, z};
+                            unsigned tz = 64, a = 3;
+                            for (unsigned k = 0; k < n; k++)
+                                if (c[k]) {
+                                    const unsigned b = (unsigned)__builtin_ctzll(c[k]);
+                                    if (b < tz || (b == tz && pos[k] > pos[a])) tz = b, a = k;
+                                }
+                            cnt[tz == 64 ? 0 : jof[tz][a]]++;
+                        }
+                for (unsigned j = 0; j <= S; j++)
+                    CHECK(cnt[j] <= lz1_sweep_bound(n, ext, j) && lz1_sweep_bound(n, ext, j) > 0,
+                          "sweep %u of rank %u extents %llu x %llu x %llu order %u: %u elements, bound %llu", j, n,
+                          (unsigned long long)ext[0], (unsigned long long)ext[1], (unsigned long long)ext[2], o,
+                          cnt[j], (unsigned long long)lz1_sweep_bound(n, ext, j));
+                CHECK(lz1_sweep_bound(n, ext, S + 1) == 0, "bound past the last sweep");
+                cases++;
+            }
+        }
+    CHECK(cases > 0, "sweep bound cases");
+}
+
 int main(void) {
     scz_ctx_create(&ctx1, SCZ_BACKEND_CPU);
     scz_ctx_create(&ctx2, SCZ_BACKEND_CPU);
@@ -652,6 +704,7 @@ int main(void) {
     scz_ctx_set_threads(ctx2, 2);
     scz_ctx_set_threads(ctx3, 3);
     test_params();
+    test_sweep_bound();
     test_spec();
     test_specials();
     test_workflows();
