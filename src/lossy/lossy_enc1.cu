@@ -13,17 +13,20 @@
  * (lossy_debug.h) runs the same steps on a batch in host memory and keeps
  * every intermediate result for the tests:
  *
- *   k_est     the predictor estimate (7.10 step 1): one thread per sample
- *             (lossy_est_hd.h lz1_est_sample, the CPU's function), 64-bit
- *             integer sums per chunk by atomics (any order, the CPU's sums);
+ *   k_est     the predictor estimate (7.10 step 1): a few samples a thread
+ *             (lz1_est_sample's steps with lossy_est_hd.h's operations, every
+ *             value of a sample loaded first), 64-bit integer sums per block,
+ *             added per chunk by atomics (any order, the CPU's sums);
  *   k_decide  one thread per chunk: predictor, axis order, trial, level
  *             bounds (lz1_choose_costs, the CPU's function);
  *   k_stab    one thread per chunk: the sweep table of an interpolated
  *             chunk (lossy_sweep_cuda.h, the decoder's);
  *   k_isw     one launch per sweep index over all chunks (as the decoder's
- *             k_sweep): an element's traversal position gives its
+ *             k_sweep; grids of the sweep's size, lz1_sweep_bound; two
+ *             elements a thread): an element's traversal position gives its
  *             coordinates, its prediction from R (binary64, the values a
- *             decoder reconstructs, lossy_interp_hd.h lz_ipred), residual
+ *             decoder reconstructs, lossy_interp_hd.h lz_ipred's operations;
+ *             float32 R in Rf, a verbatim element's in Rv), residual
  *             quantization (lz1_rq), its code with the largest radius R
  *             at its position; an outlier's error or a verbatim element's
  *             index beside it (aux); the largest |error| coded inside R
@@ -35,9 +38,10 @@
  *             element's bits (tiles without one skipped); V_new counts;
  *   k_sinit / k_hist / k_rest, scz__hse_plan, k_gchoose   the sweep
  *             streams (7.9, 7.10 step 3): codes mapped to the chunk's
- *             radius r, histograms of all codes, of each of the last
- *             G = min(Sw, 8) sweeps and (by subtraction) of the codes
- *             before them, Q = 1 + 2 LZ1_GMAX streams per chunk sized
+ *             radius r, histograms of each of the last G = min(Sw, 8)
+ *             sweeps and of the codes before them, then (k_rest) of all
+ *             codes and of the codes before the last gg sweeps,
+ *             Q = 1 + 2 LZ1_GMAX streams per chunk sized
  *             by the huffman codec's planning (each with its own alphabet
  *             2r + 2), then g with the smallest sum (the smaller on ties);
  *   k_rt1 / k_vscan / k_rcrit / k_rt2 / k_rcnt, scz__hse_plan, k_rdecide
@@ -54,13 +58,14 @@
  *             outlier's index gap from the previous one, by the same tile
  *             scan; tiles without one skipped), outlier counts, and the
  *             bodies' sizes (sections + outlier list + verbatim values);
- *   k_w3init, scz__hse_plan, k_w3off, scz__hse_write, k_ow, k_vw   the
- *             Huffman body of each interpolated chunk (7.9): its g + 1
- *             streams (a stream set whose streams start anywhere in the
- *             codes, scz_hse.soff), the outlier list (each thread's varints
+ *   k_w3init, k_w3hist, scz__hse_plan, k_w3off, scz__hse_write, k_ow,
+ *             k_vw   the Huffman body of each interpolated chunk (7.9): its
+ *             g + 1 streams (a stream set whose streams start anywhere in
+ *             the codes, scz_hse.soff; histograms the size set's), the
+ *             outlier list (each thread's varints
  *             at its offset: tile sums scanned per chunk, a block scan) and
  *             the verbatim values (the same with the V_new counts);
- *   k_rw, k_rhdr, scz__hse_plan / _write, k_ow, k_vw   the run-length body
+ *   k_rw, k_rhdr, scz__hse_write (the set h2's plan), k_ow, k_vw   the run-length body
  *             where the candidate is kept: each piece's code and length - 1
  *             at its index (the pieces before a tile scanned per chunk, a
  *             block scan, each position's offset in its run as k_rt2), the
