@@ -28,7 +28,9 @@
  *   symbols by binary search, escapes counted);
  *   k_ehist16  histogram per chunk, 65536 symbols: 16-bit counters in 128 KiB
  *              of shared memory per block (k_ehist: 256 symbols, or small
- *              chunks with warp-aggregated global atomics);
+ *              chunks with warp-aggregated global atomics; k_ehistK:
+ *              alphabets up to 8192 in shared memory, equal symbols of a
+ *              warp merged; k_ehist8: bytes, a histogram per warp);
  *   k_eleaves  used symbols as (count << 16 | symbol) keys, then a
  *              segmented radix sort (CUB) per chunk;
  *   k_ebook    one block per chunk: the two-queue Huffman construction of
@@ -38,7 +40,9 @@
  *              scans), the stream and payload sizes, stored or coded;
  *   k_eoff     one block: payload offsets of the chunks (a scan);
  *   k_eenc<true> (u8 / u16: one pass) per tile of 4096 symbols, in
- *              ticket order: a block scan of the code lengths gives each
+ *              ticket order (a stream set's write hands out only the
+ *              tickets its written streams use, k_hse_place): a block scan
+ *              of the code lengths gives each
  *              symbol's bit offset in the tile, a decoupled look-back over
  *              the tiles' bit counts the tile's offset in the stream;
  *              codewords are assembled in shared memory (atomicOr), then
