@@ -6,6 +6,7 @@
  * round trips of u8/u16/u32 (single symbol, all distinct, skewed, random,
  * escapes), and truncated / corrupted payloads rejected without crashing.
  */
+#include "entropy/huff_limit.h"
 #include "entropy/huffman.h"
 #include "gen.h"
 #include "testutil.h"
@@ -519,7 +520,71 @@ static void test_invalid(void) {
     free(v);
 }
 
+/* The length limit of 8.2 one pair at a time, as FORMAT.md words it. */
+static uint32_t limit_single(uint32_t *B, unsigned maxd, unsigned lmax) {
+    uint32_t moves = 0;
+    for (unsigned l = maxd; l > lmax; l--)
+        while (B[l] > 0) {
+            unsigned j = l - 2;
+            while (j > 0 && B[j] == 0) j--;
+            B[l] -= 2;
+            B[l - 1] += 1;
+            B[j + 1] += 2;
+            B[j] -= 1;
+            moves++;
+        }
+    return moves;
+}
+
+/* scz_huff_limit (batched moves, used by the CPU and GPU writers) against
+ * single moves, on random depth profiles of full binary trees (leaves
+ * split one at a time, so the Kraft sum stays 1) up to depth 120. */
+static void test_limit(void) {
+    int bad = 0, fewer = 0;
+    uint64_t tmoves = 0, tsteps = 0;
+    for (int trial = 0; trial < 3000 && !bad; trial++) {
+        const unsigned lmax = 8 + (unsigned)(rnd() % 9); /* 8..16 */
+        const uint32_t cap = 1u << lmax;                 /* leaves a code of lmax bits can take */
+        uint32_t A[130] = {0}, Bq[130];
+        A[1] = 2;
+        uint32_t leaves = 2;
+        unsigned maxd = 1;
+        const uint32_t target = 2 + (uint32_t)(rnd() % (cap - 1));
+        const int mode = trial % 3; /* 0: split the deepest level (deep, skewed), 1: uniform, 2: mixed */
+        while (leaves < target) {
+            unsigned d;
+            if (mode == 0 || (mode == 2 && rnd() % 4 == 0)) d = maxd;
+            else {
+                do d = 1 + (unsigned)(rnd() % maxd);
+                while (A[d] == 0);
+            }
+            if (d + 1 >= 121) break;
+            A[d] -= 1;
+            A[d + 1] += 2;
+            leaves++;
+            if (d + 1 > maxd) maxd = d + 1;
+        }
+        while (maxd > 1 && A[maxd] == 0) maxd--;
+        memcpy(Bq, A, sizeof A);
+        const uint32_t moves = limit_single(A, maxd, lmax);
+        const uint32_t steps = scz_huff_limit(Bq, maxd, lmax);
+        tmoves += moves, tsteps += steps;
+        if (memcmp(A, Bq, sizeof A)) bad = 1;
+        uint64_t kraft = 0;
+        for (unsigned l = 1; l <= lmax; l++) kraft += (uint64_t)A[l] << (lmax - l);
+        for (unsigned l = lmax + 1; l < 130; l++) bad |= A[l] != 0;
+        bad |= kraft != cap;
+        if (maxd > lmax + 4 && moves > 0) fewer++;
+        CHECK(!bad, "length limit: batched moves differ from single moves (trial %d, maxd %u, lmax %u)", trial,
+              maxd, lmax);
+    }
+    CHECK(fewer > 100, "length limit: too few deep profiles tested (%d)", fewer);
+    printf("length limit: %llu single moves as %llu batched steps\n", (unsigned long long)tmoves,
+           (unsigned long long)tsteps);
+}
+
 int main(void) {
+    test_limit();
     test_codebook();
     test_streams();
     test_codec();

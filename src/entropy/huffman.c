@@ -4,6 +4,7 @@
  * serialisation, parallel encoding and parallel, fully validating decoding.
  */
 #include "huffman.h"
+#include "huff_limit.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -171,16 +172,7 @@ static void build_lengths(const uint64_t *hist, uint32_t K, scz_huff_enc *book, 
     }
     /* Length limit: move pairs of the deepest leaves up (JPEG Annex K.3),
      * which keeps the Kraft sum at exactly 1. */
-    for (unsigned l = maxd; l > LMAX; l--) {
-        while (bits[l] > 0) {
-            unsigned jj = l - 2;
-            while (jj > 0 && bits[jj] == 0) jj--;
-            bits[l] -= 2;
-            bits[l - 1] += 1;
-            bits[jj + 1] += 2;
-            bits[jj] -= 1;
-        }
-    }
+    (void)scz_huff_limit(bits, maxd, LMAX); /* huff_limit.h: 8.2's single moves in batches */
     /* Lengths go to symbols by (count descending, symbol ascending): the
      * most frequent get the shortest. */
     leaves_desc(lv, m, (hleaf *)(void *)icnt); /* icnt, parent no longer needed */

@@ -60,6 +60,7 @@
  */
 #include "huffman_cuda.h"
 #include "huffman_enc_cuda.h"
+#include "huff_limit.h"
 
 #include <cub/cub.cuh>
 
@@ -1142,49 +1143,18 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
         __syncthreads();
     }
     if (warp == 0 && m >= 2) {
-        /* length limit (JPEG Annex K.3), as the CPU: with warp 0 holding
-         * Bl[0 .. 63] in registers (lane i: levels i and 32 + i), each
-         * move is a few shuffles and ballots instead of a chain of
-         * dependent shared-memory loads in one thread (H100, wmag REL
-         * 1e-3: ~270 moves per chunk, a quarter of k_ebook's time) */
-        uint32_t b0 = Bl[lane], b1 = Bl[lane + 32];
+        /* length limit (8.2, JPEG Annex K.3), as the CPU: huff_limit.h's
+         * batched moves, O(depth) steps a level instead of one a pair
+         * (a move was a few dependent shuffles and ballots of this warp:
+         * up to ~100k cycles a chunk at wmag REL 1e-3, H200); warp 0
+         * finds the deepest level */
+        const uint32_t b0 = Bl[lane], b1 = Bl[lane + 32];
         const unsigned m4 = __ballot_sync(FULL, lane < 2 && Bl[lane + 128]),
                        m3 = __ballot_sync(FULL, Bl[lane + 96] != 0), m2 = __ballot_sync(FULL, Bl[lane + 64] != 0),
                        m1 = __ballot_sync(FULL, b1 != 0), m0 = __ballot_sync(FULL, b0 != 0);
         const unsigned maxd = m4 ? 159 - __clz(m4) : m3 ? 127 - __clz(m3) : m2 ? 95 - __clz(m2)
                             : m1 ? 63 - __clz(m1) : m0 ? 31 - __clz(m0) : 0;
-        if (maxd < 64) {
-            for (unsigned l = maxd; l > LMAX; l--) {
-                for (;;) {
-                    if (__shfl_sync(FULL, l < 32 ? b0 : b1, l & 31) == 0) break;
-                    /* jj: the deepest level in [1, l - 2] with leaves, else 0 */
-                    const unsigned t = l - 2; /* >= LMAX - 1 */
-                    const unsigned ml = __ballot_sync(FULL, b0 != 0) & (t >= 31 ? ~1u : ((2u << t) - 1) & ~1u);
-                    const unsigned mh = __ballot_sync(FULL, b1 != 0) & (t >= 32 ? (2u << (t - 32)) - 1 : 0u);
-                    const unsigned jj = mh ? 63 - __clz(mh) : ml ? 31 - __clz(ml) : 0;
-                    const unsigned idx[4] = {l, l - 1, jj + 1, jj};
-                    const uint32_t add[4] = {0u - 2u, 1u, 2u, 0u - 1u};
-#pragma unroll
-                    for (int k = 0; k < 4; k++) {
-                        if (idx[k] == lane) b0 += add[k];
-                        if (idx[k] == lane + 32) b1 += add[k];
-                    }
-                }
-            }
-            Bl[lane] = b0;
-            Bl[lane + 32] = b1;
-        } else if (lane == 0) { /* no tree of 32-bit counts is this deep; kept for completeness */
-            for (unsigned l = maxd; l > LMAX; l--) {
-                while (Bl[l] > 0) {
-                    unsigned jj = l - 2;
-                    while (jj > 0 && Bl[jj] == 0) jj--;
-                    Bl[l] -= 2;
-                    Bl[l - 1] += 1;
-                    Bl[jj + 1] += 2;
-                    Bl[jj] -= 1;
-                }
-            }
-        }
+        if (lane == 0) (void)scz_huff_limit(Bl, maxd, LMAX);
         __syncwarp();
     }
     if (tid == 0) {
@@ -1794,8 +1764,19 @@ __global__ void __launch_bounds__(NT) k_easm(EParams p) {
     }
 }
 
-/* Shared memory of k_ebook beyond its static part. */
-size_t ebook_dyn(uint32_t ring, uint32_t Kc) { return (size_t)ring * 4 + Kc; }
+/* Shared memory of k_ebook beyond its static part: the ring (and Kc bytes),
+ * or, where it fits in EBOOK_FAST_MAX, room for the fast path (14 bytes a
+ * used symbol: the leaf counts, parents and leaf children in shared memory
+ * too). Without it the construction read each leaf from global memory, a
+ * dependent load every step (H200, level-1 streams of ~400 symbols: ~270
+ * cycles a symbol). The cap keeps the fast path below the 48 KiB a launch
+ * gets without opting in (cudaFuncSetAttribute is per function, not per
+ * launch). */
+constexpr size_t EBOOK_FAST_MAX = 44 * 1024;
+size_t ebook_dyn(uint32_t ring, uint32_t Kc) {
+    const size_t base = (size_t)ring * 4 + Kc, fast = 14 * (size_t)Kc + 64;
+    return fast > base && fast <= EBOOK_FAST_MAX ? fast : base;
+}
 
 /* Histograms, codebooks and sizes of the p.ng streams of a group (their
  * symbols in p.src / esym). */
