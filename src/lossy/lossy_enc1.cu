@@ -248,6 +248,25 @@ __device__ __forceinline__ void tile_codes(const uint16_t *codes, uint64_t a0, u
     }
 }
 
+/* The inverse of tile_codes: a thread's PER codes stored at positions a0
+ * .. (those below n), two 16-byte stores where all are inside and aligned. */
+__device__ __forceinline__ void tile_store(uint16_t *codes, uint64_t a0, uint64_t n, const uint16_t cv[PER]) {
+    uint16_t *q = codes + a0;
+    if (a0 + PER <= n && ((uintptr_t)q & 15) == 0) {
+#pragma unroll
+        for (uint32_t h = 0; h < PER / 8; h++) {
+            uint32_t wd[4];
+#pragma unroll
+            for (uint32_t k = 0; k < 4; k++) wd[k] = (uint32_t)cv[h * 8 + 2 * k] | (uint32_t)cv[h * 8 + 2 * k + 1] << 16;
+            reinterpret_cast<uint4 *>(q)[h] = make_uint4(wd[0], wd[1], wd[2], wd[3]);
+        }
+    } else {
+#pragma unroll
+        for (uint32_t k = 0; k < PER; k++)
+            if (a0 + k < n) q[k] = cv[k];
+    }
+}
+
 /* Whether tile t of chunk c (n positions) holds a mark, from arr after
  * k_vscan (the last mark before each tile); the last tile is taken. */
 __device__ __forceinline__ bool tile_marked(const E1 &p, const uint32_t *arr, uint32_t c, uint32_t t, uint64_t n) {
@@ -839,19 +858,28 @@ template <bool SH> __global__ void __launch_bounds__(NT) k_hist(E1 p) {
         if (SH && one) {
             /* the five codes around the zero error (most codes) counted in
              * 12-bit fields of a register, summed over the warp, added once
-             * a tile; the others added one by one */
+             * a tile; the others added one by one. A thread's PER codes are
+             * consecutive: two 16-byte loads and stores (tile_codes), all
+             * in flight before the first atomic (strided 2-byte loads, each
+             * waiting for the store and atomic before it, made this kernel
+             * latency-bound) */
             uint64_t pk = 0;
             uint32_t *hs0 = sh + g0 * Kc;
+            const uint64_t a0 = a + (uint64_t)threadIdx.x * PER;
+            uint16_t cv[PER];
+            tile_codes(codes, a0, n, 0, cv);
+#pragma unroll
             for (uint32_t k = 0; k < PER; k++) {
-                const uint64_t pos = a + (uint64_t)k * NT + threadIdx.x;
-                if (pos < n) {
-                    const uint32_t v = codes[pos];
-                    const uint32_t m = v == 0 ? 0 : v >= 2 * R ? v - 2 * R + 2 * r : v - R + r;
-                    out[pos] = (uint16_t)m;
-                    const uint32_t d = m + 2 - r;
-                    if (d < 5) pk += 1ull << (12 * d);
-                    else atomicAdd(hs0 + m, 1u);
-                }
+                const uint32_t v = cv[k];
+                cv[k] = (uint16_t)(v == 0 ? 0 : v >= 2 * R ? v - 2 * R + 2 * r : v - R + r);
+            }
+            tile_store(out, a0, n, cv);
+#pragma unroll
+            for (uint32_t k = 0; k < PER; k++) {
+                if (a0 + k >= n) break;
+                const uint32_t m = cv[k], d = m + 2 - r;
+                if (d < 5) pk += 1ull << (12 * d);
+                else atomicAdd(hs0 + m, 1u);
             }
 #pragma unroll
             for (int o = 16; o > 0; o >>= 1) pk += __shfl_down_sync(0xffffffffu, pk, o);
