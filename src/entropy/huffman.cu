@@ -1482,26 +1482,14 @@ __global__ void __launch_bounds__(NT) k_etscan(EParams p) {
  * shifts the words into place as it stores them. H100, wmag REL 1e-3:
  * with the tiles chunk by chunk the look-backs walked far back over tiles
  * still in flight and the one pass took 0.13 ms more than the two. */
-template <bool LB>
-__global__ void __launch_bounds__(NT, 6) k_eenc(EParams p) {
-    scz_ku::grid_wait(); /* launched with launch_pdl */
+template <bool LB> __device__ __forceinline__ void eenc_tile(const EParams &p, uint32_t cl, uint32_t bx) {
     typedef cub::BlockScan<uint32_t, NT> Scan;
     __shared__ typename Scan::TempStorage ts;
     __shared__ uint32_t sw[ETILE * LMAX / 32 + 2];
     __shared__ uint32_t sent[TABK];
-    __shared__ uint32_t s_tk, s_head, s_hsym[8];
+    __shared__ uint32_t s_head, s_hsym[8];
     __shared__ uint64_t s_tb0;
     const uint32_t tid = threadIdx.x;
-    uint32_t cl = blockIdx.y, bx = blockIdx.x;
-    if (LB) {
-        /* a set's streams written are often few of its slots (k_hse_place:
-         * the tickets their tiles take); the blocks beyond take no ticket */
-        if (p.tlim && blockIdx.x >= *p.tlim) return;
-        if (tid == 0) s_tk = atomicAdd(p.ticket, 1u);
-        __syncthreads();
-        bx = s_tk / p.ng;
-        cl = s_tk - bx * p.ng;
-    }
     const EMeta &M = p.meta[cl];
     const uint64_t n = M.count, i0 = (uint64_t)bx * ETILE;
     if (M.mode != 1 || i0 >= n) return;
@@ -1677,6 +1665,46 @@ __global__ void __launch_bounds__(NT, 6) k_eenc(EParams p) {
     }
 }
 
+/* LB: tile (ticket / ng, ticket mod ng); a set's write (p.tlim, sparse:
+ * its streams written are often few of its slots, and k_hse_place limits
+ * the tickets to those their tiles take) runs a grid of resident blocks
+ * that take tickets until the limit (a grid of every slot's tiles spent
+ * most of its time starting blocks that found no ticket: H200, the level-1
+ * back end, 262160 blocks, 163 us); else a block per tile. !LB: tile
+ * (blockIdx.x, blockIdx.y). */
+template <bool LB>
+__global__ void __launch_bounds__(NT, 6) k_eenc(EParams p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
+    __shared__ uint32_t s_tk;
+    if (!LB) {
+        eenc_tile<false>(p, blockIdx.y, blockIdx.x);
+        return;
+    }
+    const uint32_t lim = p.tlim ? *p.tlim : ~0u;
+    for (;;) {
+        if (threadIdx.x == 0) s_tk = atomicAdd(p.ticket, 1u);
+        __syncthreads();
+        const uint32_t tk = s_tk;
+        __syncthreads(); /* s_tk read; the previous tile's shared reads done */
+        if (tk >= lim) return;
+        const uint32_t bx = tk / p.ng;
+        eenc_tile<true>(p, tk - bx * p.ng, bx);
+        if (!p.tlim) return; /* a block per tile */
+    }
+}
+
+/* Blocks of k_eenc<true> for a set's write: all resident at once. */
+uint32_t eenc_grid(uint64_t tiles) {
+    int dev = 0, sms = 0, per = 0;
+    if (cudaGetDevice(&dev) || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k_eenc<true>, NT, 0) || sms <= 0 || per <= 0) {
+        cudaGetLastError();
+        per = 1, sms = 1;
+    }
+    const uint64_t g = (uint64_t)sms * (uint64_t)per;
+    return (uint32_t)(tiles < g ? tiles : g);
+}
+
 /* Byte q of chunk cl's payload. */
 __device__ __forceinline__ uint32_t pay_byte(const EParams &p, uint32_t cl, const EMeta &M, uint64_t q) {
     if (q < p.hdr) {
@@ -1821,7 +1849,8 @@ cudaError_t e_write(EParams &p, const ELayout &L, uint64_t maxpay, cudaStream_t 
             (e = scz_ku::launch_pdl(k_eenc<false>, tiles, NT, 0, s, p)))
             return e;
     } else {
-        if ((e = scz_ku::launch_pdl(k_eenc<true>, L.tiles * ng, NT, 0, s, p))) return e;
+        const uint64_t nt = (uint64_t)L.tiles * ng;
+        if ((e = scz_ku::launch_pdl(k_eenc<true>, p.tlim ? eenc_grid(nt) : (uint32_t)nt, NT, 0, s, p))) return e;
     }
     /* a few blocks per stream walk its pieces (most of a coded stream is k_eenc's) */
     const uint64_t pieces = (maxpay + ASM_BYTES - 1) / ASM_BYTES;
