@@ -983,8 +983,8 @@ __global__ void __launch_bounds__(NT) k_eleaves(EParams p) {
  * (count, symbol) ascending, internal nodes in creation order, a leaf wins
  * ties. Writes parent[] of the consumed internal nodes and nl[] (leaf
  * children per internal node) and returns the number of internal nodes.
- * The queue heads are kept in registers (leaves three deep, internal nodes
- * two), so a comparison never waits for the shared-memory load refilling
+ * The queue heads are kept in registers (leaves and internal nodes three
+ * deep), so a comparison never waits for the shared-memory load refilling
  * them. FAST: the leaf counts are in shared memory (src = uint32_t
  * counts), else read from the sorted keys (src = uint64_t count << 16 |
  * symbol). A compile-time switch on purpose: with a run-time choice
@@ -1001,7 +1001,10 @@ __device__ uint32_t merge_queues(const S *src, uint32_t m, uint32_t *ring, uint3
     };
     uint32_t i = 0, jn = 0, kn = 0;
     uint32_t L0 = leaf(0), L1 = leaf(1), L2 = leaf(2);
-    uint32_t R0 = 0, R1 = 0; /* ring[jn] if jn < kn, ring[jn + 1] if jn + 1 < kn */
+    /* ring[jn + k] in Rk where jn + k < kn: three deep, so that the load
+     * refilling R2 has two picks to arrive (internal nodes are often taken
+     * in a row) */
+    uint32_t R0 = 0, R1 = 0, R2 = 0;
     for (uint32_t step = 0; step + 1 < m; step++) {
         uint32_t sum = 0, nleaf = 0;
 #pragma unroll
@@ -1017,7 +1020,8 @@ __device__ uint32_t merge_queues(const S *src, uint32_t m, uint32_t *ring, uint3
                 parent[jn] = kn;
                 sum += R0;
                 R0 = R1;
-                R1 = jn + 2 < kn ? ring[(jn + 2) & rm] : 0u;
+                R1 = R2;
+                R2 = jn + 3 < kn ? ring[(jn + 3) & rm] : 0u;
                 jn++;
             }
         }
@@ -1025,6 +1029,7 @@ __device__ uint32_t merge_queues(const S *src, uint32_t m, uint32_t *ring, uint3
         nl[kn] = (uint8_t)nleaf;
         if (jn == kn) R0 = sum;
         else if (jn + 1 == kn) R1 = sum;
+        else if (jn + 2 == kn) R2 = sum;
         kn++;
     }
     return kn;

@@ -1970,6 +1970,7 @@ __device__ __forceinline__ bool rows_takes(const LMeta &M) {
 }
 
 template <bool F32> __global__ void __launch_bounds__(NT) k_rows(Params p, uint32_t cls, uint32_t cbase) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef typename std::conditional<F32, uint32_t, unsigned long long>::type U;
     typedef typename std::conditional<F32, uint2, ulonglong2>::type U2;
     __shared__ RowCtx X;
@@ -2096,6 +2097,7 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_rows(Params p, uint3
  * Rv. */
 template <bool F32, uint32_t SV>
 __global__ void __launch_bounds__(NT) k_sweep(Params p, uint32_t j, uint32_t cbase, uint32_t rows) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     __shared__ SwCtx X;
     const uint32_t c = cbase + blockIdx.y;
     {
@@ -2281,13 +2283,16 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
             const uint64_t need = ((mf > ml ? mf : ml) + (uint64_t)NT * sv - 1) / ((uint64_t)NT * sv);
             const uint32_t gx = need < gp ? (uint32_t)(need ? need : 1) : gp;
             for (uint32_t cb = 0; cb < b->n; cb += 65535) { /* grid y: at most 65535 chunks a launch */
+                /* programmatic dependent launches: a sweep's blocks start
+                 * while the one before drains (23 launches a batch) */
                 const dim3 gs(gx, b->n - cb < 65535 ? b->n - cb : 65535);
-                if (p.es == 4 && sv == 1) k_sweep<true, 1><<<gs, NT, 0, s>>>(p, j, cb, rows);
-                else if (p.es == 4 && sv == 2) k_sweep<true, 2><<<gs, NT, 0, s>>>(p, j, cb, rows);
-                else if (p.es == 4) k_sweep<true, 4><<<gs, NT, 0, s>>>(p, j, cb, rows);
-                else if (sv == 1) k_sweep<false, 1><<<gs, NT, 0, s>>>(p, j, cb, rows);
-                else if (sv == 2) k_sweep<false, 2><<<gs, NT, 0, s>>>(p, j, cb, rows);
-                else k_sweep<false, 4><<<gs, NT, 0, s>>>(p, j, cb, rows);
+                if (p.es == 4 && sv == 1) e = scz_ku::launch_pdl(k_sweep<true, 1>, gs, NT, 0, s, p, j, cb, rows);
+                else if (p.es == 4 && sv == 2) e = scz_ku::launch_pdl(k_sweep<true, 2>, gs, NT, 0, s, p, j, cb, rows);
+                else if (p.es == 4) e = scz_ku::launch_pdl(k_sweep<true, 4>, gs, NT, 0, s, p, j, cb, rows);
+                else if (sv == 1) e = scz_ku::launch_pdl(k_sweep<false, 1>, gs, NT, 0, s, p, j, cb, rows);
+                else if (sv == 2) e = scz_ku::launch_pdl(k_sweep<false, 2>, gs, NT, 0, s, p, j, cb, rows);
+                else e = scz_ku::launch_pdl(k_sweep<false, 4>, gs, NT, 0, s, p, j, cb, rows);
+                if (e) return e;
             }
         }
         pf.mark("sweeps");
@@ -2298,8 +2303,9 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
             for (uint32_t cls = 0; cls < 3; cls++)
                 for (uint32_t cb = 0; cb < b->n; cb += 65535) {
                     const dim3 gs(rx, b->n - cb < 65535 ? b->n - cb : 65535);
-                    if (p.es == 4) k_rows<true><<<gs, NT, 0, s>>>(p, cls, cb);
-                    else k_rows<false><<<gs, NT, 0, s>>>(p, cls, cb);
+                    if (p.es == 4) e = scz_ku::launch_pdl(k_rows<true>, gs, NT, 0, s, p, cls, cb);
+                    else e = scz_ku::launch_pdl(k_rows<false>, gs, NT, 0, s, p, cls, cb);
+                    if (e) return e;
                 }
             pf.mark("finest level");
         }
