@@ -35,13 +35,15 @@
  *              segmented radix sort (CUB) per chunk;
  *   k_ebook    one block per chunk: the two-queue Huffman construction of
  *              FORMAT.md 8.2 (one thread; the internal-node queue in shared
- *              memory), the length limit, lengths by (count desc, symbol
+ *              memory), the length limit (huff_limit.h's batched moves),
+ *              lengths by (count desc, symbol
  *              asc), canonical codes and the serialised codebook (block
  *              scans), the stream and payload sizes, stored or coded;
  *   k_eoff     one block: payload offsets of the chunks (a scan);
  *   k_eenc<true> (u8 / u16: one pass) per tile of 4096 symbols, in
  *              ticket order (a stream set's write hands out only the
- *              tickets its written streams use, k_hse_place): a block scan
+ *              tickets its written streams use, k_hse_place, to a grid of
+ *              resident blocks that loop over them): a block scan
  *              of the code lengths gives each
  *              symbol's bit offset in the tile, a decoupled look-back over
  *              the tiles' bit counts the tile's offset in the stream;
