@@ -16,10 +16,9 @@ last one pairs with s itself (the next leaf is > s). The new internal
 nodes join the queue in creation order. The model checks that the rounds
 create the same internal nodes in the same order as the one-thread
 construction (so parent[] and the leaf-children counts, hence the depths,
-are the same) on random Laplacian-like histograms and histograms of small counts (ties),
-and prints the number
-of rounds: a median of 6-12 and at most 22 for 2..4096 used symbols, where
-the one-thread loop makes
+are the same) on random Laplacian-like histograms and on histograms of
+small counts (ties), and prints the number of rounds: a median of 6-12
+and at most 22 for 2..4096 used symbols, where the one-thread loop makes
 m - 1 steps. On a GPU a round is a search for the number of items <= s
 (leaves and queue, both sorted), ranks of those items in the other list
 (merge path), and the pairs' sums: a few block barriers.
