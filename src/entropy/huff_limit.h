@@ -67,7 +67,8 @@ SCZ_HLIM_HD uint32_t scz_huff_limit(uint32_t *B, unsigned maxd, unsigned lmax) {
         B[l] -= (uint32_t)(2 * k);
         B[l - 1] += (uint32_t)(k + 2 * r);
         /* t > 0 here only where the pool ran out, which no tree (Kraft
-         * sum 1) meets; 8.2 would then take j = 0 */
+         * sum 1) meets: the operations left with 8.2's j = 0, so that the
+         * result stays defined (the writers share this function) */
         for (; t > 0; t--, steps++) {
             B[0] -= 1;
             B[1] += 2;

@@ -490,7 +490,7 @@ struct EParams {
     uint64_t *tbits;         /* ng x tiles: bit offsets (k_etscan), or look-back states (k_eenc<true>) */
     uint32_t *tesc;          /* ng x tiles */
     uint32_t *ticket;        /* k_eenc<true>: the tiles' ticket counter, then the tickets a set's write uses */
-    const uint32_t *tlim;    /* a set's write: &ticket[1] (blocks at or above it take none), else NULL */
+    const uint32_t *tlim;    /* a set's write: &ticket[1] (no ticket at or above it is a tile), else NULL */
     uint8_t *gapb;           /* ng x units_cap */
     uint32_t *segf;          /* ng x segs_cap */
     /* u32 */
@@ -1702,13 +1702,7 @@ __global__ void __launch_bounds__(NT, 6) k_eenc(EParams p) {
 
 /* Blocks of k_eenc<true> for a set's write: all resident at once. */
 uint32_t eenc_grid(uint64_t tiles) {
-    int dev = 0, sms = 0, per = 0;
-    if (cudaGetDevice(&dev) || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k_eenc<true>, NT, 0) || sms <= 0 || per <= 0) {
-        cudaGetLastError();
-        per = 1, sms = 1;
-    }
-    const uint64_t g = (uint64_t)sms * (uint64_t)per;
+    const uint64_t g = (uint64_t)scz_ku::persistent_grid((const void *)k_eenc<true>, NT);
     return (uint32_t)(tiles < g ? tiles : g);
 }
 

@@ -817,6 +817,13 @@ __device__ __forceinline__ void agg_add(uint32_t *base, uint32_t key) {
     if (key != ~0u && (threadIdx.x & 31) == (unsigned)(__ffs(peers) - 1)) atomicAdd(base + key, (uint32_t)__popc(peers));
 }
 
+/* Code v of radius R as a code of the chunk's radius r (7.10 step 2): an
+ * outlier stays 0, V_new / V_repeat (2R, 2R + 1) become 2r, 2r + 1, the
+ * others keep their error. */
+__device__ __forceinline__ uint32_t code_r(uint32_t v, uint32_t R, uint32_t r) {
+    return v == 0 ? 0 : v >= 2 * R ? v - 2 * R + 2 * r : v - R + r;
+}
+
 /* Codes mapped to the chunk's radius (codes_r) and counted by segment:
  * each of the last G sweeps (stream gg for sweep S - gg) and the codes
  * before them (stream 0, which k_rest turns into all codes). A tile inside
@@ -872,7 +879,7 @@ template <bool SH> __global__ void __launch_bounds__(NT) k_hist(E1 p) {
 #pragma unroll
             for (uint32_t k = 0; k < PER; k++) {
                 const uint32_t v = cv[k];
-                cv[k] = (uint16_t)(v == 0 ? 0 : v >= 2 * R ? v - 2 * R + 2 * r : v - R + r);
+                cv[k] = (uint16_t)code_r(v, R, r);
             }
             tile_store(out, a0, n, cv);
 #pragma unroll
@@ -896,7 +903,7 @@ template <bool SH> __global__ void __launch_bounds__(NT) k_hist(E1 p) {
             uint32_t key = ~0u;
             if (pos < n) {
                 const uint32_t v = codes[pos];
-                const uint32_t m = v == 0 ? 0 : v >= 2 * R ? v - 2 * R + 2 * r : v - R + r;
+                const uint32_t m = code_r(v, R, r);
                 out[pos] = (uint16_t)m;
                 key = (one ? g0 : seg(pos)) * hs + m;
             }
