@@ -97,7 +97,6 @@
 #include <cub/cub.cuh>
 
 using scz_l1::Sweep;
-using scz_l1::fdiv;
 
 namespace {
 
@@ -314,15 +313,15 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_est(E1 p) {
     const uint32_t e0 = (uint32_t)g.e[0], e1 = (uint32_t)g.e[1];
     const uint32_t st[3] = {1u, e0, e0 * e1};
     const uint32_t bm[3] = {(1u << g.lb[0]) - 1, (1u << g.lb[1]) - 1, (1u << g.lb[2]) - 1};
-    const double inv0 = 1.0 / (double)e0, inv1 = 1.0 / (double)e1;
+    const lz1_div q0 = lz1_div_make(e0), q1v = lz1_div_make(e1);
     const double recip = p.recip, ebx2 = p.ebx2, eb = p.eb;
     uint32_t kk[LZ1_NCOST]; /* a thread's sums: at most 129 a sample (lz1_cost) */
 #pragma unroll
     for (uint32_t k = 0; k < LZ1_NCOST; k++) kk[k] = 0;
     for (uint64_t si = (uint64_t)blockIdx.x * NT + threadIdx.x; si < ns; si += (uint64_t)gridDim.x * NT) {
         const uint32_t i = (uint32_t)(LZ1_SAMPLE_OFF + si * LZ1_SAMPLE_STEP);
-        const uint32_t q1 = fdiv(i, e0, inv0), x = i - q1 * e0;
-        const uint32_t z = fdiv(q1, e1, inv1), y = q1 - z * e1;
+        const uint32_t q1 = lz1_div_q(i, q0), x = i - q1 * e0;
+        const uint32_t z = lz1_div_q(q1, q1v), y = q1 - z * e1;
         const uint32_t cc[3] = {x, y, z};
         /* Lorenzo's neighbours inside the block (7.4), then the level's */
         T lv[7];
@@ -532,8 +531,8 @@ template <bool F32, uint32_t SV> __global__ void __launch_bounds__(NT) k_isw(E1 
             xv[v] = 0;
             nb[v][0] = nb[v][1] = nb[v][2] = nb[v][3] = 0;
             if (k >= W.n) continue;
-            const uint32_t q1 = fdiv(k, W.c0, W.inv0), kx = k - q1 * W.c0;
-            const uint32_t kz = fdiv(q1, W.c1, W.inv1), ky = q1 - kz * W.c1;
+            const uint32_t q1 = lz1_div_q(k, W.q0), kx = k - q1 * W.c0;
+            const uint32_t kz = lz1_div_q(q1, W.q1), ky = q1 - kz * W.c1;
             const uint32_t x = W.b[0] + kx * W.d[0], y = W.b[1] + ky * W.d[1], z = W.b[2] + kz * W.d[2];
             const uint32_t i = (z * e1 + y) * e0 + x;
             iv[v] = i;
