@@ -696,6 +696,43 @@ static void test_sweep_bound(void) {
     CHECK(cases > 0, "sweep bound cases");
 }
 
+/* lz1_div (the GPU kernels' division by a sweep's counts) against n / d:
+ * every d up to 4096, powers of two and their neighbours, random d up to
+ * 2^32 - 1; n at 0, around multiples of d, near 2^32 and at random. */
+static void test_div(void) {
+    uint64_t bad = 0, cases = 0;
+    uint32_t ds[4096 + 3 * 32 + 2000];
+    uint32_t nd = 0;
+    for (uint32_t d = 1; d <= 4096; d++) ds[nd++] = d;
+    for (unsigned k = 0; k < 32; k++) {
+        const uint32_t p = 1u << k;
+        ds[nd++] = p;
+        ds[nd++] = p + 1;
+        ds[nd++] = p - 1 ? p - 1 : 1;
+    }
+    for (unsigned k = 0; k < 2000; k++) ds[nd++] = (uint32_t)(rnd() | 1) >> (rnd() % 32);
+    for (uint32_t i = 0; i < nd; i++) {
+        const uint32_t d = ds[i] ? ds[i] : 1;
+        const lz1_div v = lz1_div_make(d);
+        uint32_t ns[40];
+        unsigned nn = 0;
+        ns[nn++] = 0, ns[nn++] = 0xFFFFFFFFu, ns[nn++] = 0xFFFFFFFEu, ns[nn++] = d - 1, ns[nn++] = d;
+        const uint32_t qmax = 0xFFFFFFFFu / d;
+        ns[nn++] = qmax * d, ns[nn++] = qmax * d - 1, ns[nn++] = (qmax / 2) * d - 1;
+        while (nn < 40) {
+            const uint32_t q = (uint32_t)(rnd() % ((uint64_t)qmax + 1));
+            ns[nn++] = q * d + (uint32_t)(rnd() % d);
+            if (nn < 40) ns[nn++] = (uint32_t)rnd();
+        }
+        for (unsigned k = 0; k < nn; k++) {
+            cases++;
+            if (lz1_div_q(ns[k], v) != ns[k] / d) bad++;
+        }
+    }
+    CHECK(bad == 0, "lz1_div: %llu of %llu quotients wrong", (unsigned long long)bad, (unsigned long long)cases);
+    CHECK(lz1_div_q(12345, lz1_div_make(0)) == 12345, "lz1_div of 0 is not division by 1");
+}
+
 int main(void) {
     scz_ctx_create(&ctx1, SCZ_BACKEND_CPU);
     scz_ctx_create(&ctx2, SCZ_BACKEND_CPU);
@@ -705,6 +742,7 @@ int main(void) {
     scz_ctx_set_threads(ctx3, 3);
     test_params();
     test_sweep_bound();
+    test_div();
     test_spec();
     test_specials();
     test_workflows();

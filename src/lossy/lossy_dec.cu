@@ -148,7 +148,6 @@ struct LMeta {
 enum { IT_HUFF = 0, IT_RUN, IT_BYTE, IT_BLOCK, IT_BE, IT_KINDS };
 
 using scz_l1::Sweep;
-using scz_l1::fdiv;
 
 struct Params {
     const uint8_t *pay;
@@ -1844,7 +1843,8 @@ struct SwCtx {
     double *Rv;
     const uint32_t *vb;
     uint8_t *out;
-    double h, inv0, inv1;
+    double h;
+    lz1_div q0, q1;
     uint32_t n, p0, c0, c1, b0, b1, b2, d0, d1, d2;
     uint32_t a, s, e0, e1, ea, o, cubic, r;
     uint32_t hasv;              /* the chunk has verbatim elements (else no bitmap reads) */
@@ -1857,7 +1857,7 @@ __device__ __forceinline__ void sw_ctx(const Params &p, uint32_t j, uint32_t c, 
     X.Rv = p.Rv + (size_t)c * p.count_full;
     X.vb = p.vbits + (size_t)c * p.vbw;
     X.out = p.dst + (uint64_t)c * p.raw_full;
-    X.h = W.h, X.inv0 = W.inv0, X.inv1 = W.inv1;
+    X.h = W.h, X.q0 = W.q0, X.q1 = W.q1;
     X.n = W.n, X.p0 = W.p0, X.c0 = W.c0, X.c1 = W.c1;
     X.b0 = W.b[0], X.b1 = W.b[1], X.b2 = W.b[2], X.d0 = W.d[0], X.d1 = W.d[1], X.d2 = W.d[2];
     X.a = W.a, X.s = W.s, X.e0 = M.e[0], X.e1 = M.e[1], X.ea = W.a < 3 ? M.e[W.a] : 1;
@@ -1879,8 +1879,8 @@ template <bool F32> struct SwElem {
         return q == 0 ? i - X.o : q == 1 ? i + X.o : q == 2 ? i - 3 * X.o : i + 3 * X.o;
     }
     __device__ __forceinline__ void load(const SwCtx &X, uint32_t k) {
-        const uint32_t q1 = fdiv(k, X.c0, X.inv0), kx = k - q1 * X.c0;
-        const uint32_t kz = fdiv(q1, X.c1, X.inv1), ky = q1 - kz * X.c1;
+        const uint32_t q1 = lz1_div_q(k, X.q0), kx = k - q1 * X.c0;
+        const uint32_t kz = lz1_div_q(q1, X.q1), ky = q1 - kz * X.c1;
         const uint32_t x = X.b0 + kx * X.d0, y = X.b1 + ky * X.d1, z = X.b2 + kz * X.d2;
         i = (z * X.e1 + y) * X.e0 + x;
         code = __ldg(X.codes + X.p0 + k);
@@ -1959,7 +1959,8 @@ struct RowCtx {
     double *Rv;
     const uint32_t *vb;
     uint8_t *out;
-    double h, inv0, inv1;
+    double h;
+    lz1_div q0, q1;
     uint32_t e[3], pos[3], cubic, r, hasv, np, nseg, nrows, rn0, R, xafter;
     uint32_t rs[2], rsp[2];      /* the class's rows: y = rs[0] + rsp[0] u, z = rs[1] + rsp[1] v, u < rn0 */
     RowPh ph[3];
@@ -2014,8 +2015,8 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_rows(Params p, uint3
             /* rs[0], rsp[0]: axis 1; rs[1], rsp[1]: axis 2; u runs over axis 1 */
             if (f == 1) X.rs[0] = fs, X.rsp[0] = fsp, X.rn0 = fn, X.rs[1] = gs, X.rsp[1] = gsp, X.nrows = fn * gn;
             else X.rs[0] = gs, X.rsp[0] = gsp, X.rn0 = gn, X.rs[1] = fs, X.rsp[1] = fsp, X.nrows = fn * gn;
-            X.inv0 = 1.0 / (double)X.nseg;
-            X.inv1 = 1.0 / (double)max(X.rn0, 1u);
+            X.q0 = lz1_div_make(X.nseg);
+            X.q1 = lz1_div_make(max(X.rn0, 1u));
             ok = X.nrows > 0;
         }
     }
@@ -2056,8 +2057,8 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_rows(Params p, uint3
     };
     const uint32_t nw = X.nrows * X.nseg, R = X.R, xafter = X.xafter;
     for (uint32_t w = (blockIdx.x * NT + threadIdx.x) >> 5; w < nw; w += (gridDim.x * NT) >> 5) {
-        const uint32_t row = fdiv(w, X.nseg, X.inv0), seg = w - row * X.nseg;
-        const uint32_t v = fdiv(row, X.rn0, X.inv1), u = row - v * X.rn0;
+        const uint32_t row = lz1_div_q(w, X.q0), seg = w - row * X.nseg;
+        const uint32_t v = lz1_div_q(row, X.q1), u = row - v * X.rn0;
         const uint32_t y = X.rs[0] + X.rsp[0] * u, z = X.rs[1] + X.rsp[1] * v;
         const uint32_t rb = (z * e1 + y) * e0;
         const int32_t jp = (int32_t)(seg * RW_OWN + lane) - 1; /* lane 0: the pair before; 30, 31: after */

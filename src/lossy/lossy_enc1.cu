@@ -44,9 +44,11 @@
  *             Q = 1 + 2 LZ1_GMAX streams per chunk sized
  *             by the huffman codec's planning (each with its own alphabet
  *             2r + 2), then g with the smallest sum (the smaller on ties);
- *   k_rt1 / k_vscan / k_rcrit / k_rt2 / k_rcnt, scz__hse_plan, k_rdecide
+ *   (k_hist's tile_runs) / k_vscan / k_rcrit / k_rt2 / k_rcnt,
+ *             scz__hse_plan, k_rdecide
  *             the run-length candidate (7.5, 7.10 step 3): run starts and
- *             the last start per tile, their scan, 7.5's criterion from the
+ *             the last start per tile (counted by k_hist as it maps the
+ *             codes), their scan, 7.5's criterion from the
  *             runs and the single stream's bits; then each position's
  *             offset in its run (a block scan from the tile's carry) gives
  *             the pieces of 65536 without forming the runs: a piece starts
@@ -97,7 +99,6 @@
 #include <cub/cub.cuh>
 
 using scz_l1::Sweep;
-using scz_l1::fdiv;
 
 namespace {
 
@@ -314,15 +315,15 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_est(E1 p) {
     const uint32_t e0 = (uint32_t)g.e[0], e1 = (uint32_t)g.e[1];
     const uint32_t st[3] = {1u, e0, e0 * e1};
     const uint32_t bm[3] = {(1u << g.lb[0]) - 1, (1u << g.lb[1]) - 1, (1u << g.lb[2]) - 1};
-    const double inv0 = 1.0 / (double)e0, inv1 = 1.0 / (double)e1;
+    const lz1_div q0 = lz1_div_make(e0), q1v = lz1_div_make(e1);
     const double recip = p.recip, ebx2 = p.ebx2, eb = p.eb;
     uint32_t kk[LZ1_NCOST]; /* a thread's sums: at most 129 a sample (lz1_cost) */
 #pragma unroll
     for (uint32_t k = 0; k < LZ1_NCOST; k++) kk[k] = 0;
     for (uint64_t si = (uint64_t)blockIdx.x * NT + threadIdx.x; si < ns; si += (uint64_t)gridDim.x * NT) {
         const uint32_t i = (uint32_t)(LZ1_SAMPLE_OFF + si * LZ1_SAMPLE_STEP);
-        const uint32_t q1 = fdiv(i, e0, inv0), x = i - q1 * e0;
-        const uint32_t z = fdiv(q1, e1, inv1), y = q1 - z * e1;
+        const uint32_t q1 = lz1_div_q(i, q0), x = i - q1 * e0;
+        const uint32_t z = lz1_div_q(q1, q1v), y = q1 - z * e1;
         const uint32_t cc[3] = {x, y, z};
         /* Lorenzo's neighbours inside the block (7.4), then the level's */
         T lv[7];
@@ -532,8 +533,8 @@ template <bool F32, uint32_t SV> __global__ void __launch_bounds__(NT) k_isw(E1 
             xv[v] = 0;
             nb[v][0] = nb[v][1] = nb[v][2] = nb[v][3] = 0;
             if (k >= W.n) continue;
-            const uint32_t q1 = fdiv(k, W.c0, W.inv0), kx = k - q1 * W.c0;
-            const uint32_t kz = fdiv(q1, W.c1, W.inv1), ky = q1 - kz * W.c1;
+            const uint32_t q1 = lz1_div_q(k, W.q0), kx = k - q1 * W.c0;
+            const uint32_t kz = lz1_div_q(q1, W.q1), ky = q1 - kz * W.c1;
             const uint32_t x = W.b[0] + kx * W.d[0], y = W.b[1] + ky * W.d[1], z = W.b[2] + kz * W.d[2];
             const uint32_t i = (z * e1 + y) * e0 + x;
             iv[v] = i;
@@ -824,6 +825,42 @@ __device__ __forceinline__ uint32_t code_r(uint32_t v, uint32_t R, uint32_t r) {
     return v == 0 ? 0 : v >= 2 * R ? v - 2 * R + 2 * r : v - R + r;
 }
 
+/* The runs of tile t of chunk c for the run-length candidate (7.5):
+ * positions whose mapped code differs from the one before (position 0
+ * starts one) counted into p.runs[c], the last into p.rlast (NONE: none).
+ * cv: the thread's PER mapped codes at a0 = t TILE + threadIdx.x PER; c0:
+ * the mapped code before the tile (0x10000: none). Every thread of the
+ * block calls it (block reductions). */
+struct RunTmp {
+    cub::BlockReduce<uint32_t, NT>::TempStorage r;
+    uint32_t wlast[NT / 32];
+};
+__device__ __forceinline__ void tile_runs(const E1 &p, RunTmp &tmp, uint32_t c, uint64_t t, uint64_t n, uint64_t a0,
+                                          const uint16_t cv[PER], uint32_t c0) {
+    typedef cub::BlockReduce<uint32_t, NT> BR;
+    const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    /* the code before a0: the previous thread's last */
+    uint32_t pc = __shfl_up_sync(0xffffffffu, (uint32_t)cv[PER - 1], 1);
+    if (lane == 31) tmp.wlast[warp] = cv[PER - 1];
+    __syncthreads();
+    if (lane == 0) pc = warp ? tmp.wlast[warp - 1] : c0;
+    if (a0 >= n) pc = 0x10000u;
+    uint32_t last = 0, cnt = 0;
+#pragma unroll
+    for (uint32_t k = 0; k < PER; k++) {
+        if (a0 + k < n && cv[k] != pc) last = (uint32_t)(a0 + k) + 1, cnt++;
+        pc = cv[k];
+    }
+    const uint32_t v = BR(tmp.r).Reduce(last, MaxOp());
+    __syncthreads();
+    const uint32_t sc = BR(tmp.r).Sum(cnt);
+    if (threadIdx.x == 0) {
+        p.rlast[(uint64_t)c * p.tpc + t] = v ? v - 1 : NONE;
+        if (sc) atomicAdd(&p.runs[c], (unsigned long long)sc);
+    }
+    __syncthreads();
+}
+
 /* Codes mapped to the chunk's radius (codes_r) and counted by segment:
  * each of the last G sweeps (stream gg for sweep S - gg) and the codes
  * before them (stream 0, which k_rest turns into all codes). A tile inside
@@ -836,6 +873,7 @@ __device__ __forceinline__ uint32_t code_r(uint32_t v, uint32_t R, uint32_t r) {
 template <bool SH> __global__ void __launch_bounds__(NT) k_hist(E1 p) {
     extern __shared__ uint32_t sh[];
     __shared__ uint32_t st[LZ1_GMAX + 1];
+    __shared__ RunTmp rt;
     const uint32_t c = blockIdx.y;
     const uint32_t S = p.nsw[c];
     if (S == NONE) return;
@@ -857,6 +895,8 @@ template <bool SH> __global__ void __launch_bounds__(NT) k_hist(E1 p) {
     };
     const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
     uint16_t *out = p.codes_r + (uint64_t)c * p.cf;
+    /* the mapped code before tile position a (0x10000: none), for tile_runs */
+    auto before = [&](uint64_t a) -> uint32_t { return a > 0 && a < n ? code_r(codes[a - 1], R, r) : 0x10000u; };
     const uint32_t hs = SH ? Kc : p.hstride; /* keys g hs + m: below 2^20 */
     uint32_t *base = SH ? sh : p.hist + (uint64_t)c * Q * p.hstride;
     for (uint64_t t = blockIdx.x; t < nt; t += gridDim.x) {
@@ -896,6 +936,7 @@ template <bool SH> __global__ void __launch_bounds__(NT) k_hist(E1 p) {
                     const uint32_t cnt = (uint32_t)(pk >> (12 * d)) & 4095u; /* at most 32 x PER */
                     if (cnt) atomicAdd(hs0 + r - 2 + d, cnt);
                 }
+            tile_runs(p, rt, c, t, n, a0, cv, before(a)); /* the runs (a pass of its own before) */
             continue;
         }
         for (uint32_t k = 0; k < PER; k++) {
@@ -908,6 +949,14 @@ template <bool SH> __global__ void __launch_bounds__(NT) k_hist(E1 p) {
                 key = (one ? g0 : seg(pos)) * hs + m;
             }
             agg_add(base, key);
+        }
+        {   /* the tile's runs from its codes again, a thread's PER consecutive ones */
+            const uint64_t a0 = a + (uint64_t)threadIdx.x * PER;
+            uint16_t cv[PER];
+            tile_codes(codes, a0, n, 0, cv);
+#pragma unroll
+            for (uint32_t k = 0; k < PER; k++) cv[k] = (uint16_t)code_r(cv[k], R, r);
+            tile_runs(p, rt, c, t, n, a0, cv, before(a));
         }
     }
     if (SH) {
@@ -961,35 +1010,6 @@ __global__ void k_gchoose(E1 p) {
     p.hsz[c] = best;
     p.size0[c] = z[0];
     p.bits0[c] = p.sbits[(uint64_t)c * Q];
-}
-
-/* Run starts (codes of radius r): the last one of each tile and their
- * number per chunk. */
-__global__ void __launch_bounds__(NT) k_rt1(E1 p) {
-    typedef cub::BlockReduce<uint32_t, NT> BR;
-    __shared__ typename BR::TempStorage tmp;
-    const uint32_t c = blockIdx.y, t = blockIdx.x;
-    if (p.nsw[c] == NONE) return;
-    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
-    if (a >= n) return;
-    const uint16_t *cr = p.codes_r + (uint64_t)c * p.cf;
-    uint32_t last = 0, cnt = 0;
-    const uint64_t a0 = a + threadIdx.x * PER;
-    uint16_t cv[PER];
-    tile_codes(cr, a0, n, 0, cv);
-    uint32_t pc = a0 > 0 && a0 < n ? cr[a0 - 1] : 0x10000u; /* the code before (none: no code equals it) */
-#pragma unroll
-    for (uint32_t k = 0; k < PER; k++) {
-        if (a0 + k < n && cv[k] != pc) last = (uint32_t)(a0 + k) + 1, cnt++;
-        pc = cv[k];
-    }
-    const uint32_t v = BR(tmp).Reduce(last, MaxOp());
-    __syncthreads();
-    const uint32_t sc = BR(tmp).Sum(cnt);
-    if (threadIdx.x == 0) {
-        p.rlast[(uint64_t)c * p.tpc + t] = v ? v - 1 : NONE;
-        atomicAdd(&p.runs[c], (unsigned long long)sc);
-    }
 }
 
 /* 7.5's criterion (lossy.c rle_plan, knobs[1] = 0): the single stream
@@ -1546,6 +1566,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
         p.hist = scz__hse_hist(&hk, hstate, &p.hstride);
     }
     if ((e = cudaMemsetAsync(p.hist, 0, (size_t)p.nch * Q * p.hstride * 4, s))) return e;
+    if ((e = cudaMemsetAsync(p.runs, 0, (size_t)p.nch * 8, s))) return e; /* k_hist's tile_runs */
     k_sinit<<<gc, NT, 0, s>>>(p);
     {
         const size_t shb = (size_t)(1 + LZ1_GMAX) * p.Kg * 4;
@@ -1565,9 +1586,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     mk(4, "plan g");
     /* the run-length candidate */
     if ((e = cudaMemsetAsync(p.hist2, 0, (size_t)p.nch * 2 * p.h2stride * 4, s))) return e;
-    if ((e = cudaMemsetAsync(p.runs, 0, (size_t)p.nch * 8, s))) return e;
-    k_rt1<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
-    k_vscan<<<p.nch, NT, 0, s>>>(p, p.rlast);
+    k_vscan<<<p.nch, NT, 0, s>>>(p, p.rlast); /* rlast, runs: k_hist (tile_runs) */
     k_rcrit<<<gc, NT, 0, s>>>(p);
     k_rt2<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     k_rcnt<<<gc, NT, 0, s>>>(p);

@@ -42,6 +42,33 @@
 #define LZ1_SEAL(v) SCZ_FP_SEAL(v)
 #endif
 
+/* Division by an invariant d (1 <= d < 2^32), for the GPU kernels' index
+ * arithmetic: n / d = (umulhi(n, m) + n) >> l for every 32-bit n, with
+ * l = ceil(log2 d) and m = floor(2^32 (2^l - d) / d) + 1 (Granlund and
+ * Montgomery's round-up method; the sum in 64 bits). Four integer
+ * instructions where a binary64 reciprocal took two conversions, a
+ * multiply and a 64-bit remainder check. test_lossy checks it against
+ * n / d. */
+typedef struct {
+    uint32_t m, l;
+} lz1_div;
+LZ1_HD lz1_div lz1_div_make(uint32_t d) {
+    lz1_div v;
+    uint32_t l = 0;
+    if (d == 0) d = 1; /* (an empty sweep's count: never divided by) */
+    while (l < 32 && ((uint64_t)1 << l) < d) l++;
+    v.l = l;
+    v.m = (uint32_t)((((uint64_t)1 << 32) * (((uint64_t)1 << l) - d)) / d + 1);
+    return v;
+}
+LZ1_HD uint32_t lz1_div_q(uint32_t n, lz1_div v) {
+#if defined(__CUDA_ARCH__)
+    return (uint32_t)(((uint64_t)__umulhi(n, v.m) + n) >> v.l);
+#else
+    return (uint32_t)(((((uint64_t)n * v.m) >> 32) + n) >> v.l);
+#endif
+}
+
 /* Number of levels: the smallest L with 2^L >= e[k] for every k < rank. */
 LZ1_HD unsigned lz1_levels(unsigned rank, const uint64_t *e) {
     unsigned L = 0;

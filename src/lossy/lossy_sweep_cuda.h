@@ -18,22 +18,11 @@ namespace scz_l1 {
 struct Sweep {
     double h;                   /* the level's step h_lv */
     double rh;                  /* 1 / h_lv (+inf for h_lv = 0): the writer's residual quantization */
-    double inv0, inv1;          /* 1 / c0, 1 / c1 (fdiv) */
+    lz1_div q0, q1;             /* division by c0, c1 (lz1_div_q) */
     uint32_t p0, n, c0, c1;
     uint32_t b[3], d[3];
     uint32_t a, s;              /* axis (3: element 0, predicted 0), level stride */
 };
-
-/* n / d for n, d < 2^31 from inv = 1 / d (binary64): the product is
- * within 2^-20 of n / d, so the truncated quotient is off by at most one,
- * which the remainder corrects. */
-__device__ __forceinline__ uint32_t fdiv(uint32_t n, uint32_t d, double inv) {
-    uint32_t q = __double2uint_rz(__dmul_rn((double)n, inv));
-    const int64_t r = (int64_t)n - (int64_t)q * d;
-    if (r < 0) q--;
-    else if (r >= (int64_t)d) q++;
-    return q;
-}
 
 /* The sweeps of a chunk of coding rank `rank` and extents ex in axis order
  * `order` (lossy.c lz_sweep_starts, lossy_interp.h LZ_SWEEPS), level bounds
@@ -47,7 +36,7 @@ __device__ inline uint32_t sweep_table(Sweep *W, uint32_t cap, uint32_t rank, co
     Sweep w0;
     w0.h = lz1_level_step(h, tight, L);
     w0.rh = w0.h > 0 ? __ddiv_rn(1.0, w0.h) : __longlong_as_double(0x7ff0000000000000ll);
-    w0.p0 = 0, w0.n = 1, w0.c0 = w0.c1 = 1, w0.a = 3, w0.s = 0, w0.inv0 = w0.inv1 = 1.0;
+    w0.p0 = 0, w0.n = 1, w0.c0 = w0.c1 = 1, w0.a = 3, w0.s = 0, w0.q0 = w0.q1 = lz1_div_make(1);
     for (int k = 0; k < 3; k++) w0.b[k] = 0, w0.d[k] = 1;
     if (cap) W[0] = w0;
     uint32_t S = 0, base = 1;
@@ -66,8 +55,8 @@ __device__ inline uint32_t sweep_table(Sweep *W, uint32_t cap, uint32_t rank, co
             w.n = (uint32_t)(cnt[0] * cnt[1] * cnt[2]);
             w.c0 = (uint32_t)cnt[0];
             w.c1 = (uint32_t)cnt[1];
-            w.inv0 = 1.0 / (double)w.c0;
-            w.inv1 = 1.0 / (double)w.c1;
+            w.q0 = lz1_div_make(w.c0);
+            w.q1 = lz1_div_make(w.c1);
             for (int k = 0; k < 3; k++) w.b[k] = (uint32_t)b[k], w.d[k] = (uint32_t)d[k];
             w.a = a;
             w.s = (uint32_t)s;
