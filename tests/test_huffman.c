@@ -7,6 +7,7 @@
  * escapes), and truncated / corrupted payloads rejected without crashing.
  */
 #include "entropy/huff_limit.h"
+#include "entropy/huff_rounds.h"
 #include "entropy/huffman.h"
 #include "gen.h"
 #include "testutil.h"
@@ -583,8 +584,57 @@ static void test_limit(void) {
            (unsigned long long)tsteps);
 }
 
+/* scz_huff_rounds (the GPU's block-parallel construction, here with one
+ * thread) against 8.2's one-thread two-queue merge: the same internal
+ * nodes in the same order, with the same parents and leaf children, on
+ * Laplacian-like histograms and on small counts (many ties). */
+static void test_rounds(void) {
+    enum { MX = 4096 };
+    static uint32_t L[MX], in1[MX], in2[MX], par1[MX], par2[MX], ord[MX];
+    static uint8_t nl1[MX], nl2[MX];
+    int bad = 0;
+    uint64_t nodes = 0;
+    for (int trial = 0; trial < 2000 && !bad; trial++) {
+        const uint32_t m = 2 + (uint32_t)(rnd() % (trial % 4 == 0 ? MX - 1 : 600));
+        const int small = trial % 3 == 0;
+        const double scale = 0.5 + (double)(rnd() % 300) / 10.0;
+        for (uint32_t i = 0; i < m; i++) {
+            if (small) L[i] = 1 + (uint32_t)(rnd() % 8);
+            else {
+                const double d = (double)i - (double)(m / 2);
+                L[i] = 1 + (uint32_t)(1e6 * exp(-fabs(d) / scale)) + (uint32_t)(rnd() % 3);
+            }
+        }
+        /* ascending (insertion sort: m is small) */
+        for (uint32_t i = 1; i < m; i++) {
+            const uint32_t v = L[i];
+            uint32_t j = i;
+            while (j > 0 && L[j - 1] > v) L[j] = L[j - 1], j--;
+            L[j] = v;
+        }
+        /* one thread, as FORMAT.md 8.2 words it */
+        uint32_t i = 0, jn = 0, kn = 0;
+        for (uint32_t step = 0; step + 1 < m; step++) {
+            uint32_t sum = 0, nleaf = 0;
+            for (int h = 0; h < 2; h++) {
+                if (i < m && (jn >= kn || L[i] <= in1[jn])) sum += L[i++], nleaf++;
+                else par1[jn] = kn, sum += in1[jn++];
+            }
+            in1[kn] = sum;
+            nl1[kn++] = (uint8_t)nleaf;
+        }
+        scz_hr_state st;
+        const uint32_t kr = scz_huff_rounds(L, m, in2, par2, nl2, ord, &st, 0, 1);
+        if (kr != kn || memcmp(in1, in2, 4 * kn) || memcmp(par1, par2, 4 * (kn - 1)) || memcmp(nl1, nl2, kn)) bad = 1;
+        nodes += kn;
+        CHECK(!bad, "round construction differs from the two-queue merge (trial %d, m %u)", trial, m);
+    }
+    CHECK(nodes > 100000, "round construction: only %llu nodes tested", (unsigned long long)nodes);
+}
+
 int main(void) {
     test_limit();
+    test_rounds();
     test_codebook();
     test_streams();
     test_codec();

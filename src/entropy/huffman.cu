@@ -63,6 +63,7 @@
 #include "huffman_cuda.h"
 #include "huffman_enc_cuda.h"
 #include "huff_limit.h"
+#include "huff_rounds.h"
 
 #include <cub/cub.cuh>
 
@@ -1047,9 +1048,11 @@ __device__ __forceinline__ unsigned varint_len(uint32_t v) {
 }
 
 /* One block per chunk: code lengths (8.2), canonical codes, codebook
- * bytes (8.3), sizes. Dynamic shared memory: the internal-node queue
- * (ring of p.ring counts; with 14 bytes per used symbol, also the leaf
- * counts, parents and leaf-children counts). */
+ * bytes (8.3), sizes. Dynamic shared memory: with 17 bytes per used
+ * symbol, the leaf counts, parents, internal counts, a round's order and
+ * the leaf-children counts (the block-parallel construction, huff_rounds.h);
+ * else the internal-node queue (a ring of p.ring counts) of the one-thread
+ * construction, which reads the leaves from global memory. */
 __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
     scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<uint32_t, NT> Scan;
@@ -1062,6 +1065,7 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
     __shared__ uint64_t total_bits;
     constexpr uint32_t LEVMAX = 128; /* depths: counts < 2^32 bound them by ~46 */
     __shared__ uint32_t lev[LEVMAX], nint, nlev;
+    __shared__ scz_hr_state hst;
     extern __shared__ uint32_t dyn[];
     const uint32_t cl = blockIdx.x, tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     EMeta *M = p.meta + cl;
@@ -1075,24 +1079,23 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
     const uint64_t *keys = p.keysB + (size_t)cl * p.Kc; /* by (count, symbol) */
     const uint64_t *ukeys = p.keysA + (size_t)cl * p.Kc; /* by symbol (the sort's input, unchanged) */
     uint8_t *len = p.len + (size_t)cl * p.Kcap;          /* only used symbols are ever read */
-    /* The construction runs in one thread, the depths in the block.
-     * Shared memory holds the queue of internal nodes (a ring: at most m / 2
-     * are waiting); where there is room (14 bytes per leaf), also the leaf
-     * counts, the parents and the leaf children of the internal nodes. */
-    uint32_t rs = 1;
-    while (rs < (m + 1) / 2) rs <<= 1;
-    const bool fast = m >= 2 && 14ull * m + 64 <= p.dynbytes;
-    uint32_t *leafc = nullptr, *ring, *parent;
+    /* The construction runs in the block by rounds where its arrays fit in
+     * shared memory (17 bytes a leaf), else in one thread with the queue
+     * of internal nodes in shared memory (a ring: at most m / 2 are
+     * waiting); the depths in the block. */
+    const bool fast = m >= 2 && 17ull * m + 64 <= p.dynbytes;
+    uint32_t *leafc = nullptr, *ring = nullptr, *parent, *inner = nullptr, *ord = nullptr;
     uint8_t *nl;
-    if (fast) {
+    uint32_t rs = p.ring;
+    if (fast) { /* the leaf counts, parents, internal counts, round order, leaf children */
         leafc = dyn;
         parent = dyn + m;
-        ring = dyn + 2 * (size_t)m;
-        nl = reinterpret_cast<uint8_t *>(ring + rs);
+        inner = dyn + 2 * (size_t)m;
+        ord = dyn + 3 * (size_t)m;
+        nl = reinterpret_cast<uint8_t *>(dyn + 4 * (size_t)m);
         for (uint32_t i = tid; i < m; i += NT) leafc[i] = (uint32_t)(keys[i] >> 16);
         __syncthreads();
     } else {
-        rs = p.ring;
         ring = dyn;
         parent = p.parent + (size_t)cl * p.Kc;
         nl = p.nlf + (size_t)cl * p.Kc;
@@ -1100,10 +1103,11 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
     if (tid == 0) {
         for (int l = 0; l < 130; l++) Bl[l] = 0;
         if (m == 1) Bl[1] = 1;
-        else if (m >= 2) {
-            nint = fast ? merge_queues<true>(leafc, m, ring, rs - 1, parent, nl)
-                        : merge_queues<false>(keys, m, ring, rs - 1, parent, nl);
-        }
+        else if (m >= 2 && !fast) nint = merge_queues<false>(keys, m, ring, rs - 1, parent, nl);
+    }
+    if (fast) { /* block-uniform: the whole block, round by round (huff_rounds.h) */
+        const uint32_t kn = scz_huff_rounds(leafc, m, inner, parent, nl, ord, &hst, tid, NT);
+        if (tid == 0) nint = kn;
     }
     __syncthreads();
     /* Depths: internal nodes are consumed in creation order, so parent[] is
@@ -1794,16 +1798,16 @@ __global__ void __launch_bounds__(NT) k_easm(EParams p) {
 }
 
 /* Shared memory of k_ebook beyond its static part: the ring (and Kc bytes),
- * or, where it fits in EBOOK_FAST_MAX, room for the fast path (14 bytes a
- * used symbol: the leaf counts, parents and leaf children in shared memory
- * too). Without it the construction read each leaf from global memory, a
+ * or, where it fits in EBOOK_FAST_MAX, room for the fast path (17 bytes a
+ * used symbol: the construction by rounds, huff_rounds.h). Without it the
+ * one-thread construction reads each leaf from global memory, a
  * dependent load every step (H200, level-1 streams of ~400 symbols: ~270
  * cycles a symbol). The cap keeps the fast path below the 48 KiB a launch
  * gets without opting in (cudaFuncSetAttribute is per function, not per
  * launch). */
 constexpr size_t EBOOK_FAST_MAX = 44 * 1024;
 size_t ebook_dyn(uint32_t ring, uint32_t Kc) {
-    const size_t base = (size_t)ring * 4 + Kc, fast = 14 * (size_t)Kc + 64;
+    const size_t base = (size_t)ring * 4 + Kc, fast = 17 * (size_t)Kc + 64;
     return fast > base && fast <= EBOOK_FAST_MAX ? fast : base;
 }
 
