@@ -104,7 +104,11 @@ namespace {
 
 constexpr uint32_t NT = 256;            /* threads per block */
 constexpr uint32_t TILE = 4096;         /* codes per tile (V_new / V_repeat) */
-constexpr size_t HIST_SMEM = 160 << 10; /* k_hist's shared counters, at most */
+/* k_hist's shared counters a segment, at most: 9 x 1024 x 4 = 36 KiB, six
+ * blocks an SM (a chunk's whole alphabet where it fits; wider ones count
+ * the 1024 codes around the zero error there, their tails in global
+ * memory) */
+constexpr uint32_t HIST_WIN = 1024;
 constexpr uint32_t PER = TILE / NT;     /* codes per thread in a tile */
 constexpr uint32_t NONE = 0xffffffffu;
 constexpr uint32_t ND = 8;              /* decision bytes per chunk */
@@ -478,12 +482,12 @@ __global__ void k_stab(E1 p) {
 __device__ __forceinline__ void code_err(int64_t d, uint32_t R, uint64_t span, uint16_t *code, long long *aux,
                                          uint32_t *m) {
     if ((uint64_t)d + (uint64_t)(R - 1) < span) {
-        *code = (uint16_t)(d + R);
+        __stwb(code, (unsigned short)(d + R)); /* global stores (pointers that may be opaque) */
         const uint32_t a = (uint32_t)(d < 0 ? -d : d);
         *m = a > *m ? a : *m;
     } else {
-        *code = LZ_CODE_OUTLIER;
-        *aux = (long long)d;
+        __stwb(code, (unsigned short)LZ_CODE_OUTLIER);
+        __stwb(aux, (long long)d);
     }
 }
 
@@ -498,8 +502,18 @@ __device__ __forceinline__ void rmax_warp(const E1 &p, uint32_t c, uint32_t m) {
 }
 
 /* Sweep index j (entry 0: element 0) of every interpolated chunk, chunk
- * cbase + blockIdx.y, its elements over the blocks blockIdx.x. */
-template <bool F32, uint32_t SV> __global__ void __launch_bounds__(NT) k_isw(E1 p, uint32_t j, uint32_t cbase) {
+ * cbase + blockIdx.y, its elements over the blocks blockIdx.x. The
+ * chunk's arrays are addressed by 32-bit indices from per-chunk bases kept
+ * opaque (a chunk has at most 2^32 - 2 elements; without them every access
+ * re-added the chunk's 64-bit offset), the bounds are 32-bit and cannot
+ * wrap (s < ea - ca; 3 s saturated), the warp iterates as a whole (a
+ * block-uniform loop) so that one vote decides whether any lane has a
+ * verbatim neighbour (float32: the Rv loads were predicated into every
+ * element's path), and the last sweep writes no R (nothing reads it).
+ * Nsight (H100, wmag): ~250 -> ~150 instructions an element, but the time
+ * is the loads' latency (long-scoreboard stalls, 40% occupancy): what
+ * gained was the occupancy (MB, isw_sv). */
+template <bool F32, uint32_t SV, uint32_t MB> __global__ void __launch_bounds__(NT, MB) k_isw(E1 p, uint32_t j, uint32_t cbase) {
     scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef typename std::conditional<F32, float, double>::type T;
     const uint32_t c = cbase + blockIdx.y;
@@ -508,49 +522,55 @@ template <bool F32, uint32_t SV> __global__ void __launch_bounds__(NT) k_isw(E1 
     const Sweep W = p.sw[(uint64_t)c * p.swn + j];
     const CGeo &g = geo(p, c);
     const int cubic = p.dec[(uint64_t)c * ND + 5] == LZ_PRED_CUBIC;
-    double *Rv = p.Rv + (uint64_t)c * p.cf;
-    float *Rf = F32 ? p.Rf + (uint64_t)c * p.cf : nullptr;
-    uint16_t *codes = p.codes + (uint64_t)c * p.cf;
-    long long *aux = p.aux + (uint64_t)c * p.cf;
-    const T *src = reinterpret_cast<const T *>(p.src + (uint64_t)sc(p, c) * p.raw_full);
-    /* indices below 2^32 (a chunk has at most 2^32 - 2 elements) */
+    using scz_ku::opaque;
+    double *Rv = opaque(p.Rv + (uint64_t)c * p.cf);
+    float *Rf = F32 ? opaque(p.Rf + (uint64_t)c * p.cf) : nullptr;
+    T *Rt = F32 ? reinterpret_cast<T *>(Rf) : reinterpret_cast<T *>(Rv);
+    uint16_t *codes = opaque(p.codes + (uint64_t)c * p.cf + W.p0);
+    long long *aux = opaque(p.aux + (uint64_t)c * p.cf + W.p0);
+    const T *src = opaque(reinterpret_cast<const T *>(p.src + (uint64_t)sc(p, c) * p.raw_full));
     const uint32_t e0 = (uint32_t)g.e[0], e1 = (uint32_t)g.e[1];
     const uint32_t sta = W.a == 0 ? 1 : W.a == 1 ? e0 : e0 * e1, s = W.s, o = s * sta;
-    const uint64_t ea = W.a < 3 ? g.e[W.a] : 1;
+    const uint32_t ea = W.a < 3 ? (uint32_t)g.e[W.a] : 1;
+    const uint32_t s3 = 3ull * s < 0xffffffffull ? 3 * s : 0xffffffffu; /* ca >= s3 never holds when saturated */
     const int64_t R = p.R;
     const uint64_t span = 2 * (uint64_t)R - 1;
+    const uint32_t n = W.n;
+    const bool last = j == S; /* no sweep reads the last one's R (nor does anything after the sweeps) */
     uint32_t m = 0;
-    for (uint32_t k0 = blockIdx.x * NT * SV + threadIdx.x; k0 < W.n; k0 += gridDim.x * NT * SV) {
+    for (uint32_t b0 = blockIdx.x * NT * SV; b0 < n; b0 += gridDim.x * NT * SV) {
         /* SV elements: everything each reads loaded first, then computed
          * (lz_ipred's neighbours: A, B, A3, B3 where they exist) */
         uint32_t iv[SV], fl[SV]; /* fl: 1 valid, 2 B, 4 A3, 8 B3 */
         T xv[SV], nb[SV][4];
+        bool vn = false; /* a verbatim neighbour (float32) */
 #pragma unroll
         for (uint32_t v = 0; v < SV; v++) {
-            const uint32_t k = k0 + v * NT;
+            const uint32_t k = b0 + v * NT + threadIdx.x;
             fl[v] = 0;
-            iv[v] = 0;
             xv[v] = 0;
             nb[v][0] = nb[v][1] = nb[v][2] = nb[v][3] = 0;
-            if (k >= W.n) continue;
             const uint32_t q1 = lz1_div_q(k, W.q0), kx = k - q1 * W.c0;
             const uint32_t kz = lz1_div_q(q1, W.q1), ky = q1 - kz * W.c1;
             const uint32_t x = W.b[0] + kx * W.d[0], y = W.b[1] + ky * W.d[1], z = W.b[2] + kz * W.d[2];
             const uint32_t i = (z * e1 + y) * e0 + x;
             iv[v] = i;
+            if (k >= n) continue;
             fl[v] = 1;
             xv[v] = __ldg(src + i);
             if (W.a < 3) {
-                const uint64_t ca = W.a == 0 ? x : W.a == 1 ? y : z;
-                const bool hb = ca + s < ea, ha3 = cubic && hb && ca >= 3ull * s, hb3 = cubic && hb && ca + 3ull * s < ea;
+                const uint32_t ca = W.a == 0 ? x : W.a == 1 ? y : z; /* ca < ea */
+                const bool hb = s < ea - ca, ha3 = cubic && hb && ca >= s3, hb3 = cubic && hb && s3 < ea - ca;
                 fl[v] |= (hb ? 2u : 0u) | (ha3 ? 4u : 0u) | (hb3 ? 8u : 0u);
-                const T *Rt = F32 ? reinterpret_cast<const T *>(Rf) : reinterpret_cast<const T *>(Rv);
-                nb[v][0] = __ldg(Rt + i - o); /* written by earlier sweeps (launches) */
-                if (hb) nb[v][1] = __ldg(Rt + i + o);
-                if (ha3) nb[v][2] = __ldg(Rt + i - 3 * o);
-                if (hb3) nb[v][3] = __ldg(Rt + i + 3 * o);
+                nb[v][0] = __ldg(Rt + (i - o)); /* written by earlier sweeps (launches) */
+                if (hb) nb[v][1] = __ldg(Rt + (i + o));
+                if (ha3) nb[v][2] = __ldg(Rt + (i - 3 * o));
+                if (hb3) nb[v][3] = __ldg(Rt + (i + 3 * o));
+                if (F32) /* NaN marks a verbatim neighbour, its R in Rv */
+                    vn |= nb[v][0] != nb[v][0] || nb[v][1] != nb[v][1] || nb[v][2] != nb[v][2] || nb[v][3] != nb[v][3];
             }
         }
+        vn = F32 && __any_sync(0xffffffffu, vn); /* every lane of the warp is here (the loop is block-uniform) */
 #pragma unroll
         for (uint32_t v = 0; v < SV; v++) {
             if (!fl[v]) continue;
@@ -558,24 +578,31 @@ template <bool F32, uint32_t SV> __global__ void __launch_bounds__(NT) k_isw(E1 
             double P = 0.0;
             if (W.a < 3) {
                 double w[4];
-                const uint32_t at[4] = {i - o, i + o, i - 3 * o, i + 3 * o};
 #pragma unroll
-                for (int q = 0; q < 4; q++) /* float32: NaN marks a verbatim neighbour, its R in Rv */
-                    w[q] = F32 && nb[v][q] != nb[v][q] ? __ldg(Rv + at[q]) : (double)nb[v][q];
+                for (int q = 0; q < 4; q++) w[q] = (double)nb[v][q];
+                if (F32 && vn) { /* rare: a branch, not predicated loads on the common path */
+                    const uint32_t at[4] = {i - o, i + o, i - 3 * o, i + 3 * o};
+#pragma unroll
+                    for (int q = 0; q < 4; q++)
+                        if (nb[v][q] != nb[v][q]) w[q] = __ldg(Rv + at[q]);
+                }
                 P = lz_finterp(cubic, w[0], fl[v] >> 1 & 1, w[1], fl[v] >> 2 & 1, w[2], fl[v] >> 3 & 1, w[3]);
             }
             int64_t q;
             double xr;
-            const uint64_t pos = W.p0 + k0 + v * NT;
+            const uint32_t pos = b0 + v * NT + threadIdx.x;
             if (lz1_rq((double)xv[v], P, W.rh, W.h, p.eb, F32, &q, &xr)) {
-                Rv[i] = P;
-                if (F32) Rf[i] = __int_as_float(0x7fffffff);
-                codes[pos] = (uint16_t)LZ_VNEW(R); /* V_new or V_repeat: k_vt2 */
-                aux[pos] = (long long)i;
+                if (!last) {
+                    __stwb(Rv + i, P);
+                    if (F32) __stwb(Rf + i, __int_as_float(0x7fffffff));
+                }
+                __stwb(codes + pos, (unsigned short)LZ_VNEW(R)); /* V_new or V_repeat: k_vt2 */
+                __stwb(aux + pos, (long long)i);
             } else {
-                if (F32) Rf[i] = (float)xr; /* T(x') of float32 data: exact */
-                else Rv[i] = xr;
-                code_err(q, R, span, &codes[pos], &aux[pos], &m);
+                if (last) {
+                } else if (F32) __stwb(Rf + i, (float)xr); /* T(x') of float32 data: exact */
+                else __stwb(Rv + i, xr);
+                code_err(q, R, span, codes + pos, aux + pos, &m);
             }
         }
     }
@@ -811,13 +838,6 @@ __global__ void k_sinit(E1 p) {
     }
 }
 
-/* Adds 1 at base[key] for each lane whose key is not ~0 (warp-aggregated;
- * every lane of the warp calls it; 32-bit keys: one match instruction). */
-__device__ __forceinline__ void agg_add(uint32_t *base, uint32_t key) {
-    const unsigned peers = __match_any_sync(0xffffffffu, key);
-    if (key != ~0u && (threadIdx.x & 31) == (unsigned)(__ffs(peers) - 1)) atomicAdd(base + key, (uint32_t)__popc(peers));
-}
-
 /* Code v of radius R as a code of the chunk's radius r (7.10 step 2): an
  * outlier stays 0, V_new / V_repeat (2R, 2R + 1) become 2r, 2r + 1, the
  * others keep their error. */
@@ -865,12 +885,15 @@ __device__ __forceinline__ void tile_runs(const E1 &p, RunTmp &tmp, uint32_t c, 
  * each of the last G sweeps (stream gg for sweep S - gg) and the codes
  * before them (stream 0, which k_rest turns into all codes). A tile inside
  * one segment (most tiles) adds to that segment's counters; one across a
- * sweep start finds each position's. SH: a block counts its tiles (every
- * gridDim.x-th) in shared memory ((1 + G) x K_c counters: the chunk's own
- * alphabet) and adds the non-zero counts to the set's histograms once
- * (global atomics on a few hot codes were most of this step); else
- * straight into the histograms. Equal keys of a warp are counted once. */
-template <bool SH> __global__ void __launch_bounds__(NT) k_hist(E1 p) {
+ * sweep start finds each position's. A block counts its tiles (every
+ * gridDim.x-th) in shared memory, (1 + G) x W counters of the codes lo ..
+ * lo + W - 1 (W = wmax: the chunk's whole alphabet K_c where it fits, else
+ * the wmax codes around its zero error), and adds the non-zero counts to
+ * the set's histograms once; codes outside the window (the tails of a wide
+ * alphabet) go straight to the histograms. Global atomics on hot codes
+ * were most of this step (H100, mpas REL 1e-4, whose alphabets did not fit
+ * shared memory: 6.4 ms for 134 M codes). */
+__global__ void __launch_bounds__(NT) k_hist(E1 p, uint32_t wmax) {
     extern __shared__ uint32_t sh[];
     __shared__ uint32_t st[LZ1_GMAX + 1];
     __shared__ RunTmp rt;
@@ -882,9 +905,9 @@ template <bool SH> __global__ void __launch_bounds__(NT) k_hist(E1 p) {
     if (blockIdx.x >= nt) return;
     const uint32_t G = S < LZ1_GMAX ? S : LZ1_GMAX;
     const uint32_t R = p.R, r = p.rmax[c] + 1, Kc = 2 * r + 2;
+    const uint32_t W = Kc <= wmax ? Kc : wmax, lo = Kc <= wmax ? 0 : r - wmax / 2; /* r >= wmax / 2 here */
     if (threadIdx.x < G) st[threadIdx.x] = sw_start(p, c, S - 1 - threadIdx.x); /* st[gg - 1]: sweep S - gg */
-    if (SH)
-        for (uint32_t i = threadIdx.x; i < (1 + G) * Kc; i += NT) sh[i] = 0;
+    for (uint32_t i = threadIdx.x; i < (1 + G) * W; i += NT) sh[i] = 0;
     __syncthreads();
     /* the segment of position pos: the latest of the last G sweeps that
      * starts at or before it, else 0 */
@@ -895,15 +918,19 @@ template <bool SH> __global__ void __launch_bounds__(NT) k_hist(E1 p) {
     };
     const uint16_t *codes = p.codes + (uint64_t)c * p.cf;
     uint16_t *out = p.codes_r + (uint64_t)c * p.cf;
+    uint32_t *H = p.hist + (uint64_t)c * Q * p.hstride;
     /* the mapped code before tile position a (0x10000: none), for tile_runs */
     auto before = [&](uint64_t a) -> uint32_t { return a > 0 && a < n ? code_r(codes[a - 1], R, r) : 0x10000u; };
-    const uint32_t hs = SH ? Kc : p.hstride; /* keys g hs + m: below 2^20 */
-    uint32_t *base = SH ? sh : p.hist + (uint64_t)c * Q * p.hstride;
     for (uint64_t t = blockIdx.x; t < nt; t += gridDim.x) {
         const uint64_t a = t * TILE, z = a + TILE < n ? a + TILE : n;
         const uint32_t g0 = seg(a);
         const bool one = seg(z - 1) == g0;
-        if (SH && one) {
+        const uint64_t a0 = a + (uint64_t)threadIdx.x * PER;
+        uint16_t cv[PER];
+        tile_codes(codes, a0, n, 0, cv);
+#pragma unroll
+        for (uint32_t k = 0; k < PER; k++) cv[k] = (uint16_t)code_r(cv[k], R, r);
+        if (one) {
             /* the five codes around the zero error (most codes) counted in
              * 12-bit fields of a register, summed over the warp, added once
              * a tile; the others added one by one. A thread's PER codes are
@@ -912,59 +939,39 @@ template <bool SH> __global__ void __launch_bounds__(NT) k_hist(E1 p) {
              * waiting for the store and atomic before it, made this kernel
              * latency-bound) */
             uint64_t pk = 0;
-            uint32_t *hs0 = sh + g0 * Kc;
-            const uint64_t a0 = a + (uint64_t)threadIdx.x * PER;
-            uint16_t cv[PER];
-            tile_codes(codes, a0, n, 0, cv);
-#pragma unroll
-            for (uint32_t k = 0; k < PER; k++) {
-                const uint32_t v = cv[k];
-                cv[k] = (uint16_t)code_r(v, R, r);
-            }
+            uint32_t *hs0 = sh + g0 * W;
             tile_store(out, a0, n, cv);
 #pragma unroll
             for (uint32_t k = 0; k < PER; k++) {
                 if (a0 + k >= n) break;
                 const uint32_t m = cv[k], d = m + 2 - r;
                 if (d < 5) pk += 1ull << (12 * d);
-                else atomicAdd(hs0 + m, 1u);
+                else if (m - lo < W) atomicAdd(hs0 + (m - lo), 1u);
+                else atomicAdd(H + (uint64_t)g0 * p.hstride + m, 1u);
             }
 #pragma unroll
             for (int o = 16; o > 0; o >>= 1) pk += __shfl_down_sync(0xffffffffu, pk, o);
             if ((threadIdx.x & 31) == 0)
                 for (uint32_t d = 0; d < 5; d++) {
                     const uint32_t cnt = (uint32_t)(pk >> (12 * d)) & 4095u; /* at most 32 x PER */
-                    if (cnt) atomicAdd(hs0 + r - 2 + d, cnt);
+                    if (cnt) atomicAdd(hs0 + (r - 2 + d - lo), cnt); /* the five lie in the window */
                 }
-            tile_runs(p, rt, c, t, n, a0, cv, before(a)); /* the runs (a pass of its own before) */
-            continue;
-        }
-        for (uint32_t k = 0; k < PER; k++) {
-            const uint64_t pos = a + (uint64_t)k * NT + threadIdx.x;
-            uint32_t key = ~0u;
-            if (pos < n) {
-                const uint32_t v = codes[pos];
-                const uint32_t m = code_r(v, R, r);
-                out[pos] = (uint16_t)m;
-                key = (one ? g0 : seg(pos)) * hs + m;
-            }
-            agg_add(base, key);
-        }
-        {   /* the tile's runs from its codes again, a thread's PER consecutive ones */
-            const uint64_t a0 = a + (uint64_t)threadIdx.x * PER;
-            uint16_t cv[PER];
-            tile_codes(codes, a0, n, 0, cv);
+        } else {
 #pragma unroll
-            for (uint32_t k = 0; k < PER; k++) cv[k] = (uint16_t)code_r(cv[k], R, r);
-            tile_runs(p, rt, c, t, n, a0, cv, before(a));
+            for (uint32_t k = 0; k < PER; k++) {
+                const uint64_t pos = a0 + k;
+                if (pos >= n) break;
+                const uint32_t m = cv[k], g = seg(pos);
+                out[pos] = (uint16_t)m;
+                if (m - lo < W) atomicAdd(sh + g * W + (m - lo), 1u);
+                else atomicAdd(H + (uint64_t)g * p.hstride + m, 1u);
+            }
         }
+        tile_runs(p, rt, c, t, n, a0, cv, before(a)); /* the runs (a pass of its own before) */
     }
-    if (SH) {
-        __syncthreads();
-        uint32_t *H = p.hist + (uint64_t)c * Q * p.hstride;
-        for (uint32_t i = threadIdx.x; i < (1 + G) * Kc; i += NT)
-            if (sh[i]) atomicAdd(&H[(uint64_t)(i / Kc) * p.hstride + i % Kc], sh[i]);
-    }
+    __syncthreads();
+    for (uint32_t i = threadIdx.x; i < (1 + G) * W; i += NT)
+        if (sh[i]) atomicAdd(&H[(uint64_t)(i / W) * p.hstride + lo + i % W], sh[i]);
 }
 
 /* From k_hist's segments: stream 0 all codes, stream LZ1_GMAX + gg the
@@ -1041,41 +1048,63 @@ __global__ void k_rcrit(E1 p) {
  * 65536 codes and a last, shorter one) counted without forming them: a
  * position at offset o of its run starts a piece where o mod 65536 = 0
  * (its code counted) and ends one where the run ends there or o mod 65536
- * = 65535 (o mod 65536 = the length - 1 counted). */
+ * = 65535 (o mod 65536 = the length - 1 counted). A block takes RT_TPB
+ * tiles and counts in shared memory (codes below RT_SH, lengths - 1 below
+ * RT_SH; the rest, rare, in global memory), then adds the non-zero counts
+ * once: global atomics straight into the histograms put a few hot
+ * counters under every block of the chunk (H100, pressure REL 1e-3, whose
+ * runs are short over a handful of codes: 2.39 ms for 67 M codes). */
+constexpr uint32_t RT_TPB = 16, RT_SH = 2048;
+
 __global__ void __launch_bounds__(NT) k_rt2(E1 p) {
     typedef cub::BlockScan<uint32_t, NT> BS;
     typedef cub::BlockReduce<uint32_t, NT> BR;
     __shared__ typename BS::TempStorage ts;
     __shared__ typename BR::TempStorage tr;
-    const uint32_t c = blockIdx.y, t = blockIdx.x;
+    __shared__ uint32_t hc[RT_SH], hl[RT_SH];
+    const uint32_t c = blockIdx.y;
     if (!p.rtry[c]) return;
-    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
-    if (a >= n) return;
+    const uint64_t n = geo(p, c).n, nt = (n + TILE - 1) / TILE;
+    if (blockIdx.x >= nt) return;
+    for (uint32_t i = threadIdx.x; i < RT_SH; i += NT) hc[i] = hl[i] = 0;
+    __syncthreads();
     const uint16_t *cr = p.codes_r + (uint64_t)c * p.cf;
-    const uint64_t a0 = a + threadIdx.x * PER;
     auto run_start = [&](uint32_t, uint64_t pos) { return pos == 0 || cr[pos] != cr[pos - 1]; };
-    uint32_t rs = last_mark(p, ts, p.rlast, c, t, a0, n, run_start); /* NONE only before position 0 */
     uint32_t *h2 = p.hist2 + (uint64_t)(2 * c) * p.h2stride; /* run codes, then lengths at h2stride */
-    const uint32_t hl = p.h2stride;
-    uint32_t pieces = 0;
-    for (uint32_t k = 0; k < PER; k++) {
-        const uint64_t pos = a0 + k;
-        uint32_t kv = ~0u, kl = ~0u;
-        if (pos < n) {
+    const uint32_t hls = p.h2stride;
+    uint32_t all = 0;
+    for (uint64_t t = blockIdx.x; t < nt; t += gridDim.x) {
+        const uint64_t a0 = t * TILE + threadIdx.x * PER;
+        uint32_t rs = last_mark(p, ts, p.rlast, c, (uint32_t)t, a0, n, run_start); /* NONE only before position 0 */
+        uint32_t pieces = 0;
+        for (uint32_t k = 0; k < PER; k++) {
+            const uint64_t pos = a0 + k;
+            if (pos >= n) break;
             const uint32_t v = cr[pos];
             if (pos == 0 || cr[pos - 1] != v) rs = (uint32_t)pos;
             const uint32_t o = (uint32_t)pos - rs, om = o % LZ_MAX_RUN;
-            if (om == 0) kv = v, pieces++;
-            if (pos + 1 == n || cr[pos + 1] != v || om == LZ_MAX_RUN - 1) kl = hl + om;
+            if (om == 0) {
+                pieces++;
+                if (v < RT_SH) atomicAdd(hc + v, 1u);
+                else atomicAdd(h2 + v, 1u);
+            }
+            if (pos + 1 == n || cr[pos + 1] != v || om == LZ_MAX_RUN - 1) {
+                if (om < RT_SH) atomicAdd(hl + om, 1u);
+                else atomicAdd(h2 + hls + om, 1u);
+            }
         }
-        agg_add(h2, kv);
-        agg_add(h2, kl);
+        const uint32_t sp = BR(tr).Sum(pieces);
+        if (threadIdx.x == 0) {
+            all += sp;
+            p.tpp[(uint64_t)c * p.tpc + t] = sp;
+        }
+        __syncthreads(); /* ts, tr again */
     }
-    const uint32_t sp = BR(tr).Sum(pieces);
-    if (threadIdx.x == 0) {
-        if (sp) atomicAdd(&p.r2cnt[2 * c], sp);
-        p.tpp[(uint64_t)c * p.tpc + t] = sp;
+    for (uint32_t i = threadIdx.x; i < RT_SH; i += NT) {
+        if (hc[i]) atomicAdd(h2 + i, hc[i]);
+        if (hl[i]) atomicAdd(h2 + hls + i, hl[i]);
     }
+    if (threadIdx.x == 0 && all) atomicAdd(&p.r2cnt[2 * c], all);
 }
 
 __global__ void k_rcnt(E1 p) {
@@ -1480,8 +1509,11 @@ __global__ void __launch_bounds__(NT) k_pcopy(E1 p) {
 
 uint32_t sweep_entries(const CGeo &g) { return lz1_nsweeps(g.rank, g.e) + 1; }
 
-/* Elements per thread and step of k_isw: SCZ_L1_ISV (1 or 2), default 2
- * (H100, wmag REL 1e-3: sweeps 2.50 / 2.38 ms). */
+/* Elements per thread and step of k_isw: SCZ_L1_ISV (1 or 2), default 2,
+ * with the registers of 5 blocks an SM (6 with 1). H100, wmag REL 1e-3,
+ * sweeps: 2 elements with the compiler's registers (4 blocks) 2.29 ms, 5
+ * blocks 2.11, 6 blocks (spills) 2.15, 4 elements and 3 blocks 2.10, 1
+ * element and 6 blocks 2.26. */
 int isw_sv() {
     static int sv = 0;
     if (!sv) {
@@ -1500,8 +1532,8 @@ uint64_t sweep_blocks(const CGeo &g, uint32_t j) {
 /* The estimate and decision (7.10 step 1) of chunks [0, nreal). */
 template <bool F32> cudaError_t launch_est(const E1 &p, cudaStream_t s) {
     const uint64_t nsf = p.gfull.n > LZ1_SAMPLE_OFF ? (p.gfull.n - LZ1_SAMPLE_OFF) / LZ1_SAMPLE_STEP + 1 : 1;
-    /* a few samples a thread: fewer blocks, fewer atomics on the sums */
-    const uint32_t ge = (uint32_t)((nsf + 4 * NT - 1) / (4 * NT) < 1024 ? (nsf + 4 * NT - 1) / (4 * NT) : 1024);
+    /* two samples a thread (H100, wmag REL 1e-3: 0.340 -> 0.325 ms from four) */
+    const uint32_t ge = (uint32_t)((nsf + 2 * NT - 1) / (2 * NT) < 1024 ? (nsf + 2 * NT - 1) / (2 * NT) : 1024);
     k_est<F32><<<dim3(ge, p.nreal), NT, 0, s>>>(p);
     k_decide<<<(p.nreal + NT - 1) / NT, NT, 0, s>>>(p);
     return cudaGetLastError();
@@ -1539,8 +1571,8 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
             const dim3 gs(gx, p.nch - cb < 65535 ? p.nch - cb : 65535);
             /* programmatic dependent launches: a sweep's blocks start
              * while the one before drains (24 launches a group) */
-            if (isw_sv() == 2) e = scz_ku::launch_pdl(k_isw<F32, 2>, gs, NT, 0, s, p, j, cb);
-            else e = scz_ku::launch_pdl(k_isw<F32, 1>, gs, NT, 0, s, p, j, cb);
+            if (isw_sv() == 1) e = scz_ku::launch_pdl(k_isw<F32, 1, 6>, gs, NT, 0, s, p, j, cb);
+            else e = scz_ku::launch_pdl(k_isw<F32, 2, 5>, gs, NT, 0, s, p, j, cb);
             if (e) return e;
         }
     }
@@ -1568,15 +1600,9 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     if ((e = cudaMemsetAsync(p.hist, 0, (size_t)p.nch * Q * p.hstride * 4, s))) return e;
     if ((e = cudaMemsetAsync(p.runs, 0, (size_t)p.nch * 8, s))) return e; /* k_hist's tile_runs */
     k_sinit<<<gc, NT, 0, s>>>(p);
-    {
-        const size_t shb = (size_t)(1 + LZ1_GMAX) * p.Kg * 4;
-        if (shb <= HIST_SMEM) { /* 16 tiles a block */
-            if ((e = cudaFuncSetAttribute(k_hist<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)HIST_SMEM)))
-                return e;
-            k_hist<true><<<dim3((p.tpc + 15) / 16, p.nch), NT, shb, s>>>(p);
-        } else {
-            k_hist<false><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
-        }
+    {   /* 16 tiles a block */
+        const uint32_t wmax = p.Kg < HIST_WIN ? p.Kg : HIST_WIN;
+        k_hist<<<dim3((p.tpc + 15) / 16, p.nch), NT, (size_t)(1 + LZ1_GMAX) * wmax * 4, s>>>(p, wmax);
     }
     mk(-1, "hist");
     k_rest<<<dim3((p.Kg + NT - 1) / NT < 64 ? (p.Kg + NT - 1) / NT : 64, p.nch), NT, 0, s>>>(p);
@@ -1588,7 +1614,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     if ((e = cudaMemsetAsync(p.hist2, 0, (size_t)p.nch * 2 * p.h2stride * 4, s))) return e;
     k_vscan<<<p.nch, NT, 0, s>>>(p, p.rlast); /* rlast, runs: k_hist (tile_runs) */
     k_rcrit<<<gc, NT, 0, s>>>(p);
-    k_rt2<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+    k_rt2<<<dim3((p.tpc + RT_TPB - 1) / RT_TPB, p.nch), NT, 0, s>>>(p);
     k_rcnt<<<gc, NT, 0, s>>>(p);
     mk(-1, "rle count");
     const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr};
