@@ -29,15 +29,16 @@ struct Bump {
     }
 };
 
-/* Little-endian loads at any byte address. */
 /* x, opaque to the compiler: a per-block base pointer that it keeps in a
  * register instead of folding its 64-bit offset into every element's
- * address (one IMAD.WIDE an access from a 32-bit index, not an add chain). */
+ * address (one IMAD.WIDE an access from a 32-bit index, not an add chain).
+ * Stores through it are generic ones unless written with __stwb & co. */
 template <typename P> __device__ __forceinline__ P *opaque(P *x) {
     asm("" : "+l"(x));
     return x;
 }
 
+/* Little-endian loads at any byte address. */
 __device__ __forceinline__ uint32_t ldb32(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }

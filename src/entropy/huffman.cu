@@ -988,19 +988,14 @@ __global__ void __launch_bounds__(NT) k_eleaves(EParams p) {
  * children per internal node) and returns the number of internal nodes.
  * The queue heads are kept in registers (leaves and internal nodes three
  * deep), so a comparison never waits for the shared-memory load refilling
- * them. FAST: the leaf counts are in shared memory (src = uint32_t
- * counts), else read from the sorted keys (src = uint64_t count << 16 |
- * symbol). A compile-time switch on purpose: with a run-time choice
- * between the two sources inside this loop, CUDA 13.0's ptxas emitted the
- * shared-memory read one element too far (leafc[i + 3] for leafc[i + 2]:
- * the PTX is right, the SASS adds the old offset to the incremented
- * index), which gave wrong code lengths on the device only. */
-template <bool FAST, typename S>
-__device__ uint32_t merge_queues(const S *src, uint32_t m, uint32_t *ring, uint32_t rm, uint32_t *parent,
+ * them. The leaf counts are read from the sorted keys (count << 16 |
+ * symbol): this is k_ebook's path for streams whose used symbols do not
+ * fit its shared memory (the others take huff_rounds.h). */
+__device__ uint32_t merge_queues(const uint64_t *src, uint32_t m, uint32_t *ring, uint32_t rm, uint32_t *parent,
                                  uint8_t *nl) {
     auto leaf = [src, m](uint32_t k) -> uint32_t {
         if (k >= m) return 0u;
-        return FAST ? (uint32_t)src[k] : (uint32_t)((uint64_t)src[k] >> 16);
+        return (uint32_t)(src[k] >> 16);
     };
     uint32_t i = 0, jn = 0, kn = 0;
     uint32_t L0 = leaf(0), L1 = leaf(1), L2 = leaf(2);
@@ -1103,7 +1098,7 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
     if (tid == 0) {
         for (int l = 0; l < 130; l++) Bl[l] = 0;
         if (m == 1) Bl[1] = 1;
-        else if (m >= 2 && !fast) nint = merge_queues<false>(keys, m, ring, rs - 1, parent, nl);
+        else if (m >= 2 && !fast) nint = merge_queues(keys, m, ring, rs - 1, parent, nl);
     }
     if (fast) { /* block-uniform: the whole block, round by round (huff_rounds.h) */
         const uint32_t kn = scz_huff_rounds(leafc, m, inner, parent, nl, ord, &hst, tid, NT);
