@@ -45,8 +45,10 @@
  * Integer sums and minima over atomics do not depend on their order: the
  * bytes are deterministic and equal the CPU's.
  */
+#include "../util/ieee.h" /* first: lossy_interp_hd.h's host side seals its operations */
 #include "../entropy/huffman_enc_cuda.h"
 #include "lossy_cuda.h"
+#include "lossy_interp_hd.h"
 #include "../cuda/kutil.h"
 #include "../cuda/prof.h"
 
@@ -75,18 +77,13 @@ struct LGeo {
     uint64_t n;
 };
 
-/* Division of any 32-bit n by d >= 1 as q = (umulhi(n, m) + n) >> l with
- * l = ceil(log2 d), m = floor(2^32 (2^l - d) / d) + 1 (Granlund and
- * Montgomery; the sum in 64 bits). */
+/* Division of any 32-bit n by d >= 1 by a multiplier (lossy_interp_hd.h's
+ * lz1_div, which test_lossy checks), its two words kept apart in LGeo. */
 void fdiv_make(uint32_t d, uint32_t *m, uint32_t *l) {
-    uint32_t s = 0;
-    while ((1ull << s) < d) s++;
-    *l = s;
-    *m = (uint32_t)(((1ull << 32) * ((1ull << s) - d)) / d + 1);
+    const lz1_div v = lz1_div_make(d);
+    *m = v.m, *l = v.l;
 }
-__device__ __forceinline__ uint32_t fdiv(uint32_t n, uint32_t m, uint32_t l) {
-    return (uint32_t)(((uint64_t)__umulhi(n, m) + n) >> l);
-}
+__device__ __forceinline__ uint32_t fdiv(uint32_t n, uint32_t m, uint32_t l) { return lz1_div_q(n, lz1_div{m, l}); }
 
 LGeo lgeo(const scz_chunk_geom *g) {
     LGeo z;

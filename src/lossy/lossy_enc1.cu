@@ -291,7 +291,7 @@ __device__ __forceinline__ unsigned long long warp_sum(unsigned long long v) {
  * of lz1_est_sample (lossy_est_hd.h) with its control flow laid out for a
  * GPU: every value a sample reads is loaded before any is tested (the
  * loads in flight together, not one dependent load after another), its
- * coordinates by 32-bit divisions through a binary64 reciprocal, and the
+ * coordinates by 32-bit divisions by multipliers (lz1_div), and the
  * axis each order takes for the sample's level from a table per block; the
  * per-element operations are lossy_est_hd.h's, so the sums are the CPU's. */
 template <bool F32> __global__ void __launch_bounds__(NT) k_est(E1 p) {
