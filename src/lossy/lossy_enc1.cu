@@ -1746,21 +1746,29 @@ E1 l1_params(uint32_t nr, uint32_t nslots, const scz_chunk_geom &full, const scz
  * source and forced choices, are its own). */
 void l1_sizes(const E1 &p, bool pay, size_t sz[NM]) {
     const uint64_t nch = p.nch, cf = p.cf;
-    const size_t hss = scz__hse_scratch((uint32_t)(nch * Q), cf, 65536), hs2 = scz__hse_scratch((uint32_t)(nch * 2), cf, 65536);
-    const size_t hs3 = scz__hse_scratch((uint32_t)(nch * W3), cf, 65536), hw3 = scz__hse_work((uint32_t)(nch * W3), cf);
+    /* the code sets' alphabets are at most 2 R + 2 (launch_all checks the
+     * group's K against it); the run-length set's lengths take 65536 */
+    const uint32_t kc = 2 * (uint64_t)p.R + 2 < 65536 ? 2 * p.R + 2 : 65536;
+    const size_t hss = scz__hse_scratch((uint32_t)(nch * Q), cf, kc), hs2 = scz__hse_scratch((uint32_t)(nch * 2), cf, 65536);
+    const size_t hs3 = scz__hse_scratch((uint32_t)(nch * W3), cf, kc), hw3 = scz__hse_work((uint32_t)(nch * W3), cf);
+    /* R (Rv, and Rf of float32) lives only through the sweeps, the bodies
+     * only after them: R takes the bodies' region (4 x the raw chunk a
+     * slot; R 3 x for float32, 1 x for float64) */
+    const size_t rvb = scz_ku::rup(nch * cf * 8, 256), rfb = p.es == 4 ? nch * cf * 4 : 0;
+    const size_t bod = nch * 2 * p.bodycap > rvb + rfb ? nch * 2 * p.bodycap : rvb + rfb;
     const size_t v[NM] = {0, nch * LZ1_NCOST * 8, nch * ND, nch * p.swn * sizeof(Sweep), nch * 4,
-                          nch * cf * 8, nch * cf * 2, nch * cf * 8, nch * 4, nch * p.tpc * 4, nch * 8, nch * 8,
+                          0, nch * cf * 2, nch * cf * 8, nch * 4, nch * p.tpc * 4, nch * 8, nch * 8,
                           0, nch * cf * 2, nch * 4, hss, nch * Q * 4, nch * Q * 4, nch * Q * 8, nch * Q * 8,
                           nch * 4, nch * 8, nch * 8, nch * 8,
                           /* 24.. */ nch * p.tpc * 4, nch * 8, nch * 4, hs2, nch * 2 * 4, nch * 2 * 4, nch * 2 * 8,
                           nch * 4, nch * 4, nch * 8, nch * LZ1_HDR, nch * 8, /* 36.. */ nch * p.tpc * 4, nch * 8, nch * 8, nch * 8,
-                          /* 40.. */ nch * 2 * p.bodycap, nch * p.tpc * 8, nch * p.tpc * 8, nch * W3 * 4,
+                          /* 40.. */ bod, nch * p.tpc * 8, nch * p.tpc * 8, nch * W3 * 4,
                           nch * W3 * 4, nch * W3 * 8, nch * W3 * 8, nch * W3 * 8, hs3, hw3,
                           /* 50.. */ 8, nch * p.tpc * 8, nch * 2 * cf * 2, nch * 2 * 8, nch * 2 * 8,
                           /* 55.. */ 0, nch * 2 * 4, nch * 2 * 8, nch * 2 * 8, pay ? nch * p.paycap : 0,
                           nch * 8, nch * 4, scz__hse_scratch((uint32_t)(nch * 2), p.bodycap, 256),
                           scz__hse_work((uint32_t)(nch * 2), p.bodycap), /* 64.. */ nch * 4, nch * 4,
-                          p.es == 4 ? nch * cf * 4 : 0};
+                          0};
     memcpy(sz, v, sizeof v);
 }
 
@@ -1771,8 +1779,9 @@ void l1_bind(E1 &p, void *const m[NM], const size_t sz[NM]) {
     p.dec = static_cast<uint8_t *>(m[2]);
     p.sw = static_cast<Sweep *>(m[3]);
     p.nsw = static_cast<uint32_t *>(m[4]);
-    p.Rv = static_cast<double *>(m[5]);
-    p.Rf = static_cast<float *>(m[66]);
+    p.Rv = static_cast<double *>(m[40]); /* l1_sizes: R in the bodies' region */
+    p.Rf = p.es == 4 ? reinterpret_cast<float *>(static_cast<uint8_t *>(m[40]) + scz_ku::rup((uint64_t)p.nch * p.cf * 8, 256))
+                     : nullptr;
     p.codes = static_cast<uint16_t *>(m[6]);
     p.aux = static_cast<long long *>(m[7]);
     p.rmax = static_cast<uint32_t *>(m[8]);
