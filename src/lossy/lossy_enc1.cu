@@ -1910,9 +1910,13 @@ cudaError_t l1_place(const E1 &p, void *hstate5, void *hwork5, cudaStream_t s) {
  * of the batch takes (so compressing adds no peak to a round trip). A
  * group takes the next chunks whose trial payloads (where the estimate
  * asks for them) fit beside them: S chunks of data that needs no trial.
- * About 10 x the raw bytes of a float32 chunk per slot, plus ~2.2 MB per
- * stream of the stream sets (H200, wmag 512^3 float32 REL 1e-3: 22.2 GB/s
- * with 2 GiB, 35.6 with 4 GiB, 40.2 with all 16 chunks in a group). */
+ * A slot of a 33.5 MB float32 chunk is 337 MB (10 x): aux 67, the bodies
+ * 134 (R inside them), the run pieces 34, the size set's stream state 39
+ * and the body set's 21 (sized for 2 R + 2 symbols: 65536 at level 1's
+ * radius bound), codes and codes_r 17 each. H100, wmag 512^3 float32 REL
+ * 1e-3 (16 chunks): two groups 100.7 GB/s, one (SCZ_L1_BUDGET_MB=8000)
+ * 114.7; one group for every input needs a slot within the decoder's
+ * 7.2 x. */
 constexpr size_t L1_BUDGET = 2ull << 30;
 
 struct L1Lay {
