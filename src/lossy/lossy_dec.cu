@@ -885,9 +885,9 @@ __global__ void __launch_bounds__(NT) k_rscan(Params p) {
 /* A run tile's codes: the block finds each run's first position (a scan
  * of the lengths from the tile's prefix) and writes the codes of its short
  * runs, one position a thread by a search of the short runs' prefix; runs
- * of LONG_RUN or more go to a list that k_rlong expands (a block per tile
- * made the few tiles of long runs, up to 4096 x 65536 codes each, the
- * whole phase: pressure REL 1e-2, ratio 129, decompressed at 79 GB/s). */
+ * of LONG_RUN or more go to a list that k_rlong expands (a tile of long
+ * runs, up to 4096 x 65536 codes, was one block's work: the likely cause
+ * of pressure REL 1e-2, ratio 129, decompressing at 79 GB/s, H100). */
 __global__ void __launch_bounds__(NT) k_rexp(Params p) {
     scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<uint32_t, NT> Scan;
