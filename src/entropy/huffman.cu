@@ -60,6 +60,7 @@
  * Nothing depends on the order of atomic operations: the streams are
  * deterministic and equal the CPU's.
  */
+#include <atomic>
 #include "huffman_cuda.h"
 #include "huffman_enc_cuda.h"
 #include "huff_limit.h"
@@ -1817,14 +1818,22 @@ size_t ebook_dyn(uint32_t ring, uint32_t Kc, size_t cap) {
  * set the same value (an attribute set to each call's own size could be
  * lowered by another thread between its set and its launch). */
 size_t ebook_cap() {
+    static std::atomic<size_t> cache[16]; /* per device (0: not yet asked) */
     int dev = 0, optin = 0;
+    if (cudaGetDevice(&dev)) return 44 * 1024;
+    if (dev >= 0 && dev < 16 && cache[dev].load(std::memory_order_relaxed)) return cache[dev].load(std::memory_order_relaxed);
     cudaFuncAttributes a;
-    if (cudaGetDevice(&dev) || cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) ||
-        cudaFuncGetAttributes(&a, k_ebook) || (size_t)optin <= a.sharedSizeBytes + 1024)
-        return 44 * 1024; /* what a launch gets without opting in */
-    return (size_t)optin - a.sharedSizeBytes - 1024; /* 1 KiB: the runtime's reserve */
+    size_t cap = 44 * 1024; /* what a launch gets without opting in */
+    if (!cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) &&
+        !cudaFuncGetAttributes(&a, k_ebook) && (size_t)optin > a.sharedSizeBytes + 1024 + cap)
+        cap = (size_t)optin - a.sharedSizeBytes - 1024; /* 1 KiB: the runtime's reserve */
+    if (dev >= 0 && dev < 16) cache[dev].store(cap, std::memory_order_relaxed);
+    return cap;
 }
 
+/* The attribute for a launch of dyn bytes: the device's cap (one value),
+ * or dyn where the one-thread path's ring alone is larger (a device with
+ * little opt-in shared memory: its launch fails as it did before). */
 cudaError_t ebook_attr(size_t dyn) {
     const size_t cap = ebook_cap();
     return cudaFuncSetAttribute(k_ebook, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(dyn > cap ? dyn : cap));

@@ -894,6 +894,7 @@ __global__ void __launch_bounds__(NT) k_rexp(Params p) {
     __shared__ typename Scan::TempStorage ts;
     __shared__ uint32_t st[RT + 1], ss[RT + 1];
     __shared__ uint16_t sv[RT];
+    __shared__ unsigned long long lbase;
     const uint64_t *ib = p.ib + IT_RUN * (p.n + 1);
     const uint64_t total = ib[p.n];
     for (uint64_t it = blockIdx.x; it < total; it += gridDim.x) {
@@ -923,14 +924,26 @@ __global__ void __launch_bounds__(NT) k_rexp(Params p) {
         }
         if (threadIdx.x == 0) st[nk] = base + tot, ss[nk] = tots;
         __syncthreads();
-        /* the long runs to the list */
-        for (uint32_t k = threadIdx.x; k < nk; k += NT) {
-            const uint32_t len = st[k + 1] - st[k];
-            if (len >= LONG_RUN) {
-                const unsigned long long e = atomicAdd(p.hctr + 2, 1ull);
-                if (e < p.lcap) p.lrun[e] = make_uint4(c, st[k], len, sv[k]);
-                else fail(p, c, LZE_RUNS); /* cannot happen: the lengths sum to the chunk's count (k_rscan) */
-            }
+        /* the long runs to the list: a thread's PER consecutive runs, the
+         * tile's places from one atomic */
+        uint32_t nl = 0;
+        for (uint32_t q = 0; q < PER; q++) {
+            const uint32_t k = threadIdx.x * PER + q;
+            nl += k < nk && st[k + 1] - st[k] >= LONG_RUN;
+        }
+        uint32_t lo0, ltot;
+        Scan(ts).ExclusiveSum(nl, lo0, ltot);
+        if (threadIdx.x == 0) lbase = ltot ? atomicAdd(p.hctr + 2, (unsigned long long)ltot) : 0;
+        __syncthreads();
+        for (uint32_t q = 0, w = 0; q < PER; q++) {
+            const uint32_t k = threadIdx.x * PER + q;
+            if (k >= nk || st[k + 1] - st[k] < LONG_RUN) continue;
+            const unsigned long long e = lbase + lo0 + w++;
+            /* always below lcap: a chunk's lengths sum to its count (k_rsum,
+             * k_rscan); else the call fails (reported, not p.bad: other
+             * blocks of this kernel read it) */
+            if (e < p.lcap) p.lrun[e] = make_uint4(c, st[k], st[k + 1] - st[k], sv[k]);
+            else scz_cuda_report(p.err, p.c0 + c, LZE_RUNS);
         }
         uint16_t *codes = p.codes + (size_t)c * p.count_full;
         for (uint32_t j = threadIdx.x; j < tots; j += NT) {
