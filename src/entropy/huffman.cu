@@ -60,6 +60,7 @@
  * Nothing depends on the order of atomic operations: the streams are
  * deterministic and equal the CPU's.
  */
+#include <atomic>
 #include "huffman_cuda.h"
 #include "huffman_enc_cuda.h"
 #include "huff_limit.h"
@@ -1792,18 +1793,45 @@ __global__ void __launch_bounds__(NT) k_easm(EParams p) {
     }
 }
 
-/* Shared memory of k_ebook beyond its static part: the ring (and Kc bytes),
- * or, where it fits in EBOOK_FAST_MAX, room for the fast path (17 bytes a
- * used symbol: the construction by rounds, huff_rounds.h). Without it the
- * one-thread construction reads each leaf from global memory, a
- * dependent load every step (H200, level-1 streams of ~400 symbols: ~270
- * cycles a symbol). The cap keeps the fast path below the 48 KiB a launch
- * gets without opting in (cudaFuncSetAttribute is per function, not per
- * launch). */
-constexpr size_t EBOOK_FAST_MAX = 44 * 1024;
-size_t ebook_dyn(uint32_t ring, uint32_t Kc) {
+/* Shared memory of k_ebook beyond its static part: the ring (and Kc bytes)
+ * of the one-thread construction, or, up to `cap`, room for the fast path
+ * (17 bytes a used symbol: the construction by rounds, huff_rounds.h) for
+ * the set's whole alphabet; a block takes the fast path where its own used
+ * symbols fit. Without it the one-thread construction reads each leaf
+ * from global memory, a dependent load every step (~270 cycles a symbol:
+ * H100, lossy level 1 at REL 1e-4 on mpas, alphabets of thousands of
+ * symbols, 2.1 ms for each of two plans while the cap was 44 KiB). */
+size_t ebook_dyn(uint32_t ring, uint32_t Kc, size_t cap) {
     const size_t base = (size_t)ring * 4 + Kc, fast = 17 * (size_t)Kc + 64;
-    return fast > base && fast <= EBOOK_FAST_MAX ? fast : base;
+    const size_t f = fast < cap ? fast : cap;
+    return f > base ? f : base;
+}
+
+/* The dynamic shared memory k_ebook may take on the current device (its
+ * opt-in maximum less the kernel's static part), and the launch attribute
+ * set to it: one value a device, so that callers on several host threads
+ * set the same value (an attribute set to each call's own size could be
+ * lowered by another thread between its set and its launch). */
+size_t ebook_cap() {
+    static std::atomic<size_t> cache[16]; /* per device (0: not yet asked) */
+    int dev = 0, optin = 0;
+    if (cudaGetDevice(&dev)) return 44 * 1024;
+    if (dev >= 0 && dev < 16 && cache[dev].load(std::memory_order_relaxed)) return cache[dev].load(std::memory_order_relaxed);
+    cudaFuncAttributes a;
+    size_t cap = 44 * 1024; /* what a launch gets without opting in */
+    if (!cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) &&
+        !cudaFuncGetAttributes(&a, k_ebook) && (size_t)optin > a.sharedSizeBytes + 1024 + cap)
+        cap = (size_t)optin - a.sharedSizeBytes - 1024; /* 1 KiB: the runtime's reserve */
+    if (dev >= 0 && dev < 16) cache[dev].store(cap, std::memory_order_relaxed);
+    return cap;
+}
+
+/* The attribute for a launch of dyn bytes: the device's cap (one value),
+ * or dyn where the one-thread path's ring alone is larger (a device with
+ * little opt-in shared memory: its launch fails as it did before). */
+cudaError_t ebook_attr(size_t dyn) {
+    const size_t cap = ebook_cap();
+    return cudaFuncSetAttribute(k_ebook, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(dyn > cap ? dyn : cap));
 }
 
 /* Histograms, codebooks and sizes of the p.ng streams of a group (their
@@ -1890,7 +1918,7 @@ void hse_params(const scz_hse *h, void *state, void *work, const ELayout &L, EPa
     p->Kc = L.Kc;
     p->tiles = L.tiles;
     p->ring = L.ring;
-    p->dynbytes = ebook_dyn(L.ring, L.Kc);
+    p->dynbytes = ebook_dyn(L.ring, L.Kc, ebook_cap());
     p->hist_ready = h->hist_ready;
 }
 
@@ -1967,10 +1995,10 @@ static cudaError_t huf_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
     p.Kc = L.Kc;
     p.tiles = L.tiles;
     p.ring = L.ring;
-    const size_t dyn = ebook_dyn(L.ring, L.Kc);
+    const size_t dyn = ebook_dyn(L.ring, L.Kc, ebook_cap());
     p.dynbytes = dyn;
     cudaError_t e;
-    if ((e = cudaFuncSetAttribute(k_ebook, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn))) return e;
+    if ((e = ebook_attr(dyn))) return e;
     if ((e = cudaFuncSetAttribute(k_ehist16, cudaFuncAttributeMaxDynamicSharedMemorySize, 131072))) return e;
     for (uint32_t g0 = ca; g0 < cb; g0 += L.GC) {
         const uint32_t ng = cb - g0 < L.GC ? cb - g0 : L.GC;
@@ -2102,7 +2130,7 @@ cudaError_t scz__hse_plan(const scz_hse *h, void *state, void *work, uint64_t *d
     void *cubtmp;
     hse_params(h, state, work, L, &p, &cubtmp);
     cudaError_t e;
-    if ((e = cudaFuncSetAttribute(k_ebook, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p.dynbytes))) return e;
+    if ((e = ebook_attr(p.dynbytes))) return e;
     if ((e = cudaFuncSetAttribute(k_ehist16, cudaFuncAttributeMaxDynamicSharedMemorySize, 131072))) return e;
     if ((e = e_plan(p, L, cubtmp, s))) return e;
     return scz_ku::launch_pdl(k_hse_size, (h->n + NT - 1) / NT, NT, 0, s, p, d_size, d_bits);

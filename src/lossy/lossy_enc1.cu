@@ -1049,8 +1049,10 @@ __global__ void k_rcrit(E1 p) {
  * position at offset o of its run starts a piece where o mod 65536 = 0
  * (its code counted) and ends one where the run ends there or o mod 65536
  * = 65535 (o mod 65536 = the length - 1 counted). A block takes RT_TPB
- * tiles and counts in shared memory (codes below RT_SH, lengths - 1 below
- * RT_SH; the rest, rare, in global memory), then adds the non-zero counts
+ * tiles and counts in shared memory (RT_SH codes around the zero error,
+ * lengths - 1 below RT_SH; the rest, rare, in global memory; H100,
+ * pressure REL 1e-4, whose codes around the zero error lie above 2048:
+ * still 2.1 ms with codes below RT_SH counted there), then adds the non-zero counts
  * once: global atomics straight into the histograms put a few hot
  * counters under every block of the chunk (H100, pressure REL 1e-3, whose
  * runs are short over a handful of codes: 2.39 ms for 67 M codes). */
@@ -1070,6 +1072,9 @@ __global__ void __launch_bounds__(NT) k_rt2(E1 p) {
     __syncthreads();
     const uint16_t *cr = p.codes_r + (uint64_t)c * p.cf;
     auto run_start = [&](uint32_t, uint64_t pos) { return pos == 0 || cr[pos] != cr[pos - 1]; };
+    /* the run codes' window: the chunk's alphabet 2r + 2 where it fits, else
+     * the RT_SH codes around its zero error r (the hot ones) */
+    const uint32_t r = p.rch[c], clo = 2 * r + 2 <= RT_SH ? 0 : r - RT_SH / 2;
     uint32_t *h2 = p.hist2 + (uint64_t)(2 * c) * p.h2stride; /* run codes, then lengths at h2stride */
     const uint32_t hls = p.h2stride;
     uint32_t all = 0;
@@ -1085,7 +1090,7 @@ __global__ void __launch_bounds__(NT) k_rt2(E1 p) {
             const uint32_t o = (uint32_t)pos - rs, om = o % LZ_MAX_RUN;
             if (om == 0) {
                 pieces++;
-                if (v < RT_SH) atomicAdd(hc + v, 1u);
+                if (v - clo < RT_SH) atomicAdd(hc + (v - clo), 1u);
                 else atomicAdd(h2 + v, 1u);
             }
             if (pos + 1 == n || cr[pos + 1] != v || om == LZ_MAX_RUN - 1) {
@@ -1101,7 +1106,7 @@ __global__ void __launch_bounds__(NT) k_rt2(E1 p) {
         __syncthreads(); /* ts, tr again */
     }
     for (uint32_t i = threadIdx.x; i < RT_SH; i += NT) {
-        if (hc[i]) atomicAdd(h2 + i, hc[i]);
+        if (hc[i]) atomicAdd(h2 + clo + i, hc[i]);
         if (hl[i]) atomicAdd(h2 + hls + i, hl[i]);
     }
     if (threadIdx.x == 0 && all) atomicAdd(&p.r2cnt[2 * c], all);
@@ -1356,10 +1361,17 @@ __global__ void __launch_bounds__(NT) k_vw(E1 p, uint8_t *bodies, const uint64_t
 
 /* The pieces of the runs (7.5) of a chunk whose run-length candidate is
  * kept: piece k's code at rvl[2c cf + k], its length - 1 at rvl[(2c + 1)
- * cf + k]. */
+ * cf + k]. A block takes a tile: the pieces that start in it are
+ * consecutive (from tpp), so they are formed in shared memory and stored
+ * whole (a thread storing its own pieces scattered 2-byte stores: 0.68 ms
+ * on pressure REL 1e-3, H100); the length of a piece that started in an
+ * earlier tile goes straight to global memory (one a tile at most), and
+ * the tile's last piece's length is stored by the tile where it ends. */
 __global__ void __launch_bounds__(NT) k_rw(E1 p) {
     typedef cub::BlockScan<uint32_t, NT> BS;
     __shared__ typename BS::TempStorage ts;
+    __shared__ uint16_t sv[TILE], sl[TILE];
+    __shared__ uint32_t lastdone;
     const uint32_t c = blockIdx.y, t = blockIdx.x;
     if (body_len(p, c, 1) == 0) return;
     const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
@@ -1367,6 +1379,7 @@ __global__ void __launch_bounds__(NT) k_rw(E1 p) {
     const uint16_t *cr = p.codes_r + (uint64_t)c * p.cf;
     uint16_t *rv = p.rvl + (uint64_t)(2 * c) * p.cf, *rl = rv + p.cf;
     const uint64_t a0 = a + threadIdx.x * PER;
+    if (threadIdx.x == 0) lastdone = 0;
     uint32_t rs = last_mark(p, ts, p.rlast, c, t, a0, n,
                             [&](uint32_t, uint64_t pos) { return pos == 0 || cr[pos] != cr[pos - 1]; });
     __syncthreads();
@@ -1379,17 +1392,29 @@ __global__ void __launch_bounds__(NT) k_rw(E1 p) {
             cnt += ((uint32_t)pos - rs2) % LZ_MAX_RUN == 0;
         }
     }
-    uint32_t off;
-    BS(ts).ExclusiveSum(cnt, off);
-    uint64_t idx = p.tpp[(uint64_t)c * p.tpc + t] + off; /* pieces started before this thread's positions */
+    uint32_t off, total;
+    BS(ts).ExclusiveSum(cnt, off, total);
+    const uint64_t base = p.tpp[(uint64_t)c * p.tpc + t]; /* pieces started before this tile */
+    uint32_t j = off; /* the tile's pieces started before this thread's next position */
     for (uint32_t k = 0; k < PER; k++) {
         const uint64_t pos = a0 + k;
         if (pos >= n) break;
         const uint32_t v = cr[pos];
         if (pos == 0 || cr[pos - 1] != v) rs = (uint32_t)pos;
         const uint32_t om = ((uint32_t)pos - rs) % LZ_MAX_RUN;
-        if (om == 0) rv[idx++] = (uint16_t)v;
-        if (pos + 1 == n || cr[pos + 1] != v || om == LZ_MAX_RUN - 1) rl[idx - 1] = (uint16_t)om;
+        if (om == 0) sv[j++] = (uint16_t)v;
+        if (pos + 1 == n || cr[pos + 1] != v || om == LZ_MAX_RUN - 1) {
+            if (j == 0) rl[base - 1] = (uint16_t)om; /* a piece of an earlier tile */
+            else {
+                sl[j - 1] = (uint16_t)om;
+                if (j == total) lastdone = 1;
+            }
+        }
+    }
+    __syncthreads();
+    for (uint32_t i = threadIdx.x; i < total; i += NT) {
+        rv[base + i] = sv[i];
+        if (i + 1 < total || lastdone) rl[base + i] = sl[i];
     }
 }
 
@@ -1721,21 +1746,29 @@ E1 l1_params(uint32_t nr, uint32_t nslots, const scz_chunk_geom &full, const scz
  * source and forced choices, are its own). */
 void l1_sizes(const E1 &p, bool pay, size_t sz[NM]) {
     const uint64_t nch = p.nch, cf = p.cf;
-    const size_t hss = scz__hse_scratch((uint32_t)(nch * Q), cf, 65536), hs2 = scz__hse_scratch((uint32_t)(nch * 2), cf, 65536);
-    const size_t hs3 = scz__hse_scratch((uint32_t)(nch * W3), cf, 65536), hw3 = scz__hse_work((uint32_t)(nch * W3), cf);
+    /* the code sets' alphabets are at most 2 R + 2 (launch_all checks the
+     * group's K against it); the run-length set's lengths take 65536 */
+    const uint32_t kc = 2 * (uint64_t)p.R + 2 < 65536 ? 2 * p.R + 2 : 65536;
+    const size_t hss = scz__hse_scratch((uint32_t)(nch * Q), cf, kc), hs2 = scz__hse_scratch((uint32_t)(nch * 2), cf, 65536);
+    const size_t hs3 = scz__hse_scratch((uint32_t)(nch * W3), cf, kc), hw3 = scz__hse_work((uint32_t)(nch * W3), cf);
+    /* R (Rv, and Rf of float32) lives only through the sweeps, the bodies
+     * only after them: R takes the bodies' region (4 x the raw chunk a
+     * slot; R 3 x for float32, 1 x for float64) */
+    const size_t rvb = scz_ku::rup(nch * cf * 8, 256), rfb = p.es == 4 ? nch * cf * 4 : 0;
+    const size_t bod = nch * 2 * p.bodycap > rvb + rfb ? nch * 2 * p.bodycap : rvb + rfb;
     const size_t v[NM] = {0, nch * LZ1_NCOST * 8, nch * ND, nch * p.swn * sizeof(Sweep), nch * 4,
-                          nch * cf * 8, nch * cf * 2, nch * cf * 8, nch * 4, nch * p.tpc * 4, nch * 8, nch * 8,
+                          0, nch * cf * 2, nch * cf * 8, nch * 4, nch * p.tpc * 4, nch * 8, nch * 8,
                           0, nch * cf * 2, nch * 4, hss, nch * Q * 4, nch * Q * 4, nch * Q * 8, nch * Q * 8,
                           nch * 4, nch * 8, nch * 8, nch * 8,
                           /* 24.. */ nch * p.tpc * 4, nch * 8, nch * 4, hs2, nch * 2 * 4, nch * 2 * 4, nch * 2 * 8,
                           nch * 4, nch * 4, nch * 8, nch * LZ1_HDR, nch * 8, /* 36.. */ nch * p.tpc * 4, nch * 8, nch * 8, nch * 8,
-                          /* 40.. */ nch * 2 * p.bodycap, nch * p.tpc * 8, nch * p.tpc * 8, nch * W3 * 4,
+                          /* 40.. */ bod, nch * p.tpc * 8, nch * p.tpc * 8, nch * W3 * 4,
                           nch * W3 * 4, nch * W3 * 8, nch * W3 * 8, nch * W3 * 8, hs3, hw3,
                           /* 50.. */ 8, nch * p.tpc * 8, nch * 2 * cf * 2, nch * 2 * 8, nch * 2 * 8,
                           /* 55.. */ 0, nch * 2 * 4, nch * 2 * 8, nch * 2 * 8, pay ? nch * p.paycap : 0,
                           nch * 8, nch * 4, scz__hse_scratch((uint32_t)(nch * 2), p.bodycap, 256),
                           scz__hse_work((uint32_t)(nch * 2), p.bodycap), /* 64.. */ nch * 4, nch * 4,
-                          p.es == 4 ? nch * cf * 4 : 0};
+                          0};
     memcpy(sz, v, sizeof v);
 }
 
@@ -1746,8 +1779,9 @@ void l1_bind(E1 &p, void *const m[NM], const size_t sz[NM]) {
     p.dec = static_cast<uint8_t *>(m[2]);
     p.sw = static_cast<Sweep *>(m[3]);
     p.nsw = static_cast<uint32_t *>(m[4]);
-    p.Rv = static_cast<double *>(m[5]);
-    p.Rf = static_cast<float *>(m[66]);
+    p.Rv = static_cast<double *>(m[40]); /* l1_sizes: R in the bodies' region */
+    p.Rf = p.es == 4 ? reinterpret_cast<float *>(static_cast<uint8_t *>(m[40]) + scz_ku::rup((uint64_t)p.nch * p.cf * 8, 256))
+                     : nullptr;
     p.codes = static_cast<uint16_t *>(m[6]);
     p.aux = static_cast<long long *>(m[7]);
     p.rmax = static_cast<uint32_t *>(m[8]);
@@ -1876,9 +1910,13 @@ cudaError_t l1_place(const E1 &p, void *hstate5, void *hwork5, cudaStream_t s) {
  * of the batch takes (so compressing adds no peak to a round trip). A
  * group takes the next chunks whose trial payloads (where the estimate
  * asks for them) fit beside them: S chunks of data that needs no trial.
- * About 10 x the raw bytes of a float32 chunk per slot, plus ~2.2 MB per
- * stream of the stream sets (H200, wmag 512^3 float32 REL 1e-3: 22.2 GB/s
- * with 2 GiB, 35.6 with 4 GiB, 40.2 with all 16 chunks in a group). */
+ * A slot of a 33.5 MB float32 chunk is 337 MB (10 x): aux 67, the bodies
+ * 134 (R inside them), the run pieces 34, the size set's stream state 39
+ * and the body set's 21 (sized for 2 R + 2 symbols: 65536 at level 1's
+ * radius bound), codes and codes_r 17 each. H100, wmag 512^3 float32 REL
+ * 1e-3 (16 chunks): two groups 100.7 GB/s, one (SCZ_L1_BUDGET_MB=8000)
+ * 114.7; one group for every input needs a slot within the decoder's
+ * 7.2 x. */
 constexpr size_t L1_BUDGET = 2ull << 30;
 
 struct L1Lay {
