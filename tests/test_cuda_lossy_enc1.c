@@ -446,6 +446,32 @@ static void test_generated(void) {
         }
 }
 
+/* Shapes of rank 3 whose finest level the GPU codes by rows (even rows;
+ * extents 2 and 3 where the cubic neighbours at +-3 are missing, odd
+ * extents along axes 1 and 2, rows of one warp's pairs and of several). */
+static void test_rows(void) {
+    static const uint64_t shapes[][3] = {{2, 2, 2}, {4, 2, 3}, {6, 7, 2}, {8, 3, 5}, {34, 9, 7}, {66, 4, 11}, {130, 6, 6}};
+    static const gen_family fams[] = {GEN_SMOOTH, GEN_SPIKY, GEN_FILL_VALUE};
+    for (unsigned si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (unsigned fi = 0; fi < 3; fi++)
+            for (int t = 0; t < 2; t++) {
+                if (quick >= 2 && (si + fi + (unsigned)t) % 2) continue;
+                const scz_dtype dt = t ? SCZ_DTYPE_F64 : SCZ_DTYPE_F32;
+                scz_shape s;
+                memset(&s, 0, sizeof s);
+                s.dtype = dt, s.rank = 3;
+                for (unsigned k = 0; k < SCZ_MAX_RANK; k++) s.dims[k] = k < 3 ? shapes[si][k] : 1;
+                size_t bytes;
+                void *a = gen_field(fams[fi], &s, 77 + si * 3 + fi, &bytes);
+                char name[256];
+                snprintf(name, sizeof name, "rows %s %llux%llux%llu %s", gen_family_name(fams[fi]),
+                         (unsigned long long)shapes[si][0], (unsigned long long)shapes[si][1],
+                         (unsigned long long)shapes[si][2], t ? "f64" : "f32");
+                run_array(name, a, dt, s.dims, 3, 1 + (si + fi) % 3, 500 + si * 11 + fi * 3 + (unsigned)t);
+                free(a);
+            }
+}
+
 static void test_files(void) {
     tu_datafile *files = NULL;
     const int nf = tu_data_files(&files);
@@ -531,6 +557,7 @@ int main(void) {
     if (!model && bv && *bv && atoi(bv)) bench();
     const double t0 = tu_now();
     test_generated();
+    test_rows();
     printf("generated: %ld cases (%.1f s)\n", n_cases, tu_now() - t0);
     test_files();
     printf("cases %ld, chunks %ld: estimate and decision equal in %ld (interpolation chosen %ld, trial %ld); sweeps "

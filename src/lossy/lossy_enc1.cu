@@ -501,6 +501,23 @@ __device__ __forceinline__ void rmax_warp(const E1 &p, uint32_t c, uint32_t m) {
     if ((threadIdx.x & 31) == 0 && m) atomicMax(&p.rmax[c], m);
 }
 
+/* Whether chunk c (S sweeps) codes its finest level by rows (k_erows)
+ * instead of k_isw: coding rank 3 (every extent 2 or more), rows (axis 0)
+ * of an even number of elements, and the last three sweeps those of level
+ * s = 1, one along each axis (always so for rank 3; checked, since k_isw
+ * skips exactly the sweeps k_erows codes). */
+__device__ __forceinline__ bool erows_takes(const E1 &p, uint32_t c, uint32_t S) {
+    const CGeo &g = geo(p, c);
+    if (g.rank != 3 || g.e[0] < 2 || (g.e[0] & 1) || g.e[1] < 2 || g.e[2] < 2 || S < 3) return false;
+    const Sweep *W = p.sw + (uint64_t)c * p.swn;
+    uint32_t axes = 0;
+    for (uint32_t k = 0; k < 3; k++) {
+        if (W[S - k].s != 1 || W[S - k].a > 2) return false;
+        axes |= 1u << W[S - k].a;
+    }
+    return axes == 7 && W[S - 3].s != 1;
+}
+
 /* Sweep index j (entry 0: element 0) of every interpolated chunk, chunk
  * cbase + blockIdx.y, its elements over the blocks blockIdx.x. The
  * chunk's arrays are addressed by 32-bit indices from per-chunk bases kept
@@ -513,13 +530,15 @@ __device__ __forceinline__ void rmax_warp(const E1 &p, uint32_t c, uint32_t m) {
  * Nsight (H100, wmag): ~250 -> ~150 instructions an element, but the time
  * is the loads' latency (long-scoreboard stalls, 40% occupancy): what
  * gained was the occupancy (MB, isw_sv). */
-template <bool F32, uint32_t SV, uint32_t MB> __global__ void __launch_bounds__(NT, MB) k_isw(E1 p, uint32_t j, uint32_t cbase) {
+template <bool F32, uint32_t SV, uint32_t MB>
+__global__ void __launch_bounds__(NT, MB) k_isw(E1 p, uint32_t j, uint32_t cbase, uint32_t rows) {
     scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef typename std::conditional<F32, float, double>::type T;
     const uint32_t c = cbase + blockIdx.y;
     const uint32_t S = p.nsw[c];
     if (S == NONE || j > S || p.dec[(uint64_t)c * ND + 5] == LZ_PRED_LORENZO) return;
     const Sweep W = p.sw[(uint64_t)c * p.swn + j];
+    if (rows && W.s == 1 && j > 0 && erows_takes(p, c, S)) return; /* k_erows' */
     const CGeo &g = geo(p, c);
     const int cubic = p.dec[(uint64_t)c * ND + 5] == LZ_PRED_CUBIC;
     using scz_ku::opaque;
@@ -605,6 +624,166 @@ template <bool F32, uint32_t SV, uint32_t MB> __global__ void __launch_bounds__(
                 code_err(q, R, span, codes + pos, aux + pos, &m);
             }
         }
+    }
+    rmax_warp(p, c, m);
+}
+
+/* The finest level (s = 1, 7/8 of the elements) of a chunk that
+ * erows_takes, by rows along axis 0, as the decoder's k_rows
+ * (lossy_dec.cu, which gives the classes): k_isw's one thread an element
+ * loaded every neighbour from its own row of another sweep, stored every
+ * second element of a row in most sweeps (partial sectors) and divided
+ * its position into coordinates. Here a warp takes 29 pairs (2 j, 2 j + 1)
+ * of a row, plus one pair before and two after (lanes 0, 30, 31: their
+ * even elements' R only, for the odd ones'), loads the pairs' values with
+ * one 8- or 16-byte load a lane, computes the even element of each (R read
+ * from the coarser level in class 0, else from the rows at +-1, +-3 along
+ * the class's axis, coded by earlier classes), passes the R values by
+ * shuffles for the odd elements where axis 0 is swept after that axis
+ * (else computes them along it too), and stores the pair's R whole.
+ * Class 2 stores no R (no later sweep reads it: its rows are read only by
+ * its own odd elements, through the shuffles), as k_isw's last sweep.
+ * The arithmetic, codes, aux and radius are k_isw's; lanes outside their
+ * own pairs write nothing. One launch a class, after the coarser levels. */
+constexpr uint32_t RW_OWN = 29;
+
+struct ERowPh { /* the finest level's sweep along one axis */
+    uint32_t p0, c0, c1, dsh[3];
+};
+
+struct ERowCtx {
+    double h, rh;
+    lz1_div q0, q1;
+    uint32_t e[3], pos[3], cubic, np, nseg, nrows, rn0, ax, xafter;
+    uint32_t rs[2], rsp[2]; /* the class's rows: y = rs[0] + rsp[0] u, z = rs[1] + rsp[1] v, u < rn0 */
+    ERowPh ph[3];
+};
+
+template <bool F32> __global__ void __launch_bounds__(NT) k_erows(E1 p, uint32_t cls, uint32_t cbase) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
+    typedef typename std::conditional<F32, float, double>::type T;
+    typedef typename std::conditional<F32, float2, double2>::type T2;
+    __shared__ ERowCtx X;
+    __shared__ int ok;
+    const uint32_t c = cbase + blockIdx.y, lane = threadIdx.x & 31;
+    if (threadIdx.x == 0) {
+        const uint32_t S = p.nsw[c];
+        ok = S != NONE && p.dec[(uint64_t)c * ND + 5] != LZ_PRED_LORENZO && erows_takes(p, c, S);
+        if (ok) {
+            const Sweep *W = p.sw + (uint64_t)c * p.swn;
+            const CGeo &g = geo(p, c);
+            for (uint32_t f = 0; f < 3; f++) {
+                const Sweep &w = W[S - 2 + f];
+                X.pos[w.a] = f;
+                ERowPh &P = X.ph[w.a];
+                P.p0 = w.p0, P.c0 = w.c0, P.c1 = w.c1;
+                for (int k = 0; k < 3; k++) P.dsh[k] = w.d[k] == 2 ? 1 : 0;
+                if (f == 0) X.h = w.h, X.rh = w.rh; /* one level: one step */
+            }
+            X.cubic = p.dec[(uint64_t)c * ND + 5] == LZ_PRED_CUBIC;
+            for (int k = 0; k < 3; k++) X.e[k] = (uint32_t)g.e[k];
+            X.np = X.e[0] / 2;
+            X.nseg = (X.np + RW_OWN - 1) / RW_OWN;
+            /* axes 1, 2 in the order: f first, h second */
+            const uint32_t f = X.pos[2] < X.pos[1] ? 2 : 1, hx = 3 - f;
+            const uint32_t ef = X.e[f], eh = X.e[hx];
+            uint32_t fs, fsp, fn, hs, hsp, hn; /* rows: f = fs + fsp u (u < fn), h = hs + hsp v (v < hn) */
+            if (cls == 0) fs = 0, fsp = 2, fn = (ef + 1) / 2, hs = 0, hsp = 2, hn = (eh + 1) / 2, X.ax = 3;
+            else if (cls == 1) fs = 1, fsp = 2, fn = ef / 2, hs = 0, hsp = 2, hn = (eh + 1) / 2, X.ax = f;
+            else fs = 0, fsp = 1, fn = ef, hs = 1, hsp = 2, hn = eh / 2, X.ax = hx;
+            X.xafter = X.ax == 3 || X.pos[0] > X.pos[X.ax];
+            if (f == 1) X.rs[0] = fs, X.rsp[0] = fsp, X.rn0 = fn, X.rs[1] = hs, X.rsp[1] = hsp;
+            else X.rs[0] = hs, X.rsp[0] = hsp, X.rn0 = hn, X.rs[1] = fs, X.rsp[1] = fsp;
+            X.nrows = fn * hn;
+            X.q0 = lz1_div_make(X.nseg);
+            X.q1 = lz1_div_make(X.rn0 > 1 ? X.rn0 : 1);
+            ok = X.nrows > 0;
+        }
+    }
+    __syncthreads();
+    if (!ok) return; /* block-uniform */
+    using scz_ku::opaque;
+    double *Rv = opaque(p.Rv + (uint64_t)c * p.cf);
+    float *Rf = F32 ? opaque(p.Rf + (uint64_t)c * p.cf) : nullptr;
+    T *Rt = F32 ? reinterpret_cast<T *>(Rf) : reinterpret_cast<T *>(Rv);
+    uint16_t *codes = opaque(p.codes + (uint64_t)c * p.cf);
+    long long *aux = opaque(p.aux + (uint64_t)c * p.cf);
+    const T *src = opaque(reinterpret_cast<const T *>(p.src + (uint64_t)sc(p, c) * p.raw_full));
+    const uint32_t e0 = X.e[0], e1 = X.e[1], cubic = X.cubic, Rr = p.R;
+    const uint64_t span = 2 * (uint64_t)Rr - 1;
+    const bool store = cls < 2;
+    const double h = X.h, rh = X.rh, eb = p.eb;
+    uint32_t m = 0;
+    /* R of the element at idx whose Rt entry is t (float32: NaN marks a verbatim one, its R in Rv) */
+    auto Rof = [&](uint32_t idx, T t) -> double {
+        if (F32 && t != t) return __ldg(Rv + idx);
+        return (double)t;
+    };
+    /* element idx (value x, prediction P) at code position pos: code and
+     * aux where wr, its Rt entry into *t, its R returned */
+    auto fin = [&](uint32_t idx, uint32_t pos, T x, double P, T *t, bool wr) -> double {
+        int64_t q;
+        double xr;
+        if (lz1_rq((double)x, P, rh, h, eb, F32, &q, &xr)) {
+            if (F32 && wr && store) __stwb(Rv + idx, P);
+            *t = F32 ? __int_as_float(0x7fffffff) : (T)P;
+            if (wr) {
+                __stwb(codes + pos, (unsigned short)LZ_VNEW(Rr)); /* V_new or V_repeat: k_vt2 */
+                __stwb(aux + pos, (long long)idx);
+            }
+            return P;
+        }
+        *t = (T)xr; /* float32: T(x') exact */
+        if (wr) code_err(q, Rr, span, codes + pos, aux + pos, &m);
+        return xr;
+    };
+    /* the element at (x, y, z) of the sweep along axis a (1 or 2): P from the rows at +-1, +-3 */
+    auto along = [&](uint32_t a, uint32_t x, uint32_t y, uint32_t z, uint32_t idx, T xv, T *t, bool wr) -> double {
+        const uint32_t ca = a == 1 ? y : z, ea = X.e[a], ga = a == 1 ? e0 : e0 * e1;
+        const bool hb = ca + 1 < ea, c3 = cubic && hb, ha3 = c3 && ca >= 3, hb3 = c3 && ca + 3 < ea;
+        const T tA = __ldg(Rt + idx - ga); /* written by earlier launches */
+        const T tB = hb ? __ldg(Rt + idx + ga) : (T)0;
+        const T tA3 = ha3 ? __ldg(Rt + idx - 3 * ga) : (T)0;
+        const T tB3 = hb3 ? __ldg(Rt + idx + 3 * ga) : (T)0;
+        const double P = lz_finterp((int)cubic, Rof(idx - ga, tA), hb, hb ? Rof(idx + ga, tB) : 0.0, ha3,
+                                    ha3 ? Rof(idx - 3 * ga, tA3) : 0.0, hb3, hb3 ? Rof(idx + 3 * ga, tB3) : 0.0);
+        const ERowPh &Q = X.ph[a];
+        const uint32_t mx = x >> Q.dsh[0], my = (y - (a == 1)) >> Q.dsh[1], mz = (z - (a == 2)) >> Q.dsh[2];
+        return fin(idx, Q.p0 + (mz * Q.c1 + my) * Q.c0 + mx, xv, P, t, wr);
+    };
+    const uint32_t nw = X.nrows * X.nseg, ax = X.ax, xafter = X.xafter;
+    for (uint32_t w = (blockIdx.x * NT + threadIdx.x) >> 5; w < nw; w += (gridDim.x * NT) >> 5) {
+        const uint32_t row = lz1_div_q(w, X.q0), seg = w - row * X.nseg;
+        const uint32_t v = lz1_div_q(row, X.q1), u = row - v * X.rn0;
+        const uint32_t y = X.rs[0] + X.rsp[0] * u, z = X.rs[1] + X.rsp[1] * v;
+        const uint32_t rb = (z * e1 + y) * e0;
+        const int32_t jp = (int32_t)(seg * RW_OWN + lane) - 1; /* lane 0: the pair before; 30, 31: after */
+        const bool valid = jp >= 0 && (uint32_t)jp < X.np, own = valid && lane >= 1 && lane <= RW_OWN;
+        const uint32_t x0 = 2 * (uint32_t)(jp > 0 ? jp : 0), i0 = rb + x0;
+        T2 xp, rp;
+        xp.x = xp.y = rp.x = rp.y = (T)0;
+        if (valid) {
+            xp = __ldg(reinterpret_cast<const T2 *>(src + rb) + jp);
+            if (ax == 3) rp = __ldg(reinterpret_cast<const T2 *>(Rt + rb) + jp); /* the even element: coarser */
+        }
+        double Re = 0.0;
+        if (valid && ax == 3) Re = Rof(i0, rp.x);
+        else if (valid) Re = along(ax, x0, y, z, i0, xp.x, &rp.x, own);
+        if (xafter) { /* the odd element from the even ones of the row */
+            const double Rb = __shfl_down_sync(0xffffffffu, Re, 1), Ra3 = __shfl_up_sync(0xffffffffu, Re, 1),
+                         Rb3 = __shfl_down_sync(0xffffffffu, Re, 2);
+            if (own) {
+                const uint32_t xo = x0 + 1;
+                const bool hb = xo + 1 < e0, c3 = cubic && hb, ha3 = c3 && xo >= 3, hb3 = c3 && xo + 3 < e0;
+                const double P = lz_finterp((int)cubic, Re, hb, Rb, ha3, Ra3, hb3, Rb3);
+                const ERowPh &Q = X.ph[0];
+                const uint32_t my = y >> Q.dsh[1], mz = z >> Q.dsh[2];
+                fin(i0 + 1, Q.p0 + (mz * Q.c1 + my) * Q.c0 + (uint32_t)jp, xp.y, P, &rp.y, true);
+            }
+        } else if (own) {
+            along(ax, x0 + 1, y, z, i0 + 1, xp.y, &rp.y, true);
+        }
+        if (own && store) reinterpret_cast<T2 *>(Rt + rb)[jp] = rp;
     }
     rmax_warp(p, c, m);
 }
@@ -1548,6 +1727,17 @@ int isw_sv() {
     return sv;
 }
 
+/* The finest level of chunks of rank 3 by rows (k_erows): SCZ_L1_ROWS=0
+ * codes it by k_isw instead. */
+int erows_env() {
+    static int on = -1;
+    if (on < 0) {
+        const char *v = getenv("SCZ_L1_ROWS");
+        on = v && *v && atoi(v) == 0 ? 0 : 1;
+    }
+    return on;
+}
+
 /* Blocks of NT for sweep entry j of a chunk of geometry g (at least 1). */
 uint64_t sweep_blocks(const CGeo &g, uint32_t j) {
     const uint64_t m = lz1_sweep_bound(g.rank, g.e, j);
@@ -1584,6 +1774,9 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     if (est && (e = launch_est<F32>(p, s))) return e;
     const uint32_t gc = (p.nch + NT - 1) / NT;
     mk(1, "estimate");
+    /* the finest level by rows where the pairs are aligned (SCZ_L1_ROWS=0: by k_isw) */
+    const uint32_t rows = erows_env() && ((uintptr_t)p.src & 15) == 0 && (p.cf & 1) == 0 &&
+                          p.raw_full == p.cf * p.es && ((uintptr_t)p.Rv & 15) == 0 && (!F32 || ((uintptr_t)p.Rf & 7) == 0);
     k_stab<<<gc, NT, 0, s>>>(p);
     for (uint32_t j = 0; j < p.swn; j++) {
         /* the grid of the sweep's size (the coarse levels' sweeps are small:
@@ -1596,10 +1789,20 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
             const dim3 gs(gx, p.nch - cb < 65535 ? p.nch - cb : 65535);
             /* programmatic dependent launches: a sweep's blocks start
              * while the one before drains (24 launches a group) */
-            if (isw_sv() == 1) e = scz_ku::launch_pdl(k_isw<F32, 1, 6>, gs, NT, 0, s, p, j, cb);
-            else e = scz_ku::launch_pdl(k_isw<F32, 2, 5>, gs, NT, 0, s, p, j, cb);
+            if (isw_sv() == 1) e = scz_ku::launch_pdl(k_isw<F32, 1, 6>, gs, NT, 0, s, p, j, cb, rows);
+            else e = scz_ku::launch_pdl(k_isw<F32, 2, 5>, gs, NT, 0, s, p, j, cb, rows);
             if (e) return e;
         }
+    }
+    if (rows) { /* the finest level of chunks of rank 3 (erows_takes) */
+        static int rg = 0;
+        if (!rg) rg = scz_ku::persistent_grid((const void *)k_erows<F32>, NT);
+        const uint32_t rx = (uint32_t)rg / p.nch > 0 ? (uint32_t)rg / p.nch : 1;
+        for (uint32_t cls = 0; cls < 3; cls++)
+            for (uint32_t cb = 0; cb < p.nch; cb += 65535) {
+                const dim3 gs(rx, p.nch - cb < 65535 ? p.nch - cb : 65535);
+                if ((e = scz_ku::launch_pdl(k_erows<F32>, gs, NT, 0, s, p, cls, cb))) return e;
+            }
     }
     k_lor<F32><<<dim3(p.nbl, p.nch), NT, 0, s>>>(p);
     mk(2, "sweeps");
