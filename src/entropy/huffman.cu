@@ -1348,20 +1348,49 @@ __global__ void __launch_bounds__(NT) k_eoff(EParams p) {
     }
 }
 
-/* A whole tile of u16 symbols, 16-byte aligned: thread t's symbols
- * t * EPT .. t * EPT + EPT - 1 of the tile in two 16-byte loads. */
-__device__ __forceinline__ bool etile_vec(const EParams &p, uint64_t i0, uint64_t n) {
-    return p.es == 2 && !p.soff && i0 + ETILE <= n && ((p.raw_full | reinterpret_cast<uintptr_t>(p.src)) & 15) == 0;
+/* A whole tile of u16 symbols by 16-byte loads: thread t's symbols t *
+ * EPT .. t * EPT + EPT - 1 of the tile. Where the chunk's symbols are
+ * 16-byte aligned, two loads a thread; a set's stream (soff: it starts at
+ * any symbol of the codes) takes the three aligned 16-byte words around
+ * the thread's 32 bytes, so it needs 8 more symbols of the stream after the
+ * tile (those reads stay inside the stream). The symbols' global loads one
+ * by one were most of the level-1 writes (H100, wmag REL 1e-3). */
+__device__ __forceinline__ bool etile_vec(const EParams &p, uint32_t cl, uint64_t i0, uint64_t n) {
+    if (p.es != 2 || i0 + ETILE > n || (reinterpret_cast<uintptr_t>(p.src) & 15)) return false;
+    return p.soff ? i0 + ETILE + 8 <= n : (p.raw_full & 15) == 0;
 }
 __device__ __forceinline__ void etile_load(const EParams &p, uint32_t cl, uint64_t i0, uint32_t *sym) {
     static_assert(EPT == 16, "two 16-byte loads per thread");
-    const uint4 *v = reinterpret_cast<const uint4 *>(p.src + (uint64_t)cl * p.raw_full + 2 * i0);
+    if (!p.soff) {
+        const uint4 *v = reinterpret_cast<const uint4 *>(p.src + (uint64_t)cl * p.raw_full + 2 * i0);
 #pragma unroll
-    for (uint32_t h = 0; h < 2; h++) {
-        const uint4 q = v[threadIdx.x * 2 + h];
-        const uint32_t w[4] = {q.x, q.y, q.z, q.w};
+        for (uint32_t h = 0; h < 2; h++) {
+            const uint4 q = v[threadIdx.x * 2 + h];
+            const uint32_t w[4] = {q.x, q.y, q.z, q.w};
 #pragma unroll
-        for (uint32_t k = 0; k < 8; k++) sym[h * 8 + k] = (w[k / 2] >> (16 * (k & 1))) & 0xffffu;
+            for (uint32_t k = 0; k < 8; k++) sym[h * 8 + k] = (w[k / 2] >> (16 * (k & 1))) & 0xffffu;
+        }
+        return;
+    }
+    /* the thread's 32 bytes start at byte al (even, the same for every
+     * thread of the tile) of the aligned words w */
+    const uint8_t *a = p.src + 2 * (p.soff[cl] + i0 + (uint64_t)threadIdx.x * EPT);
+    const uint32_t al = (uint32_t)(reinterpret_cast<uintptr_t>(a) & 15u), q = al >> 2, sh = 8 * (al & 3);
+    const uint4 *v = reinterpret_cast<const uint4 *>(a - al);
+    uint32_t w[12];
+#pragma unroll
+    for (uint32_t h = 0; h < 3; h++) {
+        const uint4 x = v[h];
+        w[4 * h] = x.x, w[4 * h + 1] = x.y, w[4 * h + 2] = x.z, w[4 * h + 3] = x.w;
+    }
+    uint32_t u[9]; /* u[j] = w[q + j] */
+#pragma unroll
+    for (uint32_t j = 0; j < 9; j++) u[j] = q == 0 ? w[j] : q == 1 ? w[j + 1] : q == 2 ? w[j + 2] : w[j + 3];
+#pragma unroll
+    for (uint32_t j = 0; j < 8; j++) {
+        const uint32_t x = __funnelshift_r(u[j], u[j + 1], sh);
+        sym[2 * j] = x & 0xffffu;
+        sym[2 * j + 1] = x >> 16;
     }
 }
 constexpr uint32_t TABK = 4096; /* alphabets up to TABK: code tables in shared memory */
@@ -1511,11 +1540,12 @@ template <bool LB> __device__ __forceinline__ void eenc_tile(const EParams &p, u
     if (hj < 8 && !last && i0 + ETILE + hj < n) hsym = esym(p, cl, i0 + ETILE + hj);
     uint32_t e[EPT];
     uint32_t mybits = 0, myesc = 0;
-    if (p.K && p.K <= TABK && etile_vec(p, i0, n)) {
-        for (uint32_t k = tid; k < p.K; k += NT) sent[k] = entry[k];
-        __syncthreads();
+    const uint32_t Kt = p.K ? p.K : p.Kv ? p.Kv[cl] : 0; /* the stream's alphabet */
+    if (Kt && Kt <= TABK && etile_vec(p, cl, i0, n)) {
         uint32_t sym[EPT];
-        etile_load(p, cl, i0, sym);
+        etile_load(p, cl, i0, sym); /* in flight while the table is copied */
+        for (uint32_t k = tid; k < Kt; k += NT) sent[k] = entry[k];
+        __syncthreads();
 #pragma unroll
         for (uint32_t k = 0; k < EPT; k++) {
             e[k] = sent[sym[k]];

@@ -417,6 +417,7 @@ __global__ void __launch_bounds__(NT) k_head1(Params p) {
     __shared__ LMeta M;
     __shared__ Run runs[NT];
     __shared__ uint32_t sh[LMAX + 8];
+    __shared__ uint32_t srank;
     const uint32_t c = blockIdx.x, tid = threadIdx.x;
     if (tid == 0) {
         meta_init(p, c, M);
@@ -452,10 +453,10 @@ __global__ void __launch_bounds__(NT) k_head1(Params p) {
                 M.nsw = 0;
                 if (!e && M.order >= lz1_norders(rank)) e = LZE_L1HEAD;
                 if (!e && ip) {
-                    /* the sweeps (lossy_sweep_cuda.h, as lossy.c lz_sweep_starts) */
+                    /* the number of sweeps; their table by warp 0 below */
                     const uint64_t ex[3] = {M.e[0], M.e[1], M.e[2]};
-                    const uint32_t S = scz_l1::sweep_table(p.sw + (size_t)c * p.swn, p.swn, rank, ex, M.order,
-                                                           (int)M.tight, p.h);
+                    const uint32_t S = lz1_nsweeps(rank, ex);
+                    srank = rank;
                     if (S + 1 > p.swn) e = LZE_LIMIT; /* cannot happen: the host counted them alike */
                     M.nsw = S;
                     if (!e && M.gs > S) e = LZE_L1HEAD;
@@ -492,6 +493,11 @@ __global__ void __launch_bounds__(NT) k_head1(Params p) {
         p.ckpt[(uint64_t)c * p.ckpc] = 0;
     }
     __syncthreads();
+    if (M.mode == M_PENDING && M.pred != LZ_PRED_LORENZO && tid < 32) {
+        /* the sweeps (lossy_sweep_cuda.h, as lossy.c lz_sweep_starts), read by later launches */
+        const uint64_t ex[3] = {M.e[0], M.e[1], M.e[2]};
+        scz_l1::sweep_table_warp(p.sw + (size_t)c * p.swn, p.swn, srank, ex, M.order, (int)M.tight, p.h);
+    }
     if (M.mode == M_PENDING && M.be == LZ_BE_HUFF) {
         const size_t key = (size_t)c * p.nsl + SB;
         hs_build<NT>(M.S[SB], M.S[SB].cb, p.tables + key * TABLE, p.longs + key * p.long_cap, runs, sh);

@@ -444,36 +444,40 @@ __global__ void k_decide(E1 p) {
 }
 
 /* The predictor the sweeps encode (the decision, or p.force) and the
- * sweep table of each interpolated chunk; the per-chunk sums zeroed. */
+ * sweep table of each interpolated chunk (sweep_table_warp), the per-chunk
+ * sums zeroed: a warp per chunk. */
 __global__ void k_stab(E1 p) {
-    const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
-    if (c >= p.nch) return;
+    const uint32_t c = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (c >= p.nch) return; /* warp-uniform */
+    const bool l0 = (threadIdx.x & 31) == 0;
     uint8_t *d = p.dec + (uint64_t)c * ND;
-    p.rmax[c] = 0;
-    p.nout[c] = 0;
-    p.nvnew[c] = 0;
+    if (l0) p.rmax[c] = 0, p.nout[c] = 0, p.nvnew[c] = 0;
     unsigned pred, order, tight;
     if (c >= p.nreal) { /* the trial's interpolation payload, where the decision asks for it */
         const uint8_t *r = p.dec + (uint64_t)sc(p, c) * ND;
-        d[0] = d[1] = d[2] = d[3] = d[4] = 0;
-        if (p.force || r[2] == LZ_PRED_LORENZO) {
-            d[5] = d[6] = d[7] = 0;
-            p.nsw[c] = NONE;
+        const bool none = p.force || r[2] == LZ_PRED_LORENZO;
+        pred = r[2], order = r[3], tight = r[4];
+        __syncwarp(); /* r read by every lane before lane 0 writes d (c != sc(p, c)) */
+        if (l0) d[0] = d[1] = d[2] = d[3] = d[4] = 0;
+        if (none) {
+            if (l0) d[5] = d[6] = d[7] = 0, p.nsw[c] = NONE;
             return;
         }
-        pred = r[2], order = r[3], tight = r[4];
     } else {
         pred = d[0], order = d[1], tight = d[4];
         if (p.force) pred = p.force[3 * c], order = p.force[3 * c + 1], tight = p.force[3 * c + 2];
     }
     if (pred == LZ_PRED_LORENZO) tight = 0;
-    d[5] = (uint8_t)pred, d[6] = (uint8_t)order, d[7] = (uint8_t)tight;
+    __syncwarp(); /* d read by every lane before lane 0 writes it */
+    if (l0) d[5] = (uint8_t)pred, d[6] = (uint8_t)order, d[7] = (uint8_t)tight;
     if (pred == LZ_PRED_LORENZO) {
-        p.nsw[c] = 0; /* coded by k_lor; no sweeps */
+        if (l0) p.nsw[c] = 0; /* coded by k_lor; no sweeps */
         return;
     }
     const CGeo &g = geo(p, c);
-    p.nsw[c] = scz_l1::sweep_table(p.sw + (uint64_t)c * p.swn, p.swn, g.rank, g.e, order, (int)tight, p.ebx2);
+    const uint32_t S =
+        scz_l1::sweep_table_warp(p.sw + (uint64_t)c * p.swn, p.swn, g.rank, g.e, order, (int)tight, p.ebx2);
+    if (l0) p.nsw[c] = S;
 }
 
 /* The code of prediction error d with radius R (span = 2R - 1): d + R
@@ -1738,6 +1742,17 @@ int erows_env() {
     return on;
 }
 
+/* Whether k_erows codes sweep entry j of every chunk of geometry g
+ * (erows_takes: rank 3, even rows; the last three of lz1_nsweeps sweeps),
+ * so that k_isw's blocks would all exit: a grid of one block (the sweeps
+ * are grid-stride loops, so the grid only costs time if this were wrong;
+ * 2048 blocks a chunk that found nothing to do took ~50 us a sweep, H100). */
+bool rows_sweep(const CGeo &g, uint32_t j, uint32_t rows) {
+    if (!rows || g.rank != 3 || (g.e[0] & 1)) return false;
+    const uint32_t S = lz1_nsweeps(g.rank, g.e);
+    return S >= 3 && j + 2 >= S && j <= S;
+}
+
 /* Blocks of NT for sweep entry j of a chunk of geometry g (at least 1). */
 uint64_t sweep_blocks(const CGeo &g, uint32_t j) {
     const uint64_t m = lz1_sweep_bound(g.rank, g.e, j);
@@ -1777,12 +1792,13 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     /* the finest level by rows where the pairs are aligned (SCZ_L1_ROWS=0: by k_isw) */
     const uint32_t rows = erows_env() && ((uintptr_t)p.src & 15) == 0 && (p.cf & 1) == 0 &&
                           p.raw_full == p.cf * p.es && ((uintptr_t)p.Rv & 15) == 0 && (!F32 || ((uintptr_t)p.Rf & 7) == 0);
-    k_stab<<<gc, NT, 0, s>>>(p);
+    k_stab<<<(p.nch + NT / 32 - 1) / (NT / 32), NT, 0, s>>>(p); /* a warp a chunk */
     for (uint32_t j = 0; j < p.swn; j++) {
         /* the grid of the sweep's size (the coarse levels' sweeps are small:
          * a grid of the chunk's size cost ~28 us a launch in blocks that
          * found nothing to do) */
-        uint64_t gj = sweep_blocks(p.gfull, j), gl = sweep_blocks(p.glast, j);
+        uint64_t gj = rows_sweep(p.gfull, j, rows) ? 1 : sweep_blocks(p.gfull, j);
+        const uint64_t gl = rows_sweep(p.glast, j, rows) ? 1 : sweep_blocks(p.glast, j);
         gj = gj > gl ? gj : gl;
         const uint32_t gx = (uint32_t)(gj < 2048 ? gj : 2048);
         for (uint32_t cb = 0; cb < p.nch; cb += 65535) {
