@@ -19,8 +19,8 @@
  *             added per chunk by atomics (any order, the CPU's sums);
  *   k_decide  one thread per chunk: predictor, axis order, trial, level
  *             bounds (lz1_choose_costs, the CPU's function);
- *   k_stab    one thread per chunk: the sweep table of an interpolated
- *             chunk (lossy_sweep_cuda.h, the decoder's);
+ *   k_stab    one warp per chunk: the sweep table of an interpolated
+ *             chunk (lossy_sweep_cuda.h sweep_table_warp, the decoder's);
  *   k_isw     one launch per sweep index over all chunks (as the decoder's
  *             k_sweep; grids of the sweep's size, lz1_sweep_bound; two
  *             elements a thread): an element's traversal position gives its
@@ -31,6 +31,9 @@
  *             at its position; an outlier's error or a verbatim element's
  *             index beside it (aux); the largest |error| coded inside R
  *             per chunk (atomicMax: the chunk's radius, 7.10 step 2);
+ *   k_erows   the finest level of rank-3 chunks (erows_takes) by rows,
+ *             three launches after k_isw's (which skips those sweeps): the
+ *             decoder's k_rows scheme with k_isw's arithmetic and outputs;
  *   k_tlast / k_vscan / k_vt2   V_new / V_repeat (7.4) in traversal order:
  *             the last verbatim position (and the last outlier's, for the
  *             list below) per tile of 4096 codes, their exclusive scan per
