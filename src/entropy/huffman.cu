@@ -1352,9 +1352,11 @@ __global__ void __launch_bounds__(NT) k_eoff(EParams p) {
  * EPT .. t * EPT + EPT - 1 of the tile. Where the chunk's symbols are
  * 16-byte aligned, two loads a thread; a set's stream (soff: it starts at
  * any symbol of the codes) takes the three aligned 16-byte words around
- * the thread's 32 bytes, so it needs 8 more symbols of the stream after the
- * tile (those reads stay inside the stream). The symbols' global loads one
- * by one were most of the level-1 writes (H100, wmag REL 1e-3). */
+ * the thread's 32 bytes: up to 7 symbols before the stream (inside the
+ * symbol array, whose start is 16-byte aligned) and up to 8 after the
+ * tile, so the tile needs 8 more symbols of its stream after it (a
+ * stream's last full tile takes the one-by-one path). The symbols' global
+ * loads one by one were most of the level-1 writes (H100, wmag REL 1e-3). */
 __device__ __forceinline__ bool etile_vec(const EParams &p, uint32_t cl, uint64_t i0, uint64_t n) {
     if (p.es != 2 || i0 + ETILE > n || (reinterpret_cast<uintptr_t>(p.src) & 15)) return false;
     return p.soff ? i0 + ETILE + 8 <= n : (p.raw_full & 15) == 0;

@@ -71,7 +71,7 @@ __device__ inline uint32_t sweep_table_warp(Sweep *W, uint32_t cap, uint32_t ran
     if (lane == 0 && cap) W[0] = sweep_first(h, tight, L);
     uint32_t base = 1;
     for (uint32_t r0 = 0; r0 < S; r0 += 32) {
-        /* sweep k = r0 + lane: its level and axis (the order of sweep_table's loops) */
+        /* sweep k = r0 + lane: its level and axis (levels from the coarsest, the axes of each in the order) */
         const uint32_t k = r0 + lane;
         uint32_t i = 0, klv = 0, ka = 0;
         bool found = false;
