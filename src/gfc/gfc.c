@@ -62,12 +62,10 @@
 #undef GFC_ATTR
 #undef GFC_SIGB_CMP
 #undef GFC_ENC_ONLY
-static int gfc_avx2(void) {
-    static int v = -1; /* a benign race: every thread finds the same */
-    if (v < 0) v = __builtin_cpu_supports("avx2") ? 1 : 0;
-    return v;
-}
-#define ENC_SEG64(s, n, pl, d, o) (gfc_avx2() ? enc_seg_64x(s, n, pl, d, o) : enc_seg_64(s, n, pl, d, o))
+/* __builtin_cpu_supports reads the CPU model the runtime filled in at
+ * start-up (no state of ours: the threads of a segment loop share nothing) */
+#define ENC_SEG64(s, n, pl, d, o) \
+    (__builtin_cpu_supports("avx2") ? enc_seg_64x(s, n, pl, d, o) : enc_seg_64(s, n, pl, d, o))
 #else
 #define ENC_SEG64(s, n, pl, d, o) enc_seg_64(s, n, pl, d, o)
 #endif
