@@ -459,8 +459,7 @@ __global__ void k_stab(E1 p) {
     if (c >= p.nreal) { /* the trial's interpolation payload, where the decision asks for it */
         const uint8_t *r = p.dec + (uint64_t)sc(p, c) * ND;
         const bool none = p.force || r[2] == LZ_PRED_LORENZO;
-        pred = r[2], order = r[3], tight = r[4];
-        __syncwarp(); /* r read by every lane before lane 0 writes d (c != sc(p, c)) */
+        pred = r[2], order = r[3], tight = r[4]; /* r: another chunk's decision (sc(p, c) < nreal <= c) */
         if (l0) d[0] = d[1] = d[2] = d[3] = d[4] = 0;
         if (none) {
             if (l0) d[5] = d[6] = d[7] = 0, p.nsw[c] = NONE;
@@ -471,7 +470,6 @@ __global__ void k_stab(E1 p) {
         if (p.force) pred = p.force[3 * c], order = p.force[3 * c + 1], tight = p.force[3 * c + 2];
     }
     if (pred == LZ_PRED_LORENZO) tight = 0;
-    __syncwarp(); /* d read by every lane before lane 0 writes it */
     if (l0) d[5] = (uint8_t)pred, d[6] = (uint8_t)order, d[7] = (uint8_t)tight;
     if (pred == LZ_PRED_LORENZO) {
         if (l0) p.nsw[c] = 0; /* coded by k_lor; no sweeps */
@@ -1745,13 +1743,15 @@ int erows_env() {
     return on;
 }
 
-/* Whether k_erows codes sweep entry j of every chunk of geometry g
+/* A geometry k_erows can take (erows_takes: rank 3, rows of even length);
+ * then whether k_erows codes sweep entry j of every chunk of geometry g
  * (erows_takes: rank 3, even rows; the last three of lz1_nsweeps sweeps),
  * so that k_isw's blocks would all exit: a grid of one block (the sweeps
  * are grid-stride loops, so the grid only costs time if this were wrong;
  * 2048 blocks a chunk that found nothing to do took ~50 us a sweep, H100). */
+bool rows_geo(const CGeo &g) { return g.rank == 3 && (g.e[0] & 1) == 0; }
 bool rows_sweep(const CGeo &g, uint32_t j, uint32_t rows) {
-    if (!rows || g.rank != 3 || (g.e[0] & 1)) return false;
+    if (!rows || !rows_geo(g)) return false;
     const uint32_t S = lz1_nsweeps(g.rank, g.e);
     return S >= 3 && j + 2 >= S && j <= S;
 }
@@ -1792,9 +1792,12 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     if (est && (e = launch_est<F32>(p, s))) return e;
     const uint32_t gc = (p.nch + NT - 1) / NT;
     mk(1, "estimate");
-    /* the finest level by rows where the pairs are aligned (SCZ_L1_ROWS=0: by k_isw) */
-    const uint32_t rows = erows_env() && ((uintptr_t)p.src & 15) == 0 && (p.cf & 1) == 0 &&
-                          p.raw_full == p.cf * p.es && ((uintptr_t)p.Rv & 15) == 0 && (!F32 || ((uintptr_t)p.Rf & 7) == 0);
+    /* the finest level by rows where a chunk's geometry takes it and the
+     * pairs are aligned (8-byte pairs of float32, 16 of float64; cf even);
+     * SCZ_L1_ROWS=0: by k_isw */
+    const uint32_t rows = erows_env() && (rows_geo(p.gfull) || rows_geo(p.glast)) &&
+                          ((uintptr_t)p.src & (2 * p.es - 1)) == 0 && (p.cf & 1) == 0 && p.raw_full == p.cf * p.es &&
+                          ((uintptr_t)p.Rv & 15) == 0 && (!F32 || ((uintptr_t)p.Rf & 7) == 0);
     k_stab<<<(p.nch + NT / 32 - 1) / (NT / 32), NT, 0, s>>>(p); /* a warp a chunk */
     for (uint32_t j = 0; j < p.swn; j++) {
         /* the grid of the sweep's size (the coarse levels' sweeps are small:
@@ -1814,8 +1817,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
         }
     }
     if (rows) { /* the finest level of chunks of rank 3 (erows_takes) */
-        static int rg = 0;
-        if (!rg) rg = scz_ku::persistent_grid((const void *)k_erows<F32>, NT);
+        const int rg = scz_ku::persistent_grid((const void *)k_erows<F32>, NT); /* the current device's */
         const uint32_t rx = (uint32_t)rg / p.nch > 0 ? (uint32_t)rg / p.nch : 1;
         for (uint32_t cls = 0; cls < 3; cls++)
             for (uint32_t cb = 0; cb < p.nch; cb += 65535) {
