@@ -512,6 +512,7 @@ struct EParams {
     const uint64_t *soff; /* stream sets: each stream's first symbol (device), or NULL (cl * stride) */
     uint32_t hdr, K;     /* codec header bytes (16, 0 for bare streams); K (0: the codec's) */
     uint32_t Kb;         /* stream sets: every stream's alphabet is at most Kb (with Kv: picks the paths) */
+    uint32_t bsort;      /* stream sets: each stream's used symbols sorted by its block (k_esort), any alphabet */
 };
 
 struct ELayout {
@@ -920,6 +921,61 @@ __device__ __forceinline__ void esort_keys(const EParams &p, int b, uint32_t m, 
     }
 }
 
+/* More than KSORT used symbols (a set sorted in its blocks, p.bsort):
+ * tiles of KSORT keys sorted by the block, then merged pairwise in global
+ * memory, keysA and keysB in turn (the tiles go where the last merge ends
+ * in keysB): a key's place in the merged pair is its index in its own run
+ * plus the other run's keys below it (keys are unique: no ties). */
+template <typename Sort>
+__device__ void esort_big(const EParams &p, int b, uint32_t m, typename Sort::TempStorage &ts,
+                          unsigned long long *orv) {
+    uint64_t *X = p.keysA + b, *Y = p.keysB + b;
+    const uint32_t tw = p.bsort == 2 ? 64u : KSORT; /* keys a tile (64: SCZ_HSE_BIGSORT=1, the tests' merges) */
+    const uint32_t nt = (m + tw - 1) / tw;
+    uint32_t passes = 0;
+    for (uint32_t w = 1; w < nt; w <<= 1) passes++;
+    uint64_t o = 0;
+    for (uint32_t i = threadIdx.x; i < m; i += NT) o |= X[i];
+    atomicOr(orv, (unsigned long long)o);
+    __syncthreads();
+    const int end = 64 - __clzll((long long)(*orv | 1));
+    uint64_t *src = passes & 1 ? X : Y; /* the sorted tiles */
+    for (uint32_t t = 0; t < nt; t++) {
+        uint64_t k[KSORT_IPT];
+#pragma unroll
+        for (uint32_t j = 0; j < KSORT_IPT; j++) {
+            const uint32_t l = threadIdx.x * KSORT_IPT + j, i = t * tw + l;
+            k[j] = l < tw && i < m ? X[i] : ~0ull;
+        }
+        Sort(ts).Sort(k, 0, end); /* every thread has loaded its keys before any is stored (in place: X) */
+#pragma unroll
+        for (uint32_t j = 0; j < KSORT_IPT; j++) {
+            const uint32_t l = threadIdx.x * KSORT_IPT + j, i = t * tw + l;
+            if (l < tw && i < m) src[i] = k[j]; /* the tile's keys sort before its fillers */
+        }
+        __syncthreads(); /* ts again */
+    }
+    uint64_t *dst = src == X ? Y : X;
+    for (uint32_t w = tw; w < m; w *= 2) {
+        for (uint32_t i = threadIdx.x; i < m; i += NT) {
+            const uint64_t x = src[i];
+            const uint32_t r0 = i / w * w, left = (i / w & 1) == 0;
+            const uint32_t ob = left ? r0 + w : r0 - w, oe = left ? (r0 + 2 * w < m ? r0 + 2 * w : m) : r0;
+            uint32_t lo = ob < m ? ob : m, hi = ob < m ? oe : m; /* the other run's keys below x */
+            while (lo < hi) {
+                const uint32_t mid = (lo + hi) >> 1;
+                if (src[mid] < x) lo = mid + 1;
+                else hi = mid;
+            }
+            dst[(left ? r0 : r0 - w) + (i - r0) + (lo - (ob < m ? ob : m))] = x;
+        }
+        __syncthreads();
+        uint64_t *q = src;
+        src = dst;
+        dst = q;
+    }
+}
+
 __global__ void __launch_bounds__(NT) k_esort(EParams p) {
     scz_ku::grid_wait(); /* launched with launch_pdl */
     /* most alphabets in use are small (lossy REL 1e-3: ~1000 symbols):
@@ -937,8 +993,10 @@ __global__ void __launch_bounds__(NT) k_esort(EParams p) {
     if (m == 0) return; /* block-uniform */
     if (threadIdx.x == 0) orv = 0;
     __syncthreads();
-    if (m <= NT * 4) esort_keys<4, Sort4>(p, b, m, ts.b, &orv);
-    else esort_keys<KSORT_IPT, Sort>(p, b, m, ts.a, &orv);
+    if (p.bsort == 2) esort_big<Sort>(p, b, m, ts.a, &orv); /* SCZ_HSE_BIGSORT=1 */
+    else if (m <= NT * 4) esort_keys<4, Sort4>(p, b, m, ts.b, &orv);
+    else if (m <= KSORT) esort_keys<KSORT_IPT, Sort>(p, b, m, ts.a, &orv);
+    else esort_big<Sort>(p, b, m, ts.a, &orv); /* p.bsort only */
 }
 
 /* Used symbols as sortable keys (count << 16 | symbol), compacted. */
@@ -1887,7 +1945,7 @@ cudaError_t e_plan(EParams &p, const ELayout &L, void *cubtmp, cudaStream_t s) {
         k_ehist<<<tiles, NT, 0, s>>>(p);
     if ((e = scz_ku::launch_pdl(k_eleaves, ng, NT, 0, s, p))) return e;
     size_t tb = L.cub_bytes;
-    if (kb && kb <= KSORT) { /* the sort of the used symbols: by one block where they are few */
+    if ((kb && kb <= KSORT) || p.bsort) { /* the sort of the used symbols: by one block where they are few */
         if ((e = scz_ku::launch_pdl(k_esort, ng, NT, 0, s, p))) return e;
     }
     else if ((e = cub::DeviceSegmentedRadixSort::SortKeys(cubtmp, tb, (const uint64_t *)p.keysA, p.keysB,
@@ -1927,6 +1985,17 @@ ELayout hse_layout(uint32_t n, uint64_t cap, uint32_t K) {
     return L;
 }
 
+/* SCZ_HSE_BIGSORT=1: a `few` set's used symbols always by esort_big, in
+ * tiles of 64 keys (its merges tested on any data). */
+int bigsort_env() {
+    static int on = -1;
+    if (on < 0) {
+        const char *v = getenv("SCZ_HSE_BIGSORT");
+        on = v && *v && atoi(v) == 1 ? 1 : 0;
+    }
+    return on;
+}
+
 void hse_params(const scz_hse *h, void *state, void *work, const ELayout &L, EParams *p, void **cubtmp) {
     memset(p, 0, sizeof *p);
     elayout_take(L, static_cast<uint8_t *>(state), p, cubtmp);
@@ -1952,6 +2021,7 @@ void hse_params(const scz_hse *h, void *state, void *work, const ELayout &L, EPa
     p->ring = L.ring;
     p->dynbytes = ebook_dyn(L.ring, L.Kc, ebook_cap());
     p->hist_ready = h->hist_ready;
+    p->bsort = h->few ? (bigsort_env() ? 2u : 1u) : 0u;
 }
 
 

@@ -1779,7 +1779,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
                        void *hwork5, cudaStream_t s, cudaEvent_t *ev, ScProf *pf) {
     E1 p = p0;
     {   /* the run-length set's histograms: a layout of this group's streams */
-        const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr};
+        const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr, 1};
         p.hist2 = scz__hse_hist(&h2, hstate2, &p.h2stride);
     }
     /* the debug entry's events (ev[k]) and the profile's phases */
@@ -1866,7 +1866,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     k_rt2<<<dim3((p.tpc + RT_TPB - 1) / RT_TPB, p.nch), NT, 0, s>>>(p);
     k_rcnt<<<gc, NT, 0, s>>>(p);
     mk(-1, "rle count");
-    const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr};
+    const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr, 1};
     if ((e = scz__hse_plan(&h2, hstate2, nullptr, p.r2size, nullptr, s))) return e;
     k_rdecide<<<gc, NT, 0, s>>>(p);
     mk(-1, "rle plan");
