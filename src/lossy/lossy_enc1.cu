@@ -1843,7 +1843,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     mk(-1, "K wait");
     p.Kg = kg;
     {
-        const scz_hse hk{p.codes_r, p.cf, p.scnt, p.nch * Q, p.Kg, p.cf, 1, p.sK, nullptr, nullptr};
+        const scz_hse hk{p.codes_r, p.cf, p.scnt, p.nch * Q, p.Kg, p.cf, 1, p.sK, nullptr, nullptr, 0};
         p.hist = scz__hse_hist(&hk, hstate, &p.hstride);
     }
     if ((e = cudaMemsetAsync(p.hist, 0, (size_t)p.nch * Q * p.hstride * 4, s))) return e;
@@ -1855,7 +1855,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     }
     mk(-1, "hist");
     k_rest<<<dim3((p.Kg + NT - 1) / NT < 64 ? (p.Kg + NT - 1) / NT : 64, p.nch), NT, 0, s>>>(p);
-    const scz_hse hs{p.codes_r, p.cf, p.scnt, p.nch * Q, p.Kg, p.cf, 1, p.sK, nullptr, nullptr};
+    const scz_hse hs{p.codes_r, p.cf, p.scnt, p.nch * Q, p.Kg, p.cf, 1, p.sK, nullptr, nullptr, 0};
     if ((e = scz__hse_plan(&hs, hstate, nullptr, p.ssize, p.sbits, s))) return e;
     k_gchoose<<<gc, NT, 0, s>>>(p);
     mk(4, "plan g");
@@ -1878,7 +1878,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     mk(5, "olist");
     /* the Huffman bodies */
     k_w3init<<<gc, NT, 0, s>>>(p);
-    const scz_hse h3{p.codes_r, p.cf, p.w3cnt, p.nch * W3, p.Kg, p.cf, 1, p.w3K, p.w3soff, nullptr};
+    const scz_hse h3{p.codes_r, p.cf, p.w3cnt, p.nch * W3, p.Kg, p.cf, 1, p.w3K, p.w3soff, nullptr, 0};
     {   /* its histograms are the size set's: copied, not counted again */
         uint32_t h3s;
         uint32_t *h3h = scz__hse_hist(&h3, hstate3, &h3s);
@@ -1901,7 +1901,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     /* the pieces of a formed body are the symbols k_rt2 counted for the
      * set h2 (the same counts, alphabets and histograms): h2's plan and
      * codebooks write them, no plan of their own */
-    const scz_hse h4{p.rvl, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr};
+    const scz_hse h4{p.rvl, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr, 0};
     if ((e = cudaMemcpyAsync(p.w4size, p.r2size, (size_t)p.nch * 2 * 8, cudaMemcpyDeviceToDevice, s))) return e;
     k_rhdr<<<gc, NT, 0, s>>>(p);
     if ((e = scz__hse_write(&h4, hstate2, hwork3, p.w4off, p.rbodies, s))) return e;
@@ -1911,7 +1911,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     /* the back end, the choice, the payloads */
     const uint32_t gb = (uint32_t)((p.bodycap + NT - 1) / NT < 256 ? (p.bodycap + NT - 1) / NT : 256);
     k_bcnt<<<(2 * p.nch + NT - 1) / NT, NT, 0, s>>>(p);
-    const scz_hse h5{nullptr, p.bodycap, p.b5cnt, p.nch * 2, 256, p.bodycap, 0, nullptr, nullptr, p.bodies};
+    const scz_hse h5{nullptr, p.bodycap, p.b5cnt, p.nch * 2, 256, p.bodycap, 0, nullptr, nullptr, p.bodies, 0};
     if ((e = scz__hse_plan(&h5, hstate5, nullptr, p.b5size, nullptr, s))) return e;
     mk(-1, "plan back end");
     k_pdecide<<<gc, NT, 0, s>>>(p);
@@ -2124,7 +2124,7 @@ __global__ void __launch_bounds__(NT) k_pfinal(E1 p, uint32_t g0, uint64_t *chof
 cudaError_t l1_place(const E1 &p, void *hstate5, void *hwork5, cudaStream_t s) {
     const uint64_t pc = (p.paycap + 16 * NT - 1) / (16 * NT);
     k_pcopy<<<dim3((unsigned)(pc < 256 ? pc : 256), p.nch), NT, 0, s>>>(p);
-    const scz_hse h5{nullptr, p.bodycap, p.b5cnt, p.nch * 2, 256, p.bodycap, 0, nullptr, nullptr, p.bodies};
+    const scz_hse h5{nullptr, p.bodycap, p.b5cnt, p.nch * 2, 256, p.bodycap, 0, nullptr, nullptr, p.bodies, 0};
     cudaError_t e = scz__hse_write(&h5, hstate5, hwork5, p.b5off, p.pbase, s);
     return e ? e : cudaGetLastError();
 }
