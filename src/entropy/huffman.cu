@@ -923,13 +923,23 @@ __device__ __forceinline__ void esort_keys(const EParams &p, int b, uint32_t m, 
 
 /* More than KSORT used symbols (a set sorted in its blocks, p.bsort):
  * tiles of KSORT keys sorted by the block, then merged pairwise in global
- * memory, keysA and keysB in turn (the tiles go where the last merge ends
- * in keysB): a key's place in the merged pair is its index in its own run
- * plus the other run's keys below it (keys are unique: no ties). */
+ * memory: a key's place in the merged pair is its index in its own run
+ * plus the other run's keys below it (keys are unique: no ties). keysA
+ * stays as it is (k_ebook reads the keys by symbol there); the merges go
+ * between keysB and a key split over the stream's parent (high words) and
+ * runs (low words) arrays, which k_ebook fills only later; the tiles go
+ * where the last merge ends in keysB. */
 template <typename Sort>
-__device__ void esort_big(const EParams &p, int b, uint32_t m, typename Sort::TempStorage &ts,
+__device__ void esort_big(const EParams &p, uint32_t cl, int b, uint32_t m, typename Sort::TempStorage &ts,
                           unsigned long long *orv) {
-    uint64_t *X = p.keysA + b, *Y = p.keysB + b;
+    const uint64_t *X = p.keysA + b;
+    uint64_t *Y = p.keysB + b;
+    uint32_t *PH = p.parent + (size_t)cl * p.Kc, *PL = p.runs + (size_t)cl * p.Kcap;
+    auto ld = [&](bool y, uint32_t i) -> uint64_t { return y ? Y[i] : (uint64_t)PH[i] << 32 | PL[i]; };
+    auto st = [&](bool y, uint32_t i, uint64_t v) {
+        if (y) Y[i] = v;
+        else PH[i] = (uint32_t)(v >> 32), PL[i] = (uint32_t)v;
+    };
     const uint32_t tw = p.bsort == 2 ? 64u : KSORT; /* keys a tile (64: SCZ_HSE_BIGSORT=1, the tests' merges) */
     const uint32_t nt = (m + tw - 1) / tw;
     uint32_t passes = 0;
@@ -939,7 +949,7 @@ __device__ void esort_big(const EParams &p, int b, uint32_t m, typename Sort::Te
     atomicOr(orv, (unsigned long long)o);
     __syncthreads();
     const int end = 64 - __clzll((long long)(*orv | 1));
-    uint64_t *src = passes & 1 ? X : Y; /* the sorted tiles */
+    bool sy = (passes & 1) == 0; /* the sorted tiles in keysB (else the split pair) */
     for (uint32_t t = 0; t < nt; t++) {
         uint64_t k[KSORT_IPT];
 #pragma unroll
@@ -947,32 +957,30 @@ __device__ void esort_big(const EParams &p, int b, uint32_t m, typename Sort::Te
             const uint32_t l = threadIdx.x * KSORT_IPT + j, i = t * tw + l;
             k[j] = l < tw && i < m ? X[i] : ~0ull;
         }
-        Sort(ts).Sort(k, 0, end); /* every thread has loaded its keys before any is stored (in place: X) */
+        Sort(ts).Sort(k, 0, end);
 #pragma unroll
         for (uint32_t j = 0; j < KSORT_IPT; j++) {
             const uint32_t l = threadIdx.x * KSORT_IPT + j, i = t * tw + l;
-            if (l < tw && i < m) src[i] = k[j]; /* the tile's keys sort before its fillers */
+            if (l < tw && i < m) st(sy, i, k[j]); /* the tile's keys sort before its fillers */
         }
         __syncthreads(); /* ts again */
     }
-    uint64_t *dst = src == X ? Y : X;
     for (uint32_t w = tw; w < m; w *= 2) {
         for (uint32_t i = threadIdx.x; i < m; i += NT) {
-            const uint64_t x = src[i];
+            const uint64_t x = ld(sy, i);
             const uint32_t r0 = i / w * w, left = (i / w & 1) == 0;
             const uint32_t ob = left ? r0 + w : r0 - w, oe = left ? (r0 + 2 * w < m ? r0 + 2 * w : m) : r0;
-            uint32_t lo = ob < m ? ob : m, hi = ob < m ? oe : m; /* the other run's keys below x */
+            const uint32_t base = ob < m ? ob : m;
+            uint32_t lo = base, hi = ob < m ? oe : m; /* the other run's keys below x */
             while (lo < hi) {
                 const uint32_t mid = (lo + hi) >> 1;
-                if (src[mid] < x) lo = mid + 1;
+                if (ld(sy, mid) < x) lo = mid + 1;
                 else hi = mid;
             }
-            dst[(left ? r0 : r0 - w) + (i - r0) + (lo - (ob < m ? ob : m))] = x;
+            st(!sy, (left ? r0 : r0 - w) + (i - r0) + (lo - base), x);
         }
         __syncthreads();
-        uint64_t *q = src;
-        src = dst;
-        dst = q;
+        sy = !sy;
     }
 }
 
@@ -993,10 +1001,10 @@ __global__ void __launch_bounds__(NT) k_esort(EParams p) {
     if (m == 0) return; /* block-uniform */
     if (threadIdx.x == 0) orv = 0;
     __syncthreads();
-    if (p.bsort == 2) esort_big<Sort>(p, b, m, ts.a, &orv); /* SCZ_HSE_BIGSORT=1 */
+    if (p.bsort == 2) esort_big<Sort>(p, cl, b, m, ts.a, &orv); /* SCZ_HSE_BIGSORT=1 */
     else if (m <= NT * 4) esort_keys<4, Sort4>(p, b, m, ts.b, &orv);
     else if (m <= KSORT) esort_keys<KSORT_IPT, Sort>(p, b, m, ts.a, &orv);
-    else esort_big<Sort>(p, b, m, ts.a, &orv); /* p.bsort only */
+    else esort_big<Sort>(p, cl, b, m, ts.a, &orv); /* p.bsort only */
 }
 
 /* Used symbols as sortable keys (count << 16 | symbol), compacted. */
