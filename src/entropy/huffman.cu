@@ -892,8 +892,9 @@ __global__ void __launch_bounds__(NT) k_ehist8(EParams p) {
 }
 
 /* The used symbols' keys of a chunk sorted ascending in one block, for
- * alphabets of at most KSORT symbols (keys are unique: any sort gives the
- * cub segmented sort's order); larger ones go to cub. */
+ * alphabets of at most KSORT symbols and for sets marked few (any
+ * alphabet; esort_big above KSORT used symbols); keys are unique: any sort
+ * gives the cub segmented sort's order. Other large alphabets go to cub. */
 constexpr uint32_t KSORT_IPT = 16;
 constexpr uint32_t KSORT = NT * KSORT_IPT;
 template <uint32_t IPT, typename Sort>
@@ -1953,7 +1954,7 @@ cudaError_t e_plan(EParams &p, const ELayout &L, void *cubtmp, cudaStream_t s) {
         k_ehist<<<tiles, NT, 0, s>>>(p);
     if ((e = scz_ku::launch_pdl(k_eleaves, ng, NT, 0, s, p))) return e;
     size_t tb = L.cub_bytes;
-    if ((kb && kb <= KSORT) || p.bsort) { /* the sort of the used symbols: by one block where they are few */
+    if ((kb && kb <= KSORT) || p.bsort) { /* the used symbols sorted by one block a stream (small alphabets, sets marked few) */
         if ((e = scz_ku::launch_pdl(k_esort, ng, NT, 0, s, p))) return e;
     }
     else if ((e = cub::DeviceSegmentedRadixSort::SortKeys(cubtmp, tb, (const uint64_t *)p.keysA, p.keysB,
