@@ -40,6 +40,36 @@
 #undef SFX
 #undef ZERO_NIB
 
+/* float64 segments on x86-64 CPUs with AVX2: the same encoder with the
+ * significant bytes by comparisons, so that the lane loop vectorizes
+ * (baseline x86-64 has no 64-bit vector compare; the leading-zero count
+ * kept it scalar: ~1.9 GB/s a core for the encoder alone, the issue's
+ * target 2 GB/s for the whole compression). The same bytes: the codes are
+ * integer functions of the values. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define T uint64_t
+#define W 64
+#define SFX 64x
+#define ZERO_NIB GFC_ZERO_NIBBLE_F64
+#define GFC_ATTR __attribute__((target("avx2")))
+#define GFC_SIGB_CMP 1
+#define GFC_ENC_ONLY 1
+#include "gfc_tmpl.h"
+#undef T
+#undef W
+#undef SFX
+#undef ZERO_NIB
+#undef GFC_ATTR
+#undef GFC_SIGB_CMP
+#undef GFC_ENC_ONLY
+/* __builtin_cpu_supports reads the CPU model the runtime filled in at
+ * start-up (no state of ours: the threads of a segment loop share nothing) */
+#define ENC_SEG64(s, n, pl, d, o) \
+    (__builtin_cpu_supports("avx2") ? enc_seg_64x(s, n, pl, d, o) : enc_seg_64(s, n, pl, d, o))
+#else
+#define ENC_SEG64(s, n, pl, d, o) enc_seg_64(s, n, pl, d, o)
+#endif
+
 static void pred_lanes(uint32_t d, uint8_t pl[GFC_SUB]) {
     for (uint32_t j = 0; j < GFC_SUB; j++) pl[j] = (uint8_t)gfc_pred_lane(j, d);
 }
@@ -125,7 +155,7 @@ static scz_status compress_serial(scz_ctx *ctx, const scz_chunk_geom *g, const u
         const uint32_t nv = seg_values(n, s);
         const uint8_t *x = src + s * GFC_SEG_VALUES * g->esize;
         uint8_t *o = off + maxseg + 8 <= room ? data + off : tmp;
-        size_t b = wide ? enc_seg_64(x, nv, pl, dim, o) : enc_seg_32(x, nv, pl, dim, o);
+        size_t b = wide ? ENC_SEG64(x, nv, pl, dim, o) : enc_seg_32(x, nv, pl, dim, o);
         off += b;
         if (4 * S + off >= raw) return store_chunk(ctx, g, src, dst, cap, out_size, info);
         if (off > UINT32_MAX)
@@ -177,7 +207,7 @@ static scz_status gfc_compress_chunk(scz_ctx *ctx, const scz_header *h, const sc
         for (uint64_t s = s0; s < s1; s++) {
             const uint32_t nv = seg_values(n, s);
             const uint8_t *x = in + s * GFC_SEG_VALUES * g->esize;
-            size_t b = wide ? enc_seg_64(x, nv, pl, dim, o) : enc_seg_32(x, nv, pl, dim, o);
+            size_t b = wide ? ENC_SEG64(x, nv, pl, dim, o) : enc_seg_32(x, nv, pl, dim, o);
             len[s] = (uint32_t)b;
             o += b;
         }

@@ -6,8 +6,17 @@
  *   SFX  the name suffix (32 / 64)
  *   ZERO_NIB   the zero-residual nibble of gfc.h
  * The code and kept-byte rules of 10.3 are computed here, not looked up
- * (gfc.h has them as tables too).
+ * (gfc.h has them as tables too). Optional: GFC_ATTR (a function
+ * attribute, e.g. a target ISA), GFC_SIGB_CMP (significant bytes of a
+ * 64-bit magnitude by comparisons, every lane quantity 64-bit: the lane
+ * loop vectorizes where the ISA has 64-bit vector compares), GFC_ENC_ONLY
+ * (no decoder).
  */
+#ifdef GFC_ATTR
+#define GFC_FN GFC_ATTR
+#else
+#define GFC_FN
+#endif
 #define GFC_CAT_(a, b) a##b
 #define GFC_CAT(a, b) GFC_CAT_(a, b)
 #define ENC_SEG GFC_CAT(enc_seg_, SFX)
@@ -15,6 +24,7 @@
 #define MASKS GFC_CAT(kept_mask_, SFX)
 #define PREDS GFC_CAT(preds_, SFX)
 
+#ifndef GFC_ENC_ONLY
 /* Mask of the n low bytes, n = 0 .. W/8. */
 static const T MASKS[W / 8 + 1] = {
 #if W == 64
@@ -24,18 +34,27 @@ static const T MASKS[W / 8 + 1] = {
     0, 0xFFu, 0xFFFFu, 0xFFFFFFu, ~0u,
 #endif
 };
+#endif
 
 /* Significant bytes of m (0 for m = 0): f32 by comparisons the compiler
  * vectorises, f64 from the leading zero count (no 64-bit vector compare
  * in baseline x86-64). */
-#if W == 64
+#if W == 64 && defined(GFC_SIGB_CMP)
+#define SIGB(m)                                                                                                 \
+    ((T)((m) != 0) + ((m) > 0xFFull) + ((m) > 0xFFFFull) + ((m) > 0xFFFFFFull) + ((m) > 0xFFFFFFFFull) +      \
+     ((m) > 0xFFFFFFFFFFull) + ((m) > 0xFFFFFFFFFFFFull) + ((m) > 0xFFFFFFFFFFFFFFull))
+typedef T GFC_CAT(lane_t_, SFX);
+#elif W == 64
 #define SIGB(m) (((unsigned)(71 - __builtin_clzll((m) | 1u)) >> 3) - ((m) == 0))
+typedef unsigned GFC_CAT(lane_t_, SFX);
 #else
 #define SIGB(m) ((unsigned)((m) != 0) + ((m) > 0xFFu) + ((m) > 0xFFFFu) + ((m) > 0xFFFFFFu))
+typedef unsigned GFC_CAT(lane_t_, SFX);
 #endif
+#define LANE_T GFC_CAT(lane_t_, SFX)
 
 /* The predictions of the 32 lanes from the previous subchunk's values. */
-static inline void PREDS(const T *prev, const uint8_t *pl, uint32_t d, T *pred) {
+GFC_FN static inline void PREDS(const T *prev, const uint8_t *pl, uint32_t d, T *pred) {
     if (d == 1) {
         const T v = prev[GFC_SUB - 1];
         for (uint32_t j = 0; j < GFC_SUB; j++) pred[j] = v;
@@ -48,7 +67,7 @@ static inline void PREDS(const T *prev, const uint8_t *pl, uint32_t d, T *pred) 
  * returns the bytes written. out must have W/8 bytes of slack after the
  * largest segment (a full word is stored at each value's position).
  * pl[j] = predictor lane of lane j (gfc_pred_lane) for dimensionality d. */
-static size_t ENC_SEG(const uint8_t *src, uint32_t n, const uint8_t *pl, uint32_t d, uint8_t *out) {
+GFC_FN static size_t ENC_SEG(const uint8_t *src, uint32_t n, const uint8_t *pl, uint32_t d, uint8_t *out) {
     T buf[2][GFC_SUB], pred[GFC_SUB], mag[GFC_SUB];
     T *prev = buf[0], *cur = buf[1];
     memset(prev, 0, sizeof buf[0]);
@@ -68,16 +87,16 @@ static size_t ENC_SEG(const uint8_t *src, uint32_t n, const uint8_t *pl, uint32_
             const T r = (T)(cur[j] - pred[j]);
             const T g = (T)(r >> (W - 1));
             const T m = (T)((r ^ (T)(0 - g)) + g);
-            const unsigned b = SIGB(m);
+            const LANE_T b = SIGB(m);
 #if W == 64
-            const unsigned k = b + (b == 2);           /* 6 leading zero bytes coded as 5 */
-            const unsigned c = 8 - k - (k <= 1);       /* kept 8..3 -> 0..5, 1 -> 6, 0 -> 7 */
+            const LANE_T k = b + (b == 2);             /* 6 leading zero bytes coded as 5 */
+            const LANE_T c = 8 - k - (k <= 1);         /* kept 8..3 -> 0..5, 1 -> 6, 0 -> 7 */
 #else
-            const unsigned k = b, c = 4 - b;
+            const LANE_T k = b, c = 4 - b;
 #endif
             mag[j] = m;
             kept[j] = (uint8_t)k;
-            nib[j] = (uint8_t)((unsigned)g << 3 | c);
+            nib[j] = (uint8_t)((LANE_T)g << 3 | c);
         }
         /* nibble pairs into bytes, 8 nibbles (one word of nib) at a time in
          * a register: byte 2i of x | x >> 4 is nib[2i] | nib[2i + 1] << 4
@@ -110,6 +129,7 @@ static size_t ENC_SEG(const uint8_t *src, uint32_t n, const uint8_t *pl, uint32_
  * payload): words are loaded whole where they fit. Returns 0, or -1 if
  * the segment is malformed (10.4, 10.5); never reads outside in[0 .. avail)
  * nor writes outside dst[0 .. n). */
+#ifndef GFC_ENC_ONLY
 static int DEC_SEG(const uint8_t *in, size_t len, size_t avail, uint32_t n, const uint8_t *pl, uint32_t d,
                    uint8_t *dst) {
     T buf[2][GFC_SUB], pred[GFC_SUB], mag[GFC_SUB];
@@ -168,8 +188,11 @@ static int DEC_SEG(const uint8_t *in, size_t len, size_t avail, uint32_t n, cons
     }
     return p == end ? 0 : -1;
 }
+#endif
 
 #undef SIGB
+#undef LANE_T
+#undef GFC_FN
 #undef MASKS
 #undef PREDS
 #undef ENC_SEG
