@@ -650,18 +650,10 @@ __global__ void __launch_bounds__(NT, MB) k_isw(E1 p, uint32_t j, uint32_t cbase
  * its own odd elements, through the shuffles), as k_isw's last sweep.
  * The arithmetic, codes, aux and radius are k_isw's; lanes outside their
  * own pairs write nothing. One launch a class, after the coarser levels. */
-constexpr uint32_t RW_OWN = 29;
-
-struct ERowPh { /* the finest level's sweep along one axis */
-    uint32_t p0, c0, c1, dsh[3];
-};
-
 struct ERowCtx {
     double h, rh;
-    lz1_div q0, q1;
-    uint32_t e[3], pos[3], cubic, np, nseg, nrows, rn0, ax, xafter;
-    uint32_t rs[2], rsp[2]; /* the class's rows: y = rs[0] + rsp[0] u, z = rs[1] + rsp[1] v, u < rn0 */
-    ERowPh ph[3];
+    uint32_t cubic;
+    scz_l1::RowGeo g; /* lossy_sweep_cuda.h: the classes, rows and sweeps, as the decoder's k_rows */
 };
 
 template <bool F32> __global__ void __launch_bounds__(NT) k_erows(E1 p, uint32_t cls, uint32_t cbase) {
@@ -677,32 +669,10 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_erows(E1 p, uint32_t
         if (ok) {
             const Sweep *W = p.sw + (uint64_t)c * p.swn;
             const CGeo &g = geo(p, c);
-            for (uint32_t f = 0; f < 3; f++) {
-                const Sweep &w = W[S - 2 + f];
-                X.pos[w.a] = f;
-                ERowPh &P = X.ph[w.a];
-                P.p0 = w.p0, P.c0 = w.c0, P.c1 = w.c1;
-                for (int k = 0; k < 3; k++) P.dsh[k] = w.d[k] == 2 ? 1 : 0;
-                if (f == 0) X.h = w.h, X.rh = w.rh; /* one level: one step */
-            }
+            const uint32_t e[3] = {(uint32_t)g.e[0], (uint32_t)g.e[1], (uint32_t)g.e[2]};
+            X.h = W[S - 2].h, X.rh = W[S - 2].rh; /* one level: one step */
             X.cubic = p.dec[(uint64_t)c * ND + 5] == LZ_PRED_CUBIC;
-            for (int k = 0; k < 3; k++) X.e[k] = (uint32_t)g.e[k];
-            X.np = X.e[0] / 2;
-            X.nseg = (X.np + RW_OWN - 1) / RW_OWN;
-            /* axes 1, 2 in the order: f first, h second */
-            const uint32_t f = X.pos[2] < X.pos[1] ? 2 : 1, hx = 3 - f;
-            const uint32_t ef = X.e[f], eh = X.e[hx];
-            uint32_t fs, fsp, fn, hs, hsp, hn; /* rows: f = fs + fsp u (u < fn), h = hs + hsp v (v < hn) */
-            if (cls == 0) fs = 0, fsp = 2, fn = (ef + 1) / 2, hs = 0, hsp = 2, hn = (eh + 1) / 2, X.ax = 3;
-            else if (cls == 1) fs = 1, fsp = 2, fn = ef / 2, hs = 0, hsp = 2, hn = (eh + 1) / 2, X.ax = f;
-            else fs = 0, fsp = 1, fn = ef, hs = 1, hsp = 2, hn = eh / 2, X.ax = hx;
-            X.xafter = X.ax == 3 || X.pos[0] > X.pos[X.ax];
-            if (f == 1) X.rs[0] = fs, X.rsp[0] = fsp, X.rn0 = fn, X.rs[1] = hs, X.rsp[1] = hsp;
-            else X.rs[0] = hs, X.rsp[0] = hsp, X.rn0 = hn, X.rs[1] = fs, X.rsp[1] = fsp;
-            X.nrows = fn * hn;
-            X.q0 = lz1_div_make(X.nseg);
-            X.q1 = lz1_div_make(X.rn0 > 1 ? X.rn0 : 1);
-            ok = X.nrows > 0;
+            ok = scz_l1::row_geo(X.g, W + S - 2, e, cls);
         }
     }
     __syncthreads();
@@ -714,7 +684,8 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_erows(E1 p, uint32_t
     uint16_t *codes = opaque(p.codes + (uint64_t)c * p.cf);
     long long *aux = opaque(p.aux + (uint64_t)c * p.cf);
     const T *src = opaque(reinterpret_cast<const T *>(p.src + (uint64_t)sc(p, c) * p.raw_full));
-    const uint32_t e0 = X.e[0], e1 = X.e[1], cubic = X.cubic, Rr = p.R;
+    const scz_l1::RowGeo &G = X.g;
+    const uint32_t e0 = G.e[0], e1 = G.e[1], cubic = X.cubic, Rr = p.R;
     const uint64_t span = 2 * (uint64_t)Rr - 1;
     const bool store = cls < 2;
     const double h = X.h, rh = X.rh, eb = p.eb;
@@ -744,7 +715,7 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_erows(E1 p, uint32_t
     };
     /* the element at (x, y, z) of the sweep along axis a (1 or 2): P from the rows at +-1, +-3 */
     auto along = [&](uint32_t a, uint32_t x, uint32_t y, uint32_t z, uint32_t idx, T xv, T *t, bool wr) -> double {
-        const uint32_t ca = a == 1 ? y : z, ea = X.e[a], ga = a == 1 ? e0 : e0 * e1;
+        const uint32_t ca = a == 1 ? y : z, ea = G.e[a], ga = a == 1 ? e0 : e0 * e1;
         const bool hb = ca + 1 < ea, c3 = cubic && hb, ha3 = c3 && ca >= 3, hb3 = c3 && ca + 3 < ea;
         const T tA = __ldg(Rt + idx - ga); /* written by earlier launches */
         const T tB = hb ? __ldg(Rt + idx + ga) : (T)0;
@@ -752,18 +723,14 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_erows(E1 p, uint32_t
         const T tB3 = hb3 ? __ldg(Rt + idx + 3 * ga) : (T)0;
         const double P = lz_finterp((int)cubic, Rof(idx - ga, tA), hb, hb ? Rof(idx + ga, tB) : 0.0, ha3,
                                     ha3 ? Rof(idx - 3 * ga, tA3) : 0.0, hb3, hb3 ? Rof(idx + 3 * ga, tB3) : 0.0);
-        const ERowPh &Q = X.ph[a];
-        const uint32_t mx = x >> Q.dsh[0], my = (y - (a == 1)) >> Q.dsh[1], mz = (z - (a == 2)) >> Q.dsh[2];
-        return fin(idx, Q.p0 + (mz * Q.c1 + my) * Q.c0 + mx, xv, P, t, wr);
+        return fin(idx, scz_l1::row_code(G, a, x, y, z), xv, P, t, wr);
     };
-    const uint32_t nw = X.nrows * X.nseg, ax = X.ax, xafter = X.xafter;
+    const uint32_t nw = G.nrows * G.nseg, ax = G.ax, xafter = G.xafter;
     for (uint32_t w = (blockIdx.x * NT + threadIdx.x) >> 5; w < nw; w += (gridDim.x * NT) >> 5) {
-        const uint32_t row = lz1_div_q(w, X.q0), seg = w - row * X.nseg;
-        const uint32_t v = lz1_div_q(row, X.q1), u = row - v * X.rn0;
-        const uint32_t y = X.rs[0] + X.rsp[0] * u, z = X.rs[1] + X.rsp[1] * v;
-        const uint32_t rb = (z * e1 + y) * e0;
-        const int32_t jp = (int32_t)(seg * RW_OWN + lane) - 1; /* lane 0: the pair before; 30, 31: after */
-        const bool valid = jp >= 0 && (uint32_t)jp < X.np, own = valid && lane >= 1 && lane <= RW_OWN;
+        const scz_l1::RowAt at = scz_l1::row_at(G, w, lane);
+        const uint32_t y = at.y, z = at.z, rb = at.rb;
+        const int32_t jp = at.jp;
+        const bool valid = at.valid, own = at.own;
         const uint32_t x0 = 2 * (uint32_t)(jp > 0 ? jp : 0), i0 = rb + x0;
         T2 xp, rp;
         xp.x = xp.y = rp.x = rp.y = (T)0;
@@ -781,9 +748,7 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_erows(E1 p, uint32_t
                 const uint32_t xo = x0 + 1;
                 const bool hb = xo + 1 < e0, c3 = cubic && hb, ha3 = c3 && xo >= 3, hb3 = c3 && xo + 3 < e0;
                 const double P = lz_finterp((int)cubic, Re, hb, Rb, ha3, Ra3, hb3, Rb3);
-                const ERowPh &Q = X.ph[0];
-                const uint32_t my = y >> Q.dsh[1], mz = z >> Q.dsh[2];
-                fin(i0 + 1, Q.p0 + (mz * Q.c1 + my) * Q.c0 + (uint32_t)jp, xp.y, P, &rp.y, true);
+                fin(i0 + 1, scz_l1::row_code(G, 0, xo, y, z), xp.y, P, &rp.y, true);
             }
         } else if (own) {
             along(ax, x0 + 1, y, z, i0 + 1, xp.y, &rp.y, true);
