@@ -512,6 +512,7 @@ struct EParams {
     const uint64_t *soff; /* stream sets: each stream's first symbol (device), or NULL (cl * stride) */
     uint32_t hdr, K;     /* codec header bytes (16, 0 for bare streams); K (0: the codec's) */
     uint32_t Kb;         /* stream sets: every stream's alphabet is at most Kb (with Kv: picks the paths) */
+    uint32_t bsort;      /* stream sets: each stream's used symbols sorted by its block (k_esort), any alphabet */
 };
 
 struct ELayout {
@@ -891,8 +892,9 @@ __global__ void __launch_bounds__(NT) k_ehist8(EParams p) {
 }
 
 /* The used symbols' keys of a chunk sorted ascending in one block, for
- * alphabets of at most KSORT symbols (keys are unique: any sort gives the
- * cub segmented sort's order); larger ones go to cub. */
+ * alphabets of at most KSORT symbols and for sets marked few (any
+ * alphabet; esort_big above KSORT used symbols); keys are unique: any sort
+ * gives the cub segmented sort's order. Other large alphabets go to cub. */
 constexpr uint32_t KSORT_IPT = 16;
 constexpr uint32_t KSORT = NT * KSORT_IPT;
 template <uint32_t IPT, typename Sort>
@@ -920,6 +922,69 @@ __device__ __forceinline__ void esort_keys(const EParams &p, int b, uint32_t m, 
     }
 }
 
+/* More than KSORT used symbols (a set sorted in its blocks, p.bsort):
+ * tiles of KSORT keys sorted by the block, then merged pairwise in global
+ * memory: a key's place in the merged pair is its index in its own run
+ * plus the other run's keys below it (keys are unique: no ties). keysA
+ * stays as it is (k_ebook reads the keys by symbol there); the merges go
+ * between keysB and a key split over the stream's parent (high words) and
+ * runs (low words) arrays, which k_ebook fills only later; the tiles go
+ * where the last merge ends in keysB. */
+template <typename Sort>
+__device__ void esort_big(const EParams &p, uint32_t cl, int b, uint32_t m, typename Sort::TempStorage &ts,
+                          unsigned long long *orv) {
+    const uint64_t *X = p.keysA + b;
+    uint64_t *Y = p.keysB + b;
+    uint32_t *PH = p.parent + (size_t)cl * p.Kc, *PL = p.runs + (size_t)cl * p.Kcap;
+    auto ld = [&](bool y, uint32_t i) -> uint64_t { return y ? Y[i] : (uint64_t)PH[i] << 32 | PL[i]; };
+    auto st = [&](bool y, uint32_t i, uint64_t v) {
+        if (y) Y[i] = v;
+        else PH[i] = (uint32_t)(v >> 32), PL[i] = (uint32_t)v;
+    };
+    const uint32_t tw = p.bsort == 2 ? 64u : KSORT; /* keys a tile (64: SCZ_HSE_BIGSORT=1, the tests' merges) */
+    const uint32_t nt = (m + tw - 1) / tw;
+    uint32_t passes = 0;
+    for (uint32_t w = 1; w < nt; w <<= 1) passes++;
+    uint64_t o = 0;
+    for (uint32_t i = threadIdx.x; i < m; i += NT) o |= X[i];
+    atomicOr(orv, (unsigned long long)o);
+    __syncthreads();
+    const int end = 64 - __clzll((long long)(*orv | 1));
+    bool sy = (passes & 1) == 0; /* the sorted tiles in keysB (else the split pair) */
+    for (uint32_t t = 0; t < nt; t++) {
+        uint64_t k[KSORT_IPT];
+#pragma unroll
+        for (uint32_t j = 0; j < KSORT_IPT; j++) {
+            const uint32_t l = threadIdx.x * KSORT_IPT + j, i = t * tw + l;
+            k[j] = l < tw && i < m ? X[i] : ~0ull;
+        }
+        Sort(ts).Sort(k, 0, end);
+#pragma unroll
+        for (uint32_t j = 0; j < KSORT_IPT; j++) {
+            const uint32_t l = threadIdx.x * KSORT_IPT + j, i = t * tw + l;
+            if (l < tw && i < m) st(sy, i, k[j]); /* the tile's keys sort before its fillers */
+        }
+        __syncthreads(); /* ts again */
+    }
+    for (uint32_t w = tw; w < m; w *= 2) {
+        for (uint32_t i = threadIdx.x; i < m; i += NT) {
+            const uint64_t x = ld(sy, i);
+            const uint32_t r0 = i / w * w, left = (i / w & 1) == 0;
+            const uint32_t ob = left ? r0 + w : r0 - w, oe = left ? (r0 + 2 * w < m ? r0 + 2 * w : m) : r0;
+            const uint32_t base = ob < m ? ob : m;
+            uint32_t lo = base, hi = ob < m ? oe : m; /* the other run's keys below x */
+            while (lo < hi) {
+                const uint32_t mid = (lo + hi) >> 1;
+                if (ld(sy, mid) < x) lo = mid + 1;
+                else hi = mid;
+            }
+            st(!sy, (left ? r0 : r0 - w) + (i - r0) + (lo - base), x);
+        }
+        __syncthreads();
+        sy = !sy;
+    }
+}
+
 __global__ void __launch_bounds__(NT) k_esort(EParams p) {
     scz_ku::grid_wait(); /* launched with launch_pdl */
     /* most alphabets in use are small (lossy REL 1e-3: ~1000 symbols):
@@ -937,8 +1002,10 @@ __global__ void __launch_bounds__(NT) k_esort(EParams p) {
     if (m == 0) return; /* block-uniform */
     if (threadIdx.x == 0) orv = 0;
     __syncthreads();
-    if (m <= NT * 4) esort_keys<4, Sort4>(p, b, m, ts.b, &orv);
-    else esort_keys<KSORT_IPT, Sort>(p, b, m, ts.a, &orv);
+    if (p.bsort == 2) esort_big<Sort>(p, cl, b, m, ts.a, &orv); /* SCZ_HSE_BIGSORT=1 */
+    else if (m <= NT * 4) esort_keys<4, Sort4>(p, b, m, ts.b, &orv);
+    else if (m <= KSORT) esort_keys<KSORT_IPT, Sort>(p, b, m, ts.a, &orv);
+    else esort_big<Sort>(p, cl, b, m, ts.a, &orv); /* p.bsort only */
 }
 
 /* Used symbols as sortable keys (count << 16 | symbol), compacted. */
@@ -1887,7 +1954,7 @@ cudaError_t e_plan(EParams &p, const ELayout &L, void *cubtmp, cudaStream_t s) {
         k_ehist<<<tiles, NT, 0, s>>>(p);
     if ((e = scz_ku::launch_pdl(k_eleaves, ng, NT, 0, s, p))) return e;
     size_t tb = L.cub_bytes;
-    if (kb && kb <= KSORT) { /* the sort of the used symbols: by one block where they are few */
+    if ((kb && kb <= KSORT) || p.bsort) { /* the used symbols sorted by one block a stream (small alphabets, sets marked few) */
         if ((e = scz_ku::launch_pdl(k_esort, ng, NT, 0, s, p))) return e;
     }
     else if ((e = cub::DeviceSegmentedRadixSort::SortKeys(cubtmp, tb, (const uint64_t *)p.keysA, p.keysB,
@@ -1927,6 +1994,17 @@ ELayout hse_layout(uint32_t n, uint64_t cap, uint32_t K) {
     return L;
 }
 
+/* SCZ_HSE_BIGSORT=1: a `few` set's used symbols always by esort_big, in
+ * tiles of 64 keys (its merges tested on any data). */
+int bigsort_env() {
+    static int on = -1;
+    if (on < 0) {
+        const char *v = getenv("SCZ_HSE_BIGSORT");
+        on = v && *v && atoi(v) == 1 ? 1 : 0;
+    }
+    return on;
+}
+
 void hse_params(const scz_hse *h, void *state, void *work, const ELayout &L, EParams *p, void **cubtmp) {
     memset(p, 0, sizeof *p);
     elayout_take(L, static_cast<uint8_t *>(state), p, cubtmp);
@@ -1952,6 +2030,7 @@ void hse_params(const scz_hse *h, void *state, void *work, const ELayout &L, EPa
     p->ring = L.ring;
     p->dynbytes = ebook_dyn(L.ring, L.Kc, ebook_cap());
     p->hist_ready = h->hist_ready;
+    p->bsort = h->few ? (bigsort_env() ? 2u : 1u) : 0u;
 }
 
 

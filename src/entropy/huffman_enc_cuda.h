@@ -34,6 +34,8 @@ struct scz_hse {
     const uint64_t *soff;  /* device: stream i's first symbol at sym + soff[i] (then stride is unused), or NULL */
     const uint8_t *sym8;   /* or NULL: u8 symbols in place of sym (stream i at sym8 + i * stride; K <= 256, soff
                               NULL); the set's state is that of the same set of u16 symbols */
+    uint32_t few;          /* 1: streams use few symbols of a large K (run lengths): the plan sorts each stream's
+                              used symbols in its own block, not by CUB's segmented sort (8 launches) */
 };
 
 /* State of a set of n streams of at most cap symbols each, of alphabets

@@ -2009,11 +2009,7 @@ template <bool F32> struct SwElem {
  * elements read (one before, two after), computes the even element of each
  * (R of the halo pairs as well), passes the R values by shuffles, and
  * stores its pairs whole. Arithmetic as k_sweep (SwElem). */
-constexpr uint32_t RW_OWN = 29;
-
-struct RowPh {                  /* the finest level's sweep along one axis */
-    uint32_t p0, c0, c1, dsh[3];
-};
+using scz_l1::RowGeo;
 
 struct RowCtx {
     const uint16_t *codes;
@@ -2021,10 +2017,8 @@ struct RowCtx {
     const uint32_t *vb;
     uint8_t *out;
     double h;
-    lz1_div q0, q1;
-    uint32_t e[3], pos[3], cubic, r, hasv, np, nseg, nrows, rn0, R, xafter;
-    uint32_t rs[2], rsp[2];      /* the class's rows: y = rs[0] + rsp[0] u, z = rs[1] + rsp[1] v, u < rn0 */
-    RowPh ph[3];
+    uint32_t cubic, r, hasv;
+    RowGeo g; /* lossy_sweep_cuda.h: the classes, rows and sweeps, as the writer's k_erows */
 };
 
 __device__ __forceinline__ bool rows_takes(const LMeta &M) {
@@ -2044,46 +2038,23 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_rows(Params p, uint3
         if (ok) {
             const Sweep *W = p.sw + (size_t)c * p.swn;
             uint32_t nf = 0;
-            for (uint32_t k = 0; k < 3; k++) X.pos[k] = 3;
             for (uint32_t j = M.nsw + 1; j-- > 1 && W[j].s == 1;) nf++;
             ok = nf == 3;
-            for (uint32_t f = 0; ok && f < nf; f++) {
-                const Sweep &w = W[M.nsw + 1 - nf + f];
-                X.pos[w.a] = f;
-                RowPh &P = X.ph[w.a];
-                P.p0 = w.p0, P.c0 = w.c0, P.c1 = w.c1;
-                for (int k = 0; k < 3; k++) P.dsh[k] = w.d[k] == 2 ? 1 : 0;
-                if (f == 0) X.h = w.h;
+            if (ok) {
+                X.h = W[M.nsw - 2].h; /* one level: one step */
+                X.codes = p.codes + (size_t)c * p.count_full;
+                X.Rv = p.Rv + (size_t)c * p.count_full;
+                X.vb = p.vbits + (size_t)c * p.vbw;
+                X.out = p.dst + (uint64_t)c * p.raw_full;
+                X.cubic = M.pred == LZ_PRED_CUBIC, X.r = M.r, X.hasv = M.n_verb != 0;
+                ok = scz_l1::row_geo(X.g, W + M.nsw - 2, M.e, cls);
             }
-        }
-        if (ok) {
-            X.codes = p.codes + (size_t)c * p.count_full;
-            X.Rv = p.Rv + (size_t)c * p.count_full;
-            X.vb = p.vbits + (size_t)c * p.vbw;
-            X.out = p.dst + (uint64_t)c * p.raw_full;
-            X.cubic = M.pred == LZ_PRED_CUBIC, X.r = M.r, X.hasv = M.n_verb != 0;
-            for (int k = 0; k < 3; k++) X.e[k] = M.e[k];
-            X.np = M.e[0] / 2;
-            X.nseg = (X.np + RW_OWN - 1) / RW_OWN;
-            /* axes 1, 2 in the order: f first, g second */
-            const uint32_t f = X.pos[2] < X.pos[1] ? 2 : 1, g = 3 - f;
-            const uint32_t ef = M.e[f], eg = M.e[g];
-            uint32_t fs, fsp, fn, gs, gsp, gn; /* rows: f = fs + fsp u (u < fn), g = gs + gsp v (v < gn) */
-            if (cls == 0) fs = 0, fsp = 2, fn = (ef + 1) / 2, gs = 0, gsp = 2, gn = (eg + 1) / 2, X.R = 3;
-            else if (cls == 1) fs = 1, fsp = 2, fn = ef / 2, gs = 0, gsp = 2, gn = (eg + 1) / 2, X.R = f;
-            else fs = 0, fsp = 1, fn = ef, gs = 1, gsp = 2, gn = eg / 2, X.R = g;
-            X.xafter = X.R == 3 || X.pos[0] > X.pos[X.R];
-            /* rs[0], rsp[0]: axis 1; rs[1], rsp[1]: axis 2; u runs over axis 1 */
-            if (f == 1) X.rs[0] = fs, X.rsp[0] = fsp, X.rn0 = fn, X.rs[1] = gs, X.rsp[1] = gsp, X.nrows = fn * gn;
-            else X.rs[0] = gs, X.rsp[0] = gsp, X.rn0 = gn, X.rs[1] = fs, X.rsp[1] = fsp, X.nrows = fn * gn;
-            X.q0 = lz1_div_make(X.nseg);
-            X.q1 = lz1_div_make(max(X.rn0, 1u));
-            ok = X.nrows > 0;
         }
     }
     __syncthreads();
     if (!ok) return;
-    const uint32_t e0 = X.e[0], e1 = X.e[1], r = X.r, vnew = 2 * r, cubic = X.cubic;
+    const RowGeo &G = X.g;
+    const uint32_t e0 = G.e[0], e1 = G.e[1], r = X.r, vnew = 2 * r, cubic = X.cubic;
     const U *out = reinterpret_cast<const U *>(X.out);
     /* R of the point at index idx whose T(x') bits are u */
     auto Rof = [&](uint32_t idx, U u) -> double {
@@ -2105,25 +2076,21 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_rows(Params p, uint3
     };
     /* the element at (x, y, z) of the sweep along axis a (1 or 2): P from the rows at +-1, +-3 */
     auto along = [&](uint32_t a, uint32_t x, uint32_t y, uint32_t z, uint32_t idx, U *v) -> double {
-        const uint32_t ca = a == 1 ? y : z, ea = X.e[a], ga = a == 1 ? e0 : e0 * e1;
+        const uint32_t ca = a == 1 ? y : z, ea = G.e[a], ga = a == 1 ? e0 : e0 * e1;
         const bool hb = ca + 1 < ea, c3 = cubic && hb, ha3 = c3 && ca >= 3, hb3 = c3 && ca + 3 < ea;
         const double A = Rof(idx - ga, __ldg(out + idx - ga));
         const double B = hb ? Rof(idx + ga, __ldg(out + idx + ga)) : 0.0;
         const double A3 = ha3 ? Rof(idx - 3 * ga, __ldg(out + idx - 3 * ga)) : 0.0;
         const double B3 = hb3 ? Rof(idx + 3 * ga, __ldg(out + idx + 3 * ga)) : 0.0;
         const double P = lz_finterp((int)cubic, A, hb, B, ha3, A3, hb3, B3);
-        const RowPh &Q = X.ph[a];
-        const uint32_t mx = x >> Q.dsh[0], my = (y - (a == 1)) >> Q.dsh[1], mz = (z - (a == 2)) >> Q.dsh[2];
-        return fin(idx, __ldg(X.codes + Q.p0 + (mz * Q.c1 + my) * Q.c0 + mx), P, v);
+        return fin(idx, __ldg(X.codes + scz_l1::row_code(G, a, x, y, z)), P, v);
     };
-    const uint32_t nw = X.nrows * X.nseg, R = X.R, xafter = X.xafter;
+    const uint32_t nw = G.nrows * G.nseg, R = G.ax, xafter = G.xafter;
     for (uint32_t w = (blockIdx.x * NT + threadIdx.x) >> 5; w < nw; w += (gridDim.x * NT) >> 5) {
-        const uint32_t row = lz1_div_q(w, X.q0), seg = w - row * X.nseg;
-        const uint32_t v = lz1_div_q(row, X.q1), u = row - v * X.rn0;
-        const uint32_t y = X.rs[0] + X.rsp[0] * u, z = X.rs[1] + X.rsp[1] * v;
-        const uint32_t rb = (z * e1 + y) * e0;
-        const int32_t jp = (int32_t)(seg * RW_OWN + lane) - 1; /* lane 0: the pair before; 30, 31: after */
-        const bool valid = jp >= 0 && (uint32_t)jp < X.np, own = valid && lane >= 1 && lane <= RW_OWN;
+        const scz_l1::RowAt at = scz_l1::row_at(G, w, lane);
+        const uint32_t y = at.y, z = at.z, rb = at.rb;
+        const int32_t jp = at.jp;
+        const bool valid = at.valid, own = at.own;
         const uint32_t x0 = 2 * (uint32_t)max(jp, 0), i0 = rb + x0;
         U2 pr;
         pr.x = 0, pr.y = 0;
@@ -2138,9 +2105,7 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_rows(Params p, uint3
                 const uint32_t xo = x0 + 1;
                 const bool hb = xo + 1 < e0, c3 = cubic && hb, ha3 = c3 && xo >= 3, hb3 = c3 && xo + 3 < e0;
                 const double P = lz_finterp((int)cubic, Re, hb, Rb, ha3, Ra3, hb3, Rb3);
-                const RowPh &Q = X.ph[0];
-                const uint32_t my = y >> Q.dsh[1], mz = z >> Q.dsh[2];
-                fin(i0 + 1, __ldg(X.codes + Q.p0 + (mz * Q.c1 + my) * Q.c0 + (uint32_t)jp), P, &pr.y);
+                fin(i0 + 1, __ldg(X.codes + scz_l1::row_code(G, 0, xo, y, z)), P, &pr.y);
             }
         } else if (own) {
             along(R, x0 + 1, y, z, i0 + 1, &pr.y);

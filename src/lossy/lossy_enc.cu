@@ -1628,7 +1628,7 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
         p.nlast = g0 + ng == b->n ? ng - 1 : NONE;
         p.src = static_cast<const uint8_t *>(d_src) + (uint64_t)g0 * b->raw_full;
         /* the codes' histogram is counted by the quantization kernels */
-        const scz_hse hc{p.codes, L.cf, p.cntC, ng, K, L.cf, K <= HK, nullptr, nullptr, nullptr};
+        const scz_hse hc{p.codes, L.cf, p.cntC, ng, K, L.cf, K <= HK, nullptr, nullptr, nullptr, 0};
         p.hist = nullptr;
         if (hc.hist_ready) {
             p.hist = scz__hse_hist(&hc, stC, &p.hstride);
@@ -1662,8 +1662,8 @@ cudaError_t scz__lossy_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
         const bool seq = any_rle && ((uint64_t)ctl[3] << 32 | ctl[2]) > L.rb;
         const dim3 rt(L.rtiles, ng);
         /* their histograms counted by k_rwrite as it forms the runs */
-        const scz_hse hv{p.rv, L.cf, p.cntR, ng, K, L.cf, K <= HK, nullptr, p.roff, nullptr};
-        const scz_hse hl{seq ? p.rv : p.rl, L.cf, p.cntR, ng, 65536, L.cf, 1, nullptr, p.roff, nullptr};
+        const scz_hse hv{p.rv, L.cf, p.cntR, ng, K, L.cf, K <= HK, nullptr, p.roff, nullptr, 0};
+        const scz_hse hl{seq ? p.rv : p.rl, L.cf, p.cntR, ng, 65536, L.cf, 1, nullptr, p.roff, nullptr, 1};
         if (any_rle) {
             p.hv = nullptr;
             if (hv.hist_ready) {

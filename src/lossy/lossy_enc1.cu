@@ -459,8 +459,7 @@ __global__ void k_stab(E1 p) {
     if (c >= p.nreal) { /* the trial's interpolation payload, where the decision asks for it */
         const uint8_t *r = p.dec + (uint64_t)sc(p, c) * ND;
         const bool none = p.force || r[2] == LZ_PRED_LORENZO;
-        pred = r[2], order = r[3], tight = r[4];
-        __syncwarp(); /* r read by every lane before lane 0 writes d (c != sc(p, c)) */
+        pred = r[2], order = r[3], tight = r[4]; /* r: another chunk's decision (sc(p, c) < nreal <= c) */
         if (l0) d[0] = d[1] = d[2] = d[3] = d[4] = 0;
         if (none) {
             if (l0) d[5] = d[6] = d[7] = 0, p.nsw[c] = NONE;
@@ -471,7 +470,6 @@ __global__ void k_stab(E1 p) {
         if (p.force) pred = p.force[3 * c], order = p.force[3 * c + 1], tight = p.force[3 * c + 2];
     }
     if (pred == LZ_PRED_LORENZO) tight = 0;
-    __syncwarp(); /* d read by every lane before lane 0 writes it */
     if (l0) d[5] = (uint8_t)pred, d[6] = (uint8_t)order, d[7] = (uint8_t)tight;
     if (pred == LZ_PRED_LORENZO) {
         if (l0) p.nsw[c] = 0; /* coded by k_lor; no sweeps */
@@ -652,18 +650,10 @@ __global__ void __launch_bounds__(NT, MB) k_isw(E1 p, uint32_t j, uint32_t cbase
  * its own odd elements, through the shuffles), as k_isw's last sweep.
  * The arithmetic, codes, aux and radius are k_isw's; lanes outside their
  * own pairs write nothing. One launch a class, after the coarser levels. */
-constexpr uint32_t RW_OWN = 29;
-
-struct ERowPh { /* the finest level's sweep along one axis */
-    uint32_t p0, c0, c1, dsh[3];
-};
-
 struct ERowCtx {
     double h, rh;
-    lz1_div q0, q1;
-    uint32_t e[3], pos[3], cubic, np, nseg, nrows, rn0, ax, xafter;
-    uint32_t rs[2], rsp[2]; /* the class's rows: y = rs[0] + rsp[0] u, z = rs[1] + rsp[1] v, u < rn0 */
-    ERowPh ph[3];
+    uint32_t cubic;
+    scz_l1::RowGeo g; /* lossy_sweep_cuda.h: the classes, rows and sweeps, as the decoder's k_rows */
 };
 
 template <bool F32> __global__ void __launch_bounds__(NT) k_erows(E1 p, uint32_t cls, uint32_t cbase) {
@@ -679,32 +669,10 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_erows(E1 p, uint32_t
         if (ok) {
             const Sweep *W = p.sw + (uint64_t)c * p.swn;
             const CGeo &g = geo(p, c);
-            for (uint32_t f = 0; f < 3; f++) {
-                const Sweep &w = W[S - 2 + f];
-                X.pos[w.a] = f;
-                ERowPh &P = X.ph[w.a];
-                P.p0 = w.p0, P.c0 = w.c0, P.c1 = w.c1;
-                for (int k = 0; k < 3; k++) P.dsh[k] = w.d[k] == 2 ? 1 : 0;
-                if (f == 0) X.h = w.h, X.rh = w.rh; /* one level: one step */
-            }
+            const uint32_t e[3] = {(uint32_t)g.e[0], (uint32_t)g.e[1], (uint32_t)g.e[2]};
+            X.h = W[S - 2].h, X.rh = W[S - 2].rh; /* one level: one step */
             X.cubic = p.dec[(uint64_t)c * ND + 5] == LZ_PRED_CUBIC;
-            for (int k = 0; k < 3; k++) X.e[k] = (uint32_t)g.e[k];
-            X.np = X.e[0] / 2;
-            X.nseg = (X.np + RW_OWN - 1) / RW_OWN;
-            /* axes 1, 2 in the order: f first, h second */
-            const uint32_t f = X.pos[2] < X.pos[1] ? 2 : 1, hx = 3 - f;
-            const uint32_t ef = X.e[f], eh = X.e[hx];
-            uint32_t fs, fsp, fn, hs, hsp, hn; /* rows: f = fs + fsp u (u < fn), h = hs + hsp v (v < hn) */
-            if (cls == 0) fs = 0, fsp = 2, fn = (ef + 1) / 2, hs = 0, hsp = 2, hn = (eh + 1) / 2, X.ax = 3;
-            else if (cls == 1) fs = 1, fsp = 2, fn = ef / 2, hs = 0, hsp = 2, hn = (eh + 1) / 2, X.ax = f;
-            else fs = 0, fsp = 1, fn = ef, hs = 1, hsp = 2, hn = eh / 2, X.ax = hx;
-            X.xafter = X.ax == 3 || X.pos[0] > X.pos[X.ax];
-            if (f == 1) X.rs[0] = fs, X.rsp[0] = fsp, X.rn0 = fn, X.rs[1] = hs, X.rsp[1] = hsp;
-            else X.rs[0] = hs, X.rsp[0] = hsp, X.rn0 = hn, X.rs[1] = fs, X.rsp[1] = fsp;
-            X.nrows = fn * hn;
-            X.q0 = lz1_div_make(X.nseg);
-            X.q1 = lz1_div_make(X.rn0 > 1 ? X.rn0 : 1);
-            ok = X.nrows > 0;
+            ok = scz_l1::row_geo(X.g, W + S - 2, e, cls);
         }
     }
     __syncthreads();
@@ -716,7 +684,8 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_erows(E1 p, uint32_t
     uint16_t *codes = opaque(p.codes + (uint64_t)c * p.cf);
     long long *aux = opaque(p.aux + (uint64_t)c * p.cf);
     const T *src = opaque(reinterpret_cast<const T *>(p.src + (uint64_t)sc(p, c) * p.raw_full));
-    const uint32_t e0 = X.e[0], e1 = X.e[1], cubic = X.cubic, Rr = p.R;
+    const scz_l1::RowGeo &G = X.g;
+    const uint32_t e0 = G.e[0], e1 = G.e[1], cubic = X.cubic, Rr = p.R;
     const uint64_t span = 2 * (uint64_t)Rr - 1;
     const bool store = cls < 2;
     const double h = X.h, rh = X.rh, eb = p.eb;
@@ -746,7 +715,7 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_erows(E1 p, uint32_t
     };
     /* the element at (x, y, z) of the sweep along axis a (1 or 2): P from the rows at +-1, +-3 */
     auto along = [&](uint32_t a, uint32_t x, uint32_t y, uint32_t z, uint32_t idx, T xv, T *t, bool wr) -> double {
-        const uint32_t ca = a == 1 ? y : z, ea = X.e[a], ga = a == 1 ? e0 : e0 * e1;
+        const uint32_t ca = a == 1 ? y : z, ea = G.e[a], ga = a == 1 ? e0 : e0 * e1;
         const bool hb = ca + 1 < ea, c3 = cubic && hb, ha3 = c3 && ca >= 3, hb3 = c3 && ca + 3 < ea;
         const T tA = __ldg(Rt + idx - ga); /* written by earlier launches */
         const T tB = hb ? __ldg(Rt + idx + ga) : (T)0;
@@ -754,18 +723,14 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_erows(E1 p, uint32_t
         const T tB3 = hb3 ? __ldg(Rt + idx + 3 * ga) : (T)0;
         const double P = lz_finterp((int)cubic, Rof(idx - ga, tA), hb, hb ? Rof(idx + ga, tB) : 0.0, ha3,
                                     ha3 ? Rof(idx - 3 * ga, tA3) : 0.0, hb3, hb3 ? Rof(idx + 3 * ga, tB3) : 0.0);
-        const ERowPh &Q = X.ph[a];
-        const uint32_t mx = x >> Q.dsh[0], my = (y - (a == 1)) >> Q.dsh[1], mz = (z - (a == 2)) >> Q.dsh[2];
-        return fin(idx, Q.p0 + (mz * Q.c1 + my) * Q.c0 + mx, xv, P, t, wr);
+        return fin(idx, scz_l1::row_code(G, a, x, y, z), xv, P, t, wr);
     };
-    const uint32_t nw = X.nrows * X.nseg, ax = X.ax, xafter = X.xafter;
+    const uint32_t nw = G.nrows * G.nseg, ax = G.ax, xafter = G.xafter;
     for (uint32_t w = (blockIdx.x * NT + threadIdx.x) >> 5; w < nw; w += (gridDim.x * NT) >> 5) {
-        const uint32_t row = lz1_div_q(w, X.q0), seg = w - row * X.nseg;
-        const uint32_t v = lz1_div_q(row, X.q1), u = row - v * X.rn0;
-        const uint32_t y = X.rs[0] + X.rsp[0] * u, z = X.rs[1] + X.rsp[1] * v;
-        const uint32_t rb = (z * e1 + y) * e0;
-        const int32_t jp = (int32_t)(seg * RW_OWN + lane) - 1; /* lane 0: the pair before; 30, 31: after */
-        const bool valid = jp >= 0 && (uint32_t)jp < X.np, own = valid && lane >= 1 && lane <= RW_OWN;
+        const scz_l1::RowAt at = scz_l1::row_at(G, w, lane);
+        const uint32_t y = at.y, z = at.z, rb = at.rb;
+        const int32_t jp = at.jp;
+        const bool valid = at.valid, own = at.own;
         const uint32_t x0 = 2 * (uint32_t)(jp > 0 ? jp : 0), i0 = rb + x0;
         T2 xp, rp;
         xp.x = xp.y = rp.x = rp.y = (T)0;
@@ -783,9 +748,7 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_erows(E1 p, uint32_t
                 const uint32_t xo = x0 + 1;
                 const bool hb = xo + 1 < e0, c3 = cubic && hb, ha3 = c3 && xo >= 3, hb3 = c3 && xo + 3 < e0;
                 const double P = lz_finterp((int)cubic, Re, hb, Rb, ha3, Ra3, hb3, Rb3);
-                const ERowPh &Q = X.ph[0];
-                const uint32_t my = y >> Q.dsh[1], mz = z >> Q.dsh[2];
-                fin(i0 + 1, Q.p0 + (mz * Q.c1 + my) * Q.c0 + (uint32_t)jp, xp.y, P, &rp.y, true);
+                fin(i0 + 1, scz_l1::row_code(G, 0, xo, y, z), xp.y, P, &rp.y, true);
             }
         } else if (own) {
             along(ax, x0 + 1, y, z, i0 + 1, xp.y, &rp.y, true);
@@ -1745,13 +1708,15 @@ int erows_env() {
     return on;
 }
 
-/* Whether k_erows codes sweep entry j of every chunk of geometry g
+/* A geometry k_erows can take (erows_takes: rank 3, rows of even length);
+ * then whether k_erows codes sweep entry j of every chunk of geometry g
  * (erows_takes: rank 3, even rows; the last three of lz1_nsweeps sweeps),
  * so that k_isw's blocks would all exit: a grid of one block (the sweeps
  * are grid-stride loops, so the grid only costs time if this were wrong;
  * 2048 blocks a chunk that found nothing to do took ~50 us a sweep, H100). */
+bool rows_geo(const CGeo &g) { return g.rank == 3 && (g.e[0] & 1) == 0; }
 bool rows_sweep(const CGeo &g, uint32_t j, uint32_t rows) {
-    if (!rows || g.rank != 3 || (g.e[0] & 1)) return false;
+    if (!rows || !rows_geo(g)) return false;
     const uint32_t S = lz1_nsweeps(g.rank, g.e);
     return S >= 3 && j + 2 >= S && j <= S;
 }
@@ -1779,7 +1744,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
                        void *hwork5, cudaStream_t s, cudaEvent_t *ev, ScProf *pf) {
     E1 p = p0;
     {   /* the run-length set's histograms: a layout of this group's streams */
-        const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr};
+        const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr, 1};
         p.hist2 = scz__hse_hist(&h2, hstate2, &p.h2stride);
     }
     /* the debug entry's events (ev[k]) and the profile's phases */
@@ -1792,9 +1757,12 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     if (est && (e = launch_est<F32>(p, s))) return e;
     const uint32_t gc = (p.nch + NT - 1) / NT;
     mk(1, "estimate");
-    /* the finest level by rows where the pairs are aligned (SCZ_L1_ROWS=0: by k_isw) */
-    const uint32_t rows = erows_env() && ((uintptr_t)p.src & 15) == 0 && (p.cf & 1) == 0 &&
-                          p.raw_full == p.cf * p.es && ((uintptr_t)p.Rv & 15) == 0 && (!F32 || ((uintptr_t)p.Rf & 7) == 0);
+    /* the finest level by rows where a chunk's geometry takes it and the
+     * pairs are aligned (8-byte pairs of float32, 16 of float64; cf even);
+     * SCZ_L1_ROWS=0: by k_isw */
+    const uint32_t rows = erows_env() && (rows_geo(p.gfull) || rows_geo(p.glast)) &&
+                          ((uintptr_t)p.src & (2 * p.es - 1)) == 0 && (p.cf & 1) == 0 && p.raw_full == p.cf * p.es &&
+                          ((uintptr_t)p.Rv & 15) == 0 && (!F32 || ((uintptr_t)p.Rf & 7) == 0);
     k_stab<<<(p.nch + NT / 32 - 1) / (NT / 32), NT, 0, s>>>(p); /* a warp a chunk */
     for (uint32_t j = 0; j < p.swn; j++) {
         /* the grid of the sweep's size (the coarse levels' sweeps are small:
@@ -1814,8 +1782,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
         }
     }
     if (rows) { /* the finest level of chunks of rank 3 (erows_takes) */
-        static int rg = 0;
-        if (!rg) rg = scz_ku::persistent_grid((const void *)k_erows<F32>, NT);
+        const int rg = scz_ku::persistent_grid((const void *)k_erows<F32>, NT); /* the current device's */
         const uint32_t rx = (uint32_t)rg / p.nch > 0 ? (uint32_t)rg / p.nch : 1;
         for (uint32_t cls = 0; cls < 3; cls++)
             for (uint32_t cb = 0; cb < p.nch; cb += 65535) {
@@ -1841,7 +1808,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     mk(-1, "K wait");
     p.Kg = kg;
     {
-        const scz_hse hk{p.codes_r, p.cf, p.scnt, p.nch * Q, p.Kg, p.cf, 1, p.sK, nullptr, nullptr};
+        const scz_hse hk{p.codes_r, p.cf, p.scnt, p.nch * Q, p.Kg, p.cf, 1, p.sK, nullptr, nullptr, 0};
         p.hist = scz__hse_hist(&hk, hstate, &p.hstride);
     }
     if ((e = cudaMemsetAsync(p.hist, 0, (size_t)p.nch * Q * p.hstride * 4, s))) return e;
@@ -1853,7 +1820,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     }
     mk(-1, "hist");
     k_rest<<<dim3((p.Kg + NT - 1) / NT < 64 ? (p.Kg + NT - 1) / NT : 64, p.nch), NT, 0, s>>>(p);
-    const scz_hse hs{p.codes_r, p.cf, p.scnt, p.nch * Q, p.Kg, p.cf, 1, p.sK, nullptr, nullptr};
+    const scz_hse hs{p.codes_r, p.cf, p.scnt, p.nch * Q, p.Kg, p.cf, 1, p.sK, nullptr, nullptr, 0};
     if ((e = scz__hse_plan(&hs, hstate, nullptr, p.ssize, p.sbits, s))) return e;
     k_gchoose<<<gc, NT, 0, s>>>(p);
     mk(4, "plan g");
@@ -1864,7 +1831,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     k_rt2<<<dim3((p.tpc + RT_TPB - 1) / RT_TPB, p.nch), NT, 0, s>>>(p);
     k_rcnt<<<gc, NT, 0, s>>>(p);
     mk(-1, "rle count");
-    const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr};
+    const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr, 1};
     if ((e = scz__hse_plan(&h2, hstate2, nullptr, p.r2size, nullptr, s))) return e;
     k_rdecide<<<gc, NT, 0, s>>>(p);
     mk(-1, "rle plan");
@@ -1876,7 +1843,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     mk(5, "olist");
     /* the Huffman bodies */
     k_w3init<<<gc, NT, 0, s>>>(p);
-    const scz_hse h3{p.codes_r, p.cf, p.w3cnt, p.nch * W3, p.Kg, p.cf, 1, p.w3K, p.w3soff, nullptr};
+    const scz_hse h3{p.codes_r, p.cf, p.w3cnt, p.nch * W3, p.Kg, p.cf, 1, p.w3K, p.w3soff, nullptr, 0};
     {   /* its histograms are the size set's: copied, not counted again */
         uint32_t h3s;
         uint32_t *h3h = scz__hse_hist(&h3, hstate3, &h3s);
@@ -1899,7 +1866,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     /* the pieces of a formed body are the symbols k_rt2 counted for the
      * set h2 (the same counts, alphabets and histograms): h2's plan and
      * codebooks write them, no plan of their own */
-    const scz_hse h4{p.rvl, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr};
+    const scz_hse h4{p.rvl, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr, 0};
     if ((e = cudaMemcpyAsync(p.w4size, p.r2size, (size_t)p.nch * 2 * 8, cudaMemcpyDeviceToDevice, s))) return e;
     k_rhdr<<<gc, NT, 0, s>>>(p);
     if ((e = scz__hse_write(&h4, hstate2, hwork3, p.w4off, p.rbodies, s))) return e;
@@ -1909,7 +1876,7 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
     /* the back end, the choice, the payloads */
     const uint32_t gb = (uint32_t)((p.bodycap + NT - 1) / NT < 256 ? (p.bodycap + NT - 1) / NT : 256);
     k_bcnt<<<(2 * p.nch + NT - 1) / NT, NT, 0, s>>>(p);
-    const scz_hse h5{nullptr, p.bodycap, p.b5cnt, p.nch * 2, 256, p.bodycap, 0, nullptr, nullptr, p.bodies};
+    const scz_hse h5{nullptr, p.bodycap, p.b5cnt, p.nch * 2, 256, p.bodycap, 0, nullptr, nullptr, p.bodies, 0};
     if ((e = scz__hse_plan(&h5, hstate5, nullptr, p.b5size, nullptr, s))) return e;
     mk(-1, "plan back end");
     k_pdecide<<<gc, NT, 0, s>>>(p);
@@ -2122,7 +2089,7 @@ __global__ void __launch_bounds__(NT) k_pfinal(E1 p, uint32_t g0, uint64_t *chof
 cudaError_t l1_place(const E1 &p, void *hstate5, void *hwork5, cudaStream_t s) {
     const uint64_t pc = (p.paycap + 16 * NT - 1) / (16 * NT);
     k_pcopy<<<dim3((unsigned)(pc < 256 ? pc : 256), p.nch), NT, 0, s>>>(p);
-    const scz_hse h5{nullptr, p.bodycap, p.b5cnt, p.nch * 2, 256, p.bodycap, 0, nullptr, nullptr, p.bodies};
+    const scz_hse h5{nullptr, p.bodycap, p.b5cnt, p.nch * 2, 256, p.bodycap, 0, nullptr, nullptr, p.bodies, 0};
     cudaError_t e = scz__hse_write(&h5, hstate5, hwork5, p.b5off, p.pbase, s);
     return e ? e : cudaGetLastError();
 }

@@ -102,6 +102,88 @@ __device__ inline uint32_t sweep_table_warp(Sweep *W, uint32_t cap, uint32_t ran
     return S;
 }
 
+/* The finest level (s = 1) of a chunk of rank 3 by rows along axis 0, the
+ * geometry the decoder's k_rows and the writer's k_erows share. At this
+ * level the elements of a row (y, z) at even x belong to the sweep of the
+ * class axis `ax`, the latest of axes 1, 2 in the order with an odd
+ * coordinate (none, 3, where y and z are both even: class 0, coarser
+ * elements), those at odd x to the sweep along axis 0 where it comes after
+ * ax's (xafter), else to ax's too. Class 1: the first of axes 1, 2 in the
+ * order odd, the other even; class 2: the second odd. A warp takes a row
+ * segment of ROW_OWN pairs (2 j, 2 j + 1) plus one pair before and two
+ * after (lanes 0, 30, 31). */
+constexpr uint32_t ROW_OWN = 29;
+
+struct RowPh { /* the finest level's sweep along one axis */
+    uint32_t p0, c0, c1, dsh[3];
+};
+
+struct RowGeo {
+    lz1_div q0, q1;
+    uint32_t e[3], pos[3], np, nseg, nrows, rn0, ax, xafter;
+    uint32_t rs[2], rsp[2]; /* the class's rows: y = rs[0] + rsp[0] u, z = rs[1] + rsp[1] v, u < rn0 */
+    RowPh ph[3];
+};
+
+/* G for class cls of a chunk of extents e whose last three sweeps are
+ * Wf[0 .. 2] (level 1, one along each axis); false if the class has no
+ * rows. */
+__device__ __forceinline__ bool row_geo(RowGeo &G, const Sweep *Wf, const uint32_t *e, uint32_t cls) {
+    for (uint32_t f = 0; f < 3; f++) {
+        const Sweep &w = Wf[f];
+        G.pos[w.a] = f;
+        RowPh &P = G.ph[w.a];
+        P.p0 = w.p0, P.c0 = w.c0, P.c1 = w.c1;
+        for (int k = 0; k < 3; k++) P.dsh[k] = w.d[k] == 2 ? 1 : 0;
+    }
+    for (int k = 0; k < 3; k++) G.e[k] = e[k];
+    G.np = e[0] / 2;
+    G.nseg = (G.np + ROW_OWN - 1) / ROW_OWN;
+    /* axes 1, 2 in the order: f first, h second */
+    const uint32_t f = G.pos[2] < G.pos[1] ? 2 : 1, hx = 3 - f;
+    const uint32_t ef = e[f], eh = e[hx];
+    uint32_t fs, fsp, fn, hs, hsp, hn; /* rows: f = fs + fsp u (u < fn), h = hs + hsp v (v < hn) */
+    if (cls == 0) fs = 0, fsp = 2, fn = (ef + 1) / 2, hs = 0, hsp = 2, hn = (eh + 1) / 2, G.ax = 3;
+    else if (cls == 1) fs = 1, fsp = 2, fn = ef / 2, hs = 0, hsp = 2, hn = (eh + 1) / 2, G.ax = f;
+    else fs = 0, fsp = 1, fn = ef, hs = 1, hsp = 2, hn = eh / 2, G.ax = hx;
+    G.xafter = G.ax == 3 || G.pos[0] > G.pos[G.ax];
+    /* rs[0], rsp[0]: axis 1; rs[1], rsp[1]: axis 2; u runs over axis 1 */
+    if (f == 1) G.rs[0] = fs, G.rsp[0] = fsp, G.rn0 = fn, G.rs[1] = hs, G.rsp[1] = hsp;
+    else G.rs[0] = hs, G.rsp[0] = hsp, G.rn0 = hn, G.rs[1] = fs, G.rsp[1] = fsp;
+    G.nrows = fn * hn;
+    G.q0 = lz1_div_make(G.nseg);
+    G.q1 = lz1_div_make(G.rn0 > 1 ? G.rn0 : 1);
+    return G.nrows > 0;
+}
+
+/* Warp item w of G (a row segment) for lane: the row (y, z), its first
+ * element rb, the lane's pair jp (lane 0 the pair before, 30 and 31 the
+ * two after), whether it exists and whether the lane owns it. */
+struct RowAt {
+    uint32_t y, z, rb;
+    int32_t jp;
+    bool valid, own;
+};
+__device__ __forceinline__ RowAt row_at(const RowGeo &G, uint32_t w, uint32_t lane) {
+    RowAt r;
+    const uint32_t row = lz1_div_q(w, G.q0), seg = w - row * G.nseg;
+    const uint32_t v = lz1_div_q(row, G.q1), u = row - v * G.rn0;
+    r.y = G.rs[0] + G.rsp[0] * u, r.z = G.rs[1] + G.rsp[1] * v;
+    r.rb = (r.z * G.e[1] + r.y) * G.e[0];
+    r.jp = (int32_t)(seg * ROW_OWN + lane) - 1;
+    r.valid = r.jp >= 0 && (uint32_t)r.jp < G.np;
+    r.own = r.valid && lane >= 1 && lane <= ROW_OWN;
+    return r;
+}
+
+/* The traversal position of element (x, y, z) in the sweep along axis a
+ * (ax's, or a = 0 for an odd x). */
+__device__ __forceinline__ uint32_t row_code(const RowGeo &G, uint32_t a, uint32_t x, uint32_t y, uint32_t z) {
+    const RowPh &Q = G.ph[a];
+    const uint32_t mx = (x - (a == 0)) >> Q.dsh[0], my = (y - (a == 1)) >> Q.dsh[1], mz = (z - (a == 2)) >> Q.dsh[2];
+    return Q.p0 + (mz * Q.c1 + my) * Q.c0 + mx;
+}
+
 } // namespace scz_l1
 
 #endif
