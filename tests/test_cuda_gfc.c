@@ -12,6 +12,7 @@
  *
  * SCZ_TEST_QUICK=1: fewer cases (memcheck); =2: a handful (racecheck).
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "gen.h"
 #include "testutil.h"
 
@@ -200,6 +201,86 @@ static void test_generated(void) {
     printf("generated: %ld cases\n", cases);
 }
 
+/* Checksums on the GPU: the decoder that hashes the bytes it stages
+ * (k_gdech, checksum blocks up to 4 KiB) and the runtime's checksum pass
+ * (larger blocks, or a context made with SCZ_CUDA_FUSED_HASH=0). Streams
+ * of coded and stored chunks, rewritten with checksum blocks of 2^10 ..
+ * 2^13 bytes, decode exactly; a payload byte changed without resealing
+ * (offset table, block edges, middle, last byte; coded and stored chunks,
+ * first and later chunks) gets the CPU's answer (a checksum mismatch). */
+static long n_cksum;
+static void test_checksums(scz_ctx *unfused) {
+    const scz_dtype dts[2] = {SCZ_DTYPE_F64, SCZ_DTYPE_F32};
+    for (int di = 0; di < 2; di++) {
+        scz_shape s;
+        memset(&s, 0, sizeof s);
+        s.dtype = dts[di];
+        s.rank = 1;
+        s.dims[0] = 5 * 32768 + 777;
+        s.dims[1] = s.dims[2] = s.dims[3] = 1;
+        size_t bytes, rb;
+        uint8_t *a = gen_field(GEN_NOISY, &s, 21, &bytes);
+        uint8_t *r = gen_field(GEN_RANDOM_BITS, &s, 22, &rb);
+        const size_t chunk = 262144;
+        for (size_t o = chunk; o < bytes; o += 2 * chunk) /* chunks 1 and 3 incompressible: stored */
+            memcpy(a + o, r + o, o + chunk <= bytes ? chunk : bytes - o);
+        free(r);
+        scz_params p = gparams(1, chunk);
+        size_t zn;
+        uint8_t *z0 = tu_compress(cpu, &p, &s, a, &zn, "checksum base");
+        if (!z0) {
+            free(a);
+            continue;
+        }
+        const uint32_t nc = scz__ld32(z0 + 64);
+        for (uint8_t L = 10; L <= 13; L++) {
+            uint8_t *z = malloc(zn);
+            memcpy(z, z0, zn);
+            z[68] = L;
+            tu_reseal_header(z);
+            for (uint32_t i = 0; i < nc; i++) tu_reseal_chunk(z, i);
+            char what[160];
+            snprintf(what, sizeof what, "%s, checksum blocks of 2^%u bytes", scz_dtype_name(s.dtype), L);
+            n_cksum += tu_check_decode(gpu, z, zn, a, bytes, what, "GPU");
+            n_cksum += tu_check_decode(gpu_small, z, zn, a, bytes, what, "GPU (small batches)");
+            n_cksum += tu_check_decode(unfused, z, zn, a, bytes, what, "GPU (separate checksum pass)");
+            cudatest_same_answer(cpu, gpu, z, zn, bytes, what);
+            for (uint32_t i = 0; i < nc; i++) {
+                scz_chunk_info ci;
+                if (scz_inspect_chunk(z, zn, i, &ci) != SCZ_OK) {
+                    CHECK(0, "%s: chunk %u", what, i);
+                    continue;
+                }
+                const uint64_t B = 1ull << L;
+                const uint64_t at[9] = {0, 5, 127, 128, B - 1, B, ci.size / 2, 3 * B + 17, ci.size - 1};
+                for (int k = 0; k < 9; k++) {
+                    if (at[k] >= ci.size || (quick && k % 3 && i % 2 == 0)) continue;
+                    uint8_t *c = malloc(zn);
+                    memcpy(c, z, zn);
+                    c[ci.offset + at[k]] ^= 0x10;
+                    char w2[240];
+                    snprintf(w2, sizeof w2, "%s: chunk %u (%s) byte %llu changed, not resealed", what, i,
+                             ci.codec_info ? "stored" : "coded", (unsigned long long)at[k]);
+                    uint8_t *o = malloc(bytes);
+                    const scz_status rc = scz_decompress(cpu, c, zn, o, bytes, NULL);
+                    CHECK(rc == SCZ_ERR_CHECKSUM, "%s: CPU says %s", w2, st(rc));
+                    cudatest_same_answer(cpu, gpu, c, zn, bytes, w2);
+                    cudatest_same_answer(cpu, unfused, c, zn, bytes, w2);
+                    if (k == 6) cudatest_same_answer(cpu, gpu_small, c, zn, bytes, w2);
+                    n_cksum++;
+                    free(o);
+                    free(c);
+                }
+            }
+            free(z);
+        }
+        count_forms(z0, zn);
+        free(z0);
+        free(a);
+    }
+    printf("checksum cases: %ld\n", n_cksum);
+}
+
 static void test_real_data(void) {
     tu_datafile *files;
     const int n = tu_data_files(&files);
@@ -243,14 +324,23 @@ int main(void) {
         return 1;
     }
     scz__cuda_set_batch_bytes(gpu_small, 1);
+    scz_ctx *unfused = NULL; /* the runtime's separate checksum pass for every decoder */
+    setenv("SCZ_CUDA_FUSED_HASH", "0", 1);
+    if (scz_ctx_create(&unfused, SCZ_BACKEND_CUDA)) {
+        fprintf(stderr, "context creation failed\n");
+        return 1;
+    }
+    unsetenv("SCZ_CUDA_FUSED_HASH");
     CHECK(scz_cuda_codec_supported(SCZ_CODEC_GFC), "gfc has GPU kernels in both directions");
     test_generated();
     test_real_data();
     test_corrupt();
+    test_checksums(unfused);
     printf("CPU == GPU streams: %ld of %ld byte-identical (device API %ld); GPU decodes of CPU streams exact: %ld; "
            "CPU chunks %ld coded, %ld stored\n",
            n_identical, n_streams, n_device, n_decoded, n_coded, n_stored);
     CHECK(n_coded && n_stored, "both forms reached");
+    scz_ctx_destroy(unfused);
     scz_ctx_destroy(gpu_small);
     scz_ctx_destroy(gpu);
     scz_ctx_destroy(cpu);

@@ -138,6 +138,20 @@ struct scz_cuda_codec_ops {
      * stream (a decoder that moves memory at full speed). The environment
      * (SCZ_CUDA_HASH_CTAS, SCZ_CUDA_DEC_HASH) overrides it. */
     int dec_hash_ctas;
+    /* Optional (NULL: none). decode, and the block hashes of FORMAT.md 5
+     * of every chunk's payload into bh[i * nbmax + k] (block k of chunk i,
+     * 2^blog2 bytes), whatever the bytes (chunks the codec finds
+     * inconsistent included), from the bytes the decoder reads anyway:
+     * the runtime then only combines them into the chunk checksums and
+     * compares (one read of the payloads instead of two). The runtime calls
+     * it only where blog2 <= hash_blog2_max, and not when the environment's
+     * SCZ_CUDA_FUSED_HASH=0 (or SCZ_CUDA_HASH_CTAS / SCZ_CUDA_DEC_HASH)
+     * asks for the separate checksum pass. */
+    cudaError_t (*decode_hashed)(const scz_cuda_batch *b, const uint8_t *d_pay, const uint64_t *choff,
+                                 const uint64_t *chsize, const uint64_t *chinfo, void *d_dst,
+                                 unsigned long long *err, void *scratch, uint64_t *bh, uint64_t nbmax,
+                                 unsigned blog2, cudaStream_t s);
+    unsigned hash_blog2_max;
 };
 
 /* The registry (src/cuda/codecs_cuda.cu): the GPU ops of a codec, NULL if it

@@ -11,6 +11,7 @@
 #include "cuda_rt.h"
 #include "../util/xxh64.h"
 #include "kutil.h"
+#include "bhash.h"
 
 #include <cub/cub.cuh>
 
@@ -57,6 +58,7 @@ struct Ctx {
     int dec_hash;     /* device API decompression: 1 = checksums on a second stream, launched after
                        * the decoder (they fill its tail); 0 = before it on the caller's stream */
     int dec_env;      /* SCZ_CUDA_HASH_CTAS or SCZ_CUDA_DEC_HASH given: they decide for every codec */
+    int fused;        /* decoders that hash the payloads they read do (SCZ_CUDA_FUSED_HASH=0: never) */
     int slots_ready;
     Slot slot[NSLOT];
     uint64_t batch_bytes;
@@ -118,41 +120,22 @@ template <typename P> cudaError_t hgrow(P **p, size_t *cap, size_t need) {
 
 /* ---------------- checksum kernels (FORMAT.md section 5) ---------------- */
 
-/* Block hashes: four lanes per checksum block, one per XXH64 accumulator
- * (hashing one block is sequential along its stripes, but the four
- * accumulators are independent until they converge). A warp owns 8
- * consecutive blocks of a chunk: per stripe, lanes 4k..4k+3 read the 32
- * contiguous bytes of block k (one full sector, 8 loads in flight per lane),
- * so there is no shared memory and every resident warp keeps loads in
- * flight; 32 KiB jobs leave a short tail. Lane 4k then converges the four
- * accumulators and hashes the block's last bytes. Payloads that start 4
- * bytes off an 8-byte boundary take two word loads per 8 bytes; payloads at
- * any other byte (gfc's: its payload sizes are any number of bytes)
- * take the two aligned 8-byte words that hold the 8 bytes, funnel-shifted
- * (the first may begin before the payload, inside the stream: its header
- * comes first), and byte loads only where the second word would end past
- * the payload (plain cached loads: the codec kernel next to this one reads
- * or has written the same bytes). Warps are independent (no block barrier). */
-constexpr int HWARPS = 4, HBPW = 8, HUNROLL = 8;
-
-__device__ __forceinline__ uint64_t hash_word(const uint8_t *p, uint32_t mode, const uint8_t *end) {
-    if (mode == 0) return __ldg(reinterpret_cast<const unsigned long long *>(p));
-    if (mode == 1) {
-        const uint32_t *q = reinterpret_cast<const uint32_t *>(p);
-        return (uint64_t)__ldg(q) | ((uint64_t)__ldg(q + 1) << 32);
-    }
-    const uintptr_t a = reinterpret_cast<uintptr_t>(p) & ~(uintptr_t)7;
-    if (reinterpret_cast<const uint8_t *>(a + 16) > end) return scz_xxh_le64(p);
-    const unsigned sh = 8u * (unsigned)(reinterpret_cast<uintptr_t>(p) & 7); /* 8..56, not 32 */
-    const unsigned long long *q = reinterpret_cast<const unsigned long long *>(a);
-    return (__ldg(q) >> sh) | (__ldg(q + 1) << (64 - sh));
-}
+/* Block hashes (bhash.h): a warp owns HBPW = 8 consecutive blocks of a
+ * chunk, four lanes a block; per stripe lanes 4k..4k+3 read the 32
+ * contiguous bytes of block k (one full sector, 8 loads in flight per
+ * lane), so there is no shared memory and every resident warp keeps loads
+ * in flight; 32 KiB jobs leave a short tail. Payloads at any byte (gfc's:
+ * its payload sizes are any number of bytes) take the two aligned 8-byte
+ * words that hold each word, funnel-shifted (plain cached loads: the codec
+ * kernel next to this one reads or has written the same bytes). Warps are
+ * independent (no block barrier). */
+constexpr int HWARPS = 4, HBPW = 8;
 
 template <bool BESIDE>
 __global__ void __launch_bounds__(32 * HWARPS, 8) k_block_hash(const uint8_t *pay, const uint64_t *choff,
                                                             const uint64_t *chsize, uint64_t wpc, uint64_t njobs,
                                                             uint64_t nbmax, unsigned blog2, uint64_t *bh) {
-    const int lane = threadIdx.x & 31, q = lane & 3;
+    const int lane = threadIdx.x & 31;
     const uint64_t stride = (uint64_t)gridDim.x * HWARPS;
     /* a job: HBPW blocks of one chunk for one warp; the grid may be smaller
      * than the jobs (a few resident blocks beside another kernel) */
@@ -162,30 +145,7 @@ __global__ void __launch_bounds__(32 * HWARPS, 8) k_block_hash(const uint8_t *pa
         const uint64_t n = chsize[c];
         const uint64_t nb = (n + (1ull << blog2) - 1) >> blog2;
         if (wb0 >= nb) continue; /* warp-uniform */
-        const uint8_t *base = pay + choff[c];
-        const uint32_t mis = (uint32_t)(reinterpret_cast<uintptr_t>(base) & 7);
-        const uint32_t mode = mis == 0 ? 0u : mis == 4 ? 1u : 2u;
-        const uint64_t b = wb0 + (lane >> 2);
-        const uint64_t len = b < nb ? (b + 1 < nb ? (1ull << blog2) : n - ((nb - 1) << blog2)) : 0;
-        const uint64_t ns = len >> 5; /* whole stripes */
-        const uint8_t *p = base + (b << blog2) + 8 * q, *const end = base + n;
-        uint64_t acc = q == 0 ? SCZ_XXP1 + SCZ_XXP2 : q == 1 ? SCZ_XXP2 : q == 2 ? 0 : 0 - SCZ_XXP1;
-        uint64_t s = 0;
-        for (; s + HUNROLL <= ns; s += HUNROLL) {
-            uint64_t w[HUNROLL];
-#pragma unroll
-            for (int k = 0; k < HUNROLL; k++) w[k] = hash_word(p + 32 * (s + k), mode, end);
-#pragma unroll
-            for (int k = 0; k < HUNROLL; k++) acc = scz_xxh_round(acc, w[k]);
-        }
-        for (; s < ns; s++) acc = scz_xxh_round(acc, hash_word(p + 32 * s, mode, end));
-        scz_xxh_acc a;
-        const int l0 = lane & ~3;
-        a.v1 = __shfl_sync(0xffffffffu, acc, l0);
-        a.v2 = __shfl_sync(0xffffffffu, acc, l0 + 1);
-        a.v3 = __shfl_sync(0xffffffffu, acc, l0 + 2);
-        a.v4 = __shfl_sync(0xffffffffu, acc, l0 + 3);
-        if (q == 0 && b < nb) bh[c * nbmax + b] = scz_xxh_finish(&a, len, base + (b << blog2) + (ns << 5), 0);
+        scz_bh::warp_blocks(pay + choff[c], n, blog2, nb, wb0, nb, bh + c * nbmax, lane);
     }
 }
 
@@ -252,6 +212,14 @@ __global__ void __launch_bounds__(32) k_final_hash(const uint64_t *chsize, uint3
     if (ck_exp && h != ck_exp[c]) scz_cuda_report(err, c0 + c, SCZ_CUDA_ERR_CHECKSUM);
 }
 
+/* The chunk checksums from block hashes bh (chunk i's at bh + i nbmax). */
+cudaError_t launch_final_hash(const uint64_t *chsize, uint32_t n, uint64_t nbmax, unsigned blog2, const uint64_t *bh,
+                              uint64_t *ck_out, const uint64_t *ck_exp, unsigned long long *err, uint32_t c0,
+                              cudaStream_t s) {
+    if (n == 0) return cudaSuccess;
+    return scz_ku::launch_pdl(k_final_hash, n, 32, 0, s, chsize, n, nbmax, blog2, bh, ck_out, ck_exp, err, c0);
+}
+
 /* Checksums of n chunks, the last chunk's blocks first: after an encoder,
  * or in the tail of a decoder, that has just touched the last chunks, those
  * payload bytes are still in L2; and a decoder launched after the hashes
@@ -274,8 +242,7 @@ cudaError_t launch_hash(const uint8_t *pay, const uint64_t *choff, const uint64_
     else k_block_hash<false><<<grid, 32 * HWARPS, 0, s>>>(pay, choff, chsize, wpc, njobs, nbmax, blog2, bh);
     cudaError_t e = cudaGetLastError();
     if (e) return e;
-    return scz_ku::launch_pdl(k_final_hash, n, 32, 0, s, chsize, n, nbmax, blog2, (const uint64_t *)bh, ck_out, ck_exp,
-                              err, c0);
+    return launch_final_hash(chsize, n, nbmax, blog2, bh, ck_out, ck_exp, err, c0, s);
 }
 
 /* ---------------- container on the device (sections 2 and 4) ---------------- */
@@ -431,6 +398,12 @@ cudaError_t codec_decode(const scz_cuda_batch *b, const uint8_t *pay, const uint
                          const uint64_t *chinfo, void *dst, unsigned long long *err, void *scr, cudaStream_t s) {
     return gpu_codec(b)->decode(b, pay, choff, chsize, chinfo, dst, err, scr, s);
 }
+/* The batch's decoder hashes the payloads it reads (decode_hashed) for
+ * checksum blocks of 2^blog2 bytes, and the context lets it. */
+bool fused_hash(const Ctx *c, const scz_cuda_batch *b, unsigned blog2) {
+    const scz_cuda_codec_ops *g = gpu_codec(b);
+    return c->fused && g->decode_hashed && blog2 <= g->hash_blog2_max;
+}
 size_t codec_scratch(const scz_cuda_batch *b, int dir) {
     const scz_cuda_codec_ops *g = gpu_codec(b);
     return g->scratch ? g->scratch(b, dir) : 0;
@@ -580,6 +553,8 @@ extern "C" scz_status scz__cuda_ctx_init(scz_ctx *ctx) {
     if (ev && atoi(ev) >= 0) c->hash_ctas = atoi(ev), c->dec_env = 1;
     ev = getenv("SCZ_CUDA_DEC_HASH");
     if (ev && (atoi(ev) == 0 || atoi(ev) == 1)) c->dec_hash = atoi(ev), c->dec_env = 1;
+    ev = getenv("SCZ_CUDA_FUSED_HASH");
+    c->fused = !(ev && atoi(ev) == 0) && !c->dec_env;
     ctx->cuda = c;
     return SCZ_OK;
 }
@@ -976,6 +951,15 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
          * before it with at most hash_ctas blocks per SM; else on s before
          * the decoder. Without the environment's knobs, the codec's
          * dec_hash_ctas decides. */
+        if (fused_hash(c, &b, h.cksum_block_log2)) { /* the decoder hashes what it reads */
+            uint64_t *bh = at<uint64_t>(scr, L.bh);
+            CK(gpu_codec(&b)->decode_hashed(&b, src, choff, chsize, chinfo, d_dst, errp, scr + L.codec, bh, nbmax,
+                                            h.cksum_block_log2, s),
+               "decompression kernels");
+            CK(launch_final_hash(chsize, h.num_chunks, nbmax, h.cksum_block_log2, bh, NULL,
+                                 at<uint64_t>(scr, L.chexp), errp, 0, s),
+               "checksum kernels");
+        } else {
         if ((st = ensure_aux(ctx))) return st;
         const int dh = c->dec_env ? c->dec_hash : 0, hc = c->dec_env ? c->hash_ctas : gpu_codec(&b)->dec_hash_ctas;
         const int after = dh && hc == 0, beside = after || hc > 0;
@@ -994,6 +978,7 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
         if (!after) CK(codec_decode(&b, src, choff, chsize, chinfo, d_dst, errp, scr + L.codec, s),
                        "decompression kernels");
         if (beside) CK(cudaStreamWaitEvent(s, c->ev_join, 0), "event");
+        }
     }
     if (status_out) {
         k_write_status<<<1, 1, 0, s>>>(errp, reinterpret_cast<int *>(status_out));
@@ -1217,6 +1202,13 @@ extern "C" scz_status scz__cuda_decompress_host(scz_ctx *ctx, const scz_header *
                            *dmi = dmo + 3 * (size_t)n;
             cudaError_t e = cudaMemcpyAsync(s.d_in, s.pin_in, mbytes + off, cudaMemcpyHostToDevice, s.st);
             if (!e) e = cudaMemsetAsync(err, 0xff, 8, s.st);
+            if (fused_hash(c, &b, h->cksum_block_log2)) { /* the decoder hashes what it reads */
+                uint64_t *bh = at<uint64_t>(s.d_scr, Lb.bh);
+                if (!e)
+                    e = gpu_codec(&b)->decode_hashed(&b, s.d_in + mbytes, dmo, dms, dmi, s.d_out, err,
+                                                     s.d_scr + Lb.codec, bh, nbmax, h->cksum_block_log2, s.st);
+                if (!e) e = launch_final_hash(dms, n, nbmax, h->cksum_block_log2, bh, NULL, dmk, err, f, s.st);
+            } else {
             if (!e) e = cudaEventRecord(s.ev_fork, s.st);
             if (!e) e = cudaStreamWaitEvent(s.aux, s.ev_fork, 0);
             if (!e)
@@ -1226,6 +1218,7 @@ extern "C" scz_status scz__cuda_decompress_host(scz_ctx *ctx, const scz_header *
             if (!e)
                 e = codec_decode(&b, s.d_in + mbytes, dmo, dms, dmi, s.d_out, err, s.d_scr + Lb.codec, s.st);
             if (!e) e = cudaStreamWaitEvent(s.st, s.ev_join, 0);
+            }
             if (!e) e = cudaMemcpyAsync(s.pin_out, s.d_out, raw, cudaMemcpyDeviceToHost, s.st);
             if (!e) e = cudaMemcpyAsync(s.pin_meta, err, 8, cudaMemcpyDeviceToHost, s.st);
             if (!e) e = cudaEventRecord(s.ev_k, s.st);

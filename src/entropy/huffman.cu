@@ -2213,6 +2213,7 @@ extern const scz_cuda_codec_ops scz__huffman_cuda_ops = {
     SCZ_CODEC_HUFFMAN, huf_cuda_check, huf_cuda_scratch, huf_cuda_encode,
     huf_cuda_decode,   huf_cuda_probe, huf_cuda_error_text, nullptr, nullptr,
     0, /* checksums before the decoder */
+    nullptr, 0,
 };
 
 /* ---- stream sets: bare Huffman streams for other codecs (huffman_enc_cuda.h) ---- */

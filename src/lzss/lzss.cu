@@ -925,4 +925,5 @@ extern const scz_cuda_codec_ops scz__lzss_cuda_ops = {
     SCZ_CODEC_LZSS,  lzss_cuda_check,      lzss_cuda_scratch, lzss_cuda_encode, lzss_cuda_decode,
     lzss_cuda_probe, lzss_cuda_error_text, nullptr,           nullptr,
     0, /* checksums before the decoder */
+    nullptr, 0,
 };

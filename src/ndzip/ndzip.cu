@@ -913,4 +913,6 @@ extern const scz_cuda_codec_ops scz__ndzip_cuda_ops = {
     nullptr, /* no passes over the data */
     nullptr,
     0, /* checksums before the decoder */
+    nullptr, /* the runtime hashes the payloads */
+    0,
 };
