@@ -47,12 +47,23 @@ __device__ __forceinline__ uint32_t gmode(const uint8_t *base) {
     return mis == 0 ? 0u : mis == 4 ? 1u : 2u;
 }
 
+/* The four XXH64 accumulators of lane's group of four (lanes 4k..4k+3,
+ * one accumulator each), in every lane of the group. */
+__device__ __forceinline__ scz_xxh_acc group_acc(uint64_t acc, int lane) {
+    scz_xxh_acc a;
+    const int l0 = lane & ~3;
+    a.v1 = __shfl_sync(0xffffffffu, acc, l0);
+    a.v2 = __shfl_sync(0xffffffffu, acc, l0 + 1);
+    a.v3 = __shfl_sync(0xffffffffu, acc, l0 + 2);
+    a.v4 = __shfl_sync(0xffffffffu, acc, l0 + 3);
+    return a;
+}
+
 /* A warp hashes blocks wb0 .. wb0 + 7 below bend (<= nb, the payload's
  * block count) of the n-byte payload at base (global memory, read-only
  * for the kernel's life) into bh[b]; lanes 4k..4k+3 take block wb0 + k.
  * Per stripe the four lanes read the 32 contiguous bytes of their block
- * (one sector, U loads in flight per lane). All 32 lanes call it. */
-template <int U = UNROLL>
+ * (one sector, UNROLL loads in flight per lane). All 32 lanes call it. */
 __device__ __forceinline__ void warp_blocks(const uint8_t *base, uint64_t n, unsigned blog2, uint64_t nb, uint64_t wb0,
                                             uint64_t bend, uint64_t *bh, int lane) {
     const int q = lane & 3;
@@ -63,28 +74,22 @@ __device__ __forceinline__ void warp_blocks(const uint8_t *base, uint64_t n, uns
     const uint8_t *p = base + (b << blog2) + 8 * q, *const end = base + n;
     uint64_t acc = acc_init(q);
     uint64_t s = 0;
-    for (; s + U <= ns; s += U) {
-        uint64_t w[U];
+    for (; s + UNROLL <= ns; s += UNROLL) {
+        uint64_t w[UNROLL];
 #pragma unroll
-        for (int k = 0; k < U; k++) w[k] = gword(p + 32 * (s + k), mode, end);
+        for (int k = 0; k < UNROLL; k++) w[k] = gword(p + 32 * (s + k), mode, end);
 #pragma unroll
-        for (int k = 0; k < U; k++) acc = scz_xxh_round(acc, w[k]);
+        for (int k = 0; k < UNROLL; k++) acc = scz_xxh_round(acc, w[k]);
     }
     for (; s < ns; s++) acc = scz_xxh_round(acc, gword(p + 32 * s, mode, end));
-    scz_xxh_acc a;
-    const int l0 = lane & ~3;
-    a.v1 = __shfl_sync(0xffffffffu, acc, l0);
-    a.v2 = __shfl_sync(0xffffffffu, acc, l0 + 1);
-    a.v3 = __shfl_sync(0xffffffffu, acc, l0 + 2);
-    a.v4 = __shfl_sync(0xffffffffu, acc, l0 + 3);
+    const scz_xxh_acc a = group_acc(acc, lane);
     if (q == 0 && b < bend) bh[b] = scz_xxh_finish(&a, len, base + (b << blog2) + (ns << 5), 0);
 }
 
 /* Blocks [b0, b1) of the payload by one warp, 8 at a time. */
-template <int U = UNROLL>
 __device__ __forceinline__ void warp_range(const uint8_t *base, uint64_t n, unsigned blog2, uint64_t nb, uint64_t b0,
                                            uint64_t b1, uint64_t *bh, int lane) {
-    for (uint64_t wb0 = b0; wb0 < b1; wb0 += 8) warp_blocks<U>(base, n, blog2, nb, wb0, b1, bh, lane);
+    for (uint64_t wb0 = b0; wb0 < b1; wb0 += 8) warp_blocks(base, n, blog2, nb, wb0, b1, bh, lane);
 }
 
 /* A warp hashes blocks [b0, b1) of a payload whose bytes from payload
@@ -92,8 +97,7 @@ __device__ __forceinline__ void warp_range(const uint8_t *base, uint64_t n, unsi
  * any; the buffer readable 16 bytes past the last block's end). Lanes
  * 4k..4k+3 take the k-th of 8 blocks at a time; block k's stripe r is
  * read at step r + k, so that blocks 2^blog2 bytes apart (the same banks)
- * are read at different banks. U: stripes read ahead per lane. */
-template <int U = UNROLL>
+ * are read at different banks. */
 __device__ __forceinline__ void warp_range_smem(const uint8_t *sm, uint32_t o, uint64_t t0, uint64_t n, unsigned blog2,
                                                 uint64_t nb, uint64_t b0, uint64_t b1, uint64_t *bh, int lane) {
     const int q = lane & 3, k = lane >> 2;
@@ -106,10 +110,10 @@ __device__ __forceinline__ void warp_range_smem(const uint8_t *sm, uint32_t o, u
         const unsigned long long *w64 = reinterpret_cast<const unsigned long long *>(sm) + (i0 >> 3);
         uint64_t acc = acc_init(q);
         const uint32_t nsmax = __reduce_max_sync(0xffffffffu, ns);
-        for (uint32_t t = 0; t < nsmax + 7; t += U) {
-            uint64_t w[U];
+        for (uint32_t t = 0; t < nsmax + 7; t += UNROLL) {
+            uint64_t w[UNROLL];
 #pragma unroll
-            for (int u = 0; u < U; u++) {
+            for (int u = 0; u < UNROLL; u++) {
                 const int r = (int)(t + u) - k; /* stripe */
                 w[u] = 0;
                 if (r >= 0 && (uint32_t)r < ns) {
@@ -118,17 +122,12 @@ __device__ __forceinline__ void warp_range_smem(const uint8_t *sm, uint32_t o, u
                 }
             }
 #pragma unroll
-            for (int u = 0; u < U; u++) {
+            for (int u = 0; u < UNROLL; u++) {
                 const int r = (int)(t + u) - k;
                 if (r >= 0 && (uint32_t)r < ns) acc = scz_xxh_round(acc, w[u]);
             }
         }
-        scz_xxh_acc a;
-        const int l0 = lane & ~3;
-        a.v1 = __shfl_sync(0xffffffffu, acc, l0);
-        a.v2 = __shfl_sync(0xffffffffu, acc, l0 + 1);
-        a.v3 = __shfl_sync(0xffffffffu, acc, l0 + 2);
-        a.v4 = __shfl_sync(0xffffffffu, acc, l0 + 3);
+        const scz_xxh_acc a = group_acc(acc, lane);
         if (q == 0 && b < b1) bh[b] = scz_xxh_finish(&a, len, sm + (i0 - 8 * q) + 32ull * ns, 0);
     }
 }

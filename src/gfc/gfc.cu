@@ -465,20 +465,21 @@ template <typename T> __global__ void __launch_bounds__(NT) k_gdec(GParams p) {
  * in equal runs per tile (stored chunks are copied as in k_gdec). */
 constexpr uint32_t HB_LOG2 = 12; /* largest checksum block hashed this way (4 KiB, the default) */
 
-/* A tile of TW segments: TW decoding warps and the hashing warp. Its
- * buffer: TW largest segments, a checksum block, the 16-byte shift of the
- * staged bytes and room for the reads past the end. */
-__host__ __device__ constexpr uint32_t nth_of(uint32_t tw) { return 32 * (tw + 1); }
-__host__ __device__ constexpr uint32_t tbuf_bytes(uint32_t es, uint32_t blog2, uint32_t tw) {
-    return tw * GFC_MAX_SEG_BYTES(es) + (1u << blog2) + 16 + 64;
+/* A tile of WPB segments (as k_gdec's; H100, decompression GB/s of tiled
+ * mpas / pressure / wmag f32: 947 / 904 / 688 at 4 segments, 919 / 878 /
+ * 632 at 3 (7 blocks per SM for float64), 841 / 807 / 522 at 2): WPB
+ * decoding warps and the hashing warp. Its buffer: WPB largest segments, a
+ * checksum block, the 16-byte shift of the staged bytes and room for the
+ * reads past the end. */
+constexpr uint32_t NTH = 32 * (WPB + 1);
+__host__ __device__ constexpr uint32_t tbuf_bytes(uint32_t es, uint32_t blog2) {
+    return WPB * GFC_MAX_SEG_BYTES(es) + (1u << blog2) + 16 + 64;
 }
 
-template <typename T, uint32_t TW>
-__global__ void __launch_bounds__(nth_of(TW), sizeof(T) == 8 ? 0 : 8) k_gdech(GParams p) {
-    constexpr uint32_t NTH = nth_of(TW);
+template <typename T> __global__ void __launch_bounds__(NTH, sizeof(T) == 8 ? 0 : 8) k_gdech(GParams p) {
     extern __shared__ __align__(16) uint8_t gsm[];
     const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    const uint32_t cl = blockIdx.y, x = blockIdx.x, s0 = x * TW;
+    const uint32_t cl = blockIdx.y, x = blockIdx.x, s0 = x * WPB;
     const uint64_t n = chunk_count(p, cl);
     const uint32_t S = (uint32_t)((n + GFC_SEG_VALUES - 1) / GFC_SEG_VALUES);
     const uint8_t *P = p.pay + p.rchoff[cl];
@@ -488,7 +489,7 @@ __global__ void __launch_bounds__(nth_of(TW), sizeof(T) == 8 ? 0 : 8) k_gdech(GP
     uint64_t *bh = p.bh + (uint64_t)cl * p.nbmax;
     const bool bad = p.cbad[cl] != 0, stored = (p.rchinfo[cl] & 0xffffffffu) == GFC_INFO_STORED;
     if (bad || stored) {
-        if (w == TW) {
+        if (w == WPB) {
             const uint64_t per = (nb + gridDim.x - 1) / gridDim.x, b0 = (uint64_t)x * per;
             const uint64_t b1 = b0 + per < nb ? b0 + per : nb;
             if (b0 < b1) scz_bh::warp_range(P, size, blog2, nb, b0, b1, bh, lane);
@@ -502,7 +503,7 @@ __global__ void __launch_bounds__(nth_of(TW), sizeof(T) == 8 ? 0 : 8) k_gdech(GP
     }
     if (s0 >= S) return;
     /* the tile's bytes [T0s, T1) of the payload (k_gdchk checked the table) */
-    const uint32_t s1 = s0 + TW < S ? s0 + TW : S;
+    const uint32_t s1 = s0 + WPB < S ? s0 + WPB : S;
     const uint64_t T0s = 4ull * S + (s0 ? ldb32(P + 4ull * (s0 - 1)) : 0), T1 = 4ull * S + ldb32(P + 4ull * (s1 - 1));
     const uint64_t T0 = x == 0 ? 0 : T0s;
     /* checksum blocks that begin in [T0, T1): [blo, bsm) in the offset
@@ -528,7 +529,7 @@ __global__ void __launch_bounds__(nth_of(TW), sizeof(T) == 8 ? 0 : 8) k_gdech(GP
         scz_ku::cp_async_wait_all();
     }
     __syncthreads();
-    if (w == TW) {
+    if (w == WPB) {
         if (bsm > blo) scz_bh::warp_range(P, size, blog2, nb, blo, bsm, bh, lane);
         if (bhi > bsm) scz_bh::warp_range_smem(gsm, o0, T0s, size, blog2, nb, bsm, bhi, bh, lane);
         return;
@@ -540,7 +541,7 @@ __global__ void __launch_bounds__(nth_of(TW), sizeof(T) == 8 ? 0 : 8) k_gdech(GP
     const uint32_t a = s ? ldb32(P + 4ull * (s - 1)) : 0, b = ldb32(P + 4ull * s), len = b - a;
     const uint32_t at = o0 + (uint32_t)(4ull * S + a - T0s);
     T *dst = reinterpret_cast<T *>(p.dst + (uint64_t)cl * p.raw_full) + v0 + lane;
-    const uint32_t plane = GFC_SUB - p.dim + lane % p.dim, SB = tbuf_bytes(sizeof(T), blog2, TW);
+    const uint32_t plane = GFC_SUB - p.dim + lane % p.dim, SB = tbuf_bytes(sizeof(T), blog2);
     const bool sbad = vals == GFC_SEG_VALUES ? decode_seg<T, true>(gsm, at, len, vals, dst, plane, lane, SB)
                                              : decode_seg<T, false>(gsm, at, len, vals, dst, plane, lane, SB);
     if (sbad && lane == 0) scz_cuda_report(p.err, p.c0 + cl, GFC_ERR_SEGMENT);
@@ -610,19 +611,10 @@ template <typename T> cudaError_t launch_dec(const GParams &p, dim3 grid, cudaSt
     return e;
 }
 
-template <typename T, uint32_t TW> cudaError_t launch_dech(const GParams &p, uint32_t nchunks, cudaStream_t s) {
-    cudaError_t e = prefer_shared(k_gdech<T, TW>);
-    const dim3 grid((p.smax + TW - 1) / TW, nchunks);
-    if (!e) k_gdech<T, TW><<<grid, nth_of(TW), tbuf_bytes(sizeof(T), p.blog2, TW), s>>>(p);
+template <typename T> cudaError_t launch_dech(const GParams &p, dim3 grid, cudaStream_t s) {
+    cudaError_t e = prefer_shared(k_gdech<T>);
+    if (!e) k_gdech<T><<<grid, NTH, tbuf_bytes(sizeof(T), p.blog2), s>>>(p);
     return e;
-}
-
-/* Segments per tile of k_gdech: 4, as k_gdec (H100, decompression GB/s
- * of tiled mpas / pressure / wmag f32: 947 / 904 / 688 at 4 segments, 919
- * / 878 / 632 at 3 (7 blocks per SM for float64), 841 / 807 / 522 at 2). */
-constexpr uint32_t TWH = 4;
-cudaError_t launch_dech_es(const GParams &p, uint32_t nchunks, cudaStream_t s) {
-    return p.es == 8 ? launch_dech<uint64_t, TWH>(p, nchunks, s) : launch_dech<uint32_t, TWH>(p, nchunks, s);
 }
 
 } // namespace
@@ -697,7 +689,7 @@ static cudaError_t gfc_decode_batch(const scz_cuda_batch *b, const uint8_t *d_pa
     ScProf pf("gfc decode", s);
     k_gdchk<<<b->n, NT2, 0, s>>>(p);
     pf.mark("k_gdchk");
-    if (bh) e = launch_dech_es(p, b->n, s);
+    if (bh) e = p.es == 8 ? launch_dech<uint64_t>(p, grid, s) : launch_dech<uint32_t>(p, grid, s);
     else e = p.es == 8 ? launch_dec<uint64_t>(p, grid, s) : launch_dec<uint32_t>(p, grid, s);
     if (e) return e;
     pf.mark(bh ? "k_gdech" : "k_gdec");
@@ -722,7 +714,7 @@ static cudaError_t gfc_cuda_probe(void) {
     cudaFuncAttributes a;
     cudaError_t e = cudaFuncGetAttributes(&a, k_genc<uint64_t>);
     if (!e) e = cudaFuncGetAttributes(&a, k_gdec<uint64_t>);
-    if (!e) e = cudaFuncGetAttributes(&a, k_gdech<uint64_t, TWH>);
+    if (!e) e = cudaFuncGetAttributes(&a, k_gdech<uint64_t>);
     return e;
 }
 
