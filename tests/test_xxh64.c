@@ -77,6 +77,38 @@ int main(void) {
             free(cat);
         }
 
+    /* Larger blocks (2^6..2^13 bytes; the vector path hashes 8 whole
+     * blocks at a time where the CPU has AVX-512): sizes around groups of
+     * 8 and of 512 blocks, partial last blocks, unaligned starts. */
+    {
+        const size_t big = (size_t)1100 * 4096 + 64;
+        uint8_t *q = malloc(big);
+        for (size_t i = 0; i < big; i++) q[i] = (uint8_t)((i * 2654435761u) >> 11 ^ i);
+        static const unsigned logs[] = {6, 10, 12, 13};
+        for (size_t li = 0; li < 4; li++) {
+            const uint64_t bs = 1ull << logs[li];
+            const uint64_t counts[] = {1, 7, 8, 9, 16, 17, 511, 512, 513, 520};
+            for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ci++)
+                for (int extra = -1; extra <= 1; extra++) {
+                    const uint64_t n = counts[ci] * bs + (uint64_t)(extra < 0 ? -(int64_t)(bs / 3) : extra * 5);
+                    const size_t off = (size_t)(ci + li) % 8;
+                    if (n + off > big) continue;
+                    const uint8_t *p = q + off;
+                    const uint64_t nbb = (n + bs - 1) / bs;
+                    uint8_t *cat = malloc(nbb * 8 + 1);
+                    for (uint64_t b = 0; b < nbb; b++)
+                        scz__st64(cat + 8 * b, scz_xxh64(p + bs * b, n - bs * b < bs ? n - bs * b : bs, 0));
+                    const uint64_t want = scz_xxh64(cat, nbb * 8, 0);
+                    for (int t = 1; t <= 2; t++)
+                        CHECK(scz__checksum(p, n, logs[li], t) == want,
+                              "blocked checksum of %llu bytes, blocks of %llu, +%zu, %d threads",
+                              (unsigned long long)n, (unsigned long long)bs, off, t);
+                    free(cat);
+                }
+        }
+        free(q);
+    }
+
 #ifdef SCZ_TEST_LIBXXHASH
     /* Against libxxhash: every length 0..600 at every alignment 0..7, and
      * long inputs, several seeds. */

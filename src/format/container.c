@@ -325,6 +325,41 @@ void scz__chunk_geom(const scz_header *h, uint32_t i, scz_chunk_geom *g, uint64_
     if (raw_bytes) *raw_bytes = g->count * g->esize;
 }
 
+/* Block hashes of 8 consecutive whole blocks of bs bytes (bs >= 32) at p,
+ * on x86-64 CPUs with AVX-512 (64-bit multiplies in vectors): the four
+ * accumulators of two blocks in one 512-bit register, four registers in
+ * flight; the same rounds as scz_xxh64, so the same hashes (~2x the scalar
+ * loop's speed in cache and from memory: the scalar loop is bound by its
+ * 64-bit multiplies). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define SCZ_CKSUM_X8 1
+__attribute__((target("avx512f,avx512dq"))) static void block_hashes_x8(const uint8_t *p, uint64_t bs,
+                                                                           uint64_t *out) {
+    const __m512i P1 = _mm512_set1_epi64((long long)SCZ_XXP1), P2 = _mm512_set1_epi64((long long)SCZ_XXP2);
+    const __m512i init = _mm512_set_epi64((long long)(0 - SCZ_XXP1), 0, (long long)SCZ_XXP2,
+                                          (long long)(SCZ_XXP1 + SCZ_XXP2), (long long)(0 - SCZ_XXP1), 0,
+                                          (long long)SCZ_XXP2, (long long)(SCZ_XXP1 + SCZ_XXP2));
+    __m512i a[4];
+    for (int j = 0; j < 4; j++) a[j] = init;
+    for (uint64_t s = 0; s < bs; s += 32)
+        for (int j = 0; j < 4; j++) {
+            const __m256i lo = _mm256_loadu_si256((const __m256i *)(p + 2 * j * bs + s));
+            const __m256i hi = _mm256_loadu_si256((const __m256i *)(p + (2 * j + 1) * bs + s));
+            const __m512i w = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+            a[j] = _mm512_mullo_epi64(_mm512_rol_epi64(_mm512_add_epi64(a[j], _mm512_mullo_epi64(w, P2)), 31), P1);
+        }
+    for (int j = 0; j < 4; j++) {
+        uint64_t v[8];
+        _mm512_storeu_si512((void *)v, a[j]);
+        for (int k = 0; k < 2; k++) {
+            const scz_xxh_acc acc = {v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]};
+            out[2 * j + k] = scz_xxh_finish(&acc, bs, p, 0); /* bs % 32 == 0: no tail bytes read */
+        }
+    }
+}
+#endif
+
 uint64_t scz__checksum(const uint8_t *p, uint64_t n, unsigned block_log2, int threads) {
     uint64_t bs = (uint64_t)1 << block_log2;
     uint64_t nb = (n + bs - 1) >> block_log2;
@@ -337,14 +372,28 @@ uint64_t scz__checksum(const uint8_t *p, uint64_t n, unsigned block_log2, int th
     enum { G = 512 };
     uint64_t buf[G];
     uint64_t h = 0;
+#ifdef SCZ_CKSUM_X8
+    /* __builtin_cpu_supports reads the CPU model filled in at start-up */
+    const int x8 = block_log2 >= 5 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+#else
+    const int x8 = 0;
+#endif
     for (uint64_t b0 = 0;; b0 += G) {
         int64_t m = (int64_t)(nb - b0 < G ? nb - b0 : G);
+        /* groups of 8 blocks, whole blocks only (x8), then one at a time */
+        const int64_t m8 = x8 ? (int64_t)((b0 + (uint64_t)m) * bs <= n ? m : m - 1) / 8 : 0;
 #pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : 1) if (threads > 1 && m > 8)
-        for (int64_t k = 0; k < m; k++) {
-            uint64_t b = b0 + (uint64_t)k;
+        for (int64_t k = 0; k < m8 + (m - 8 * m8); k++) {
+            if (k < m8) {
+#ifdef SCZ_CKSUM_X8
+                block_hashes_x8(p + ((b0 + 8 * (uint64_t)k) << block_log2), bs, buf + 8 * k);
+#endif
+                continue;
+            }
+            uint64_t b = b0 + (uint64_t)(8 * m8 + (k - m8));
             uint64_t off = b << block_log2;
             uint64_t len = n - off < bs ? n - off : bs;
-            buf[k] = scz_xxh64(p + off, len, 0);
+            buf[b - b0] = scz_xxh64(p + off, len, 0);
         }
         int64_t k = 0;
         for (; k + 4 <= m; k += 4) scz_xxh_stripe(&acc, buf[k], buf[k + 1], buf[k + 2], buf[k + 3]);
