@@ -74,10 +74,29 @@ __device__ __forceinline__ void warp_blocks(const uint8_t *base, uint64_t n, uns
     const uint8_t *p = base + (b << blog2) + 8 * q, *const end = base + n;
     uint64_t acc = acc_init(q);
     uint64_t s = 0;
+    /* mode 2: every word of a lane is two aligned words shifted by the
+     * same sh; a batch whose aligned words all end inside the payload
+     * (all but the last one or two of a payload) issues its 2 UNROLL loads
+     * before it shifts any (gword's per-word test would wait for each
+     * load in turn) */
+    const uintptr_t pa = reinterpret_cast<uintptr_t>(p) & ~(uintptr_t)7;
+    const unsigned sh = 8u * (unsigned)(reinterpret_cast<uintptr_t>(p) & 7);
     for (; s + UNROLL <= ns; s += UNROLL) {
         uint64_t w[UNROLL];
+        if (mode == 2 && reinterpret_cast<const uint8_t *>(pa + 32 * (s + UNROLL - 1) + 16) <= end) {
+            const unsigned long long *q0 = reinterpret_cast<const unsigned long long *>(pa + 32 * s);
+            unsigned long long x[UNROLL], y[UNROLL];
 #pragma unroll
-        for (int k = 0; k < UNROLL; k++) w[k] = gword(p + 32 * (s + k), mode, end);
+            for (int k = 0; k < UNROLL; k++) {
+                x[k] = __ldg(q0 + 4 * k);
+                y[k] = __ldg(q0 + 4 * k + 1);
+            }
+#pragma unroll
+            for (int k = 0; k < UNROLL; k++) w[k] = (x[k] >> sh) | (y[k] << (64 - sh));
+        } else {
+#pragma unroll
+            for (int k = 0; k < UNROLL; k++) w[k] = gword(p + 32 * (s + k), mode, end);
+        }
 #pragma unroll
         for (int k = 0; k < UNROLL; k++) acc = scz_xxh_round(acc, w[k]);
     }
