@@ -305,13 +305,19 @@ scz_status scz_compress(scz_ctx *ctx, const scz_params *params, const scz_shape 
         uint64_t roff, rbytes, csize = 0;
         uint32_t info = 0;
         scz__chunk_geom(&h, i, &g, &roff, &rbytes);
-        st = ops->compress_chunk(ctx, &h, &g, (const uint8_t *)src + roff, out + pos, dst_cap - pos,
-                                 &csize, &info);
+        uint64_t ck = 0;
+        const int fused = threads == 1 && ops->compress_chunk_ck; /* the codec hashes its output in cache */
+        if (fused)
+            st = ops->compress_chunk_ck(ctx, &h, &g, (const uint8_t *)src + roff, out + pos, dst_cap - pos, &csize,
+                                        &info, &ck);
+        else
+            st = ops->compress_chunk(ctx, &h, &g, (const uint8_t *)src + roff, out + pos, dst_cap - pos, &csize,
+                                     &info);
         if (st) return st;
         if (csize > dst_cap - pos) return scz__fail(ctx, SCZ_ERR_INTERNAL, "codec overran its capacity");
         entries[i].offset = pos;
         entries[i].size = csize;
-        entries[i].checksum = scz__checksum(out + pos, csize, h.cksum_block_log2, threads);
+        entries[i].checksum = fused ? ck : scz__checksum(out + pos, csize, h.cksum_block_log2, threads);
         entries[i].info = info;
         pos += csize;
         done += rbytes;
@@ -351,6 +357,12 @@ static scz_status decode_chunk(scz_ctx *ctx, const scz_header *h, const scz_code
     scz_chunk_geom g;
     scz__table_entry(table, i, &e);
     scz__chunk_geom(h, i, &g, NULL, NULL);
+    if (threads == 1 && ops->decompress_chunk_ck) { /* the codec verifies while it decodes */
+        const scz_status st = ops->decompress_chunk_ck(ctx, h, &g, s + e.offset, e.size, e.info, dst, e.checksum);
+        if (st == SCZ_ERR_CHECKSUM)
+            return scz__fail(ctx, SCZ_ERR_CHECKSUM, "chunk %u checksum mismatch: the chunk is corrupt", i);
+        return st;
+    }
     if (scz__checksum(s + e.offset, e.size, h->cksum_block_log2, threads) != e.checksum)
         return scz__fail(ctx, SCZ_ERR_CHECKSUM, "chunk %u checksum mismatch: the chunk is corrupt", i);
     return ops->decompress_chunk(ctx, h, &g, s + e.offset, e.size, e.info, dst);

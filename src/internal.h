@@ -131,6 +131,20 @@ typedef struct scz_codec_ops {
     scz_status (*decompress_chunk)(scz_ctx *ctx, const scz_header *hdr, const scz_chunk_geom *g,
                                    const uint8_t *src, uint64_t size, uint32_t codec_info,
                                    void *dst);
+    /* Optional (NULL: none), for one thread (the callers use them when the
+     * context has one): compress_chunk that also computes the payload's
+     * checksum (FORMAT.md 5) into *checksum while its bytes are in cache;
+     * decompress_chunk that verifies the payload against `checksum` while
+     * it decodes and returns SCZ_ERR_CHECKSUM on a mismatch, whatever the
+     * decoding found (dst may then hold decoded values; the caller words
+     * the message). The same streams and answers as compress_chunk +
+     * scz__checksum and scz__checksum + decompress_chunk. */
+    scz_status (*compress_chunk_ck)(scz_ctx *ctx, const scz_header *hdr, const scz_chunk_geom *g,
+                                    const void *src, uint8_t *dst, uint64_t cap, uint64_t *out_size,
+                                    uint32_t *codec_info, uint64_t *checksum);
+    scz_status (*decompress_chunk_ck)(scz_ctx *ctx, const scz_header *hdr, const scz_chunk_geom *g,
+                                      const uint8_t *src, uint64_t size, uint32_t codec_info, void *dst,
+                                      uint64_t checksum);
     /* Incremental compression (src/stream.c), for codecs whose prepare
      * reads the data; NULL for the others. prepare_range is prepare given
      * {min, max} of the finite values instead of the data. Where the codec

@@ -183,12 +183,77 @@ static void test_dims(void) {
 
 /* ---- malformed input ---- */
 
+/* Decodes with 2 threads and with 1 (where gfc verifies the checksum while
+ * it decodes): the same answer. */
 static scz_status decode_copy(const uint8_t *z, size_t n, size_t raw) {
     uint8_t *out = tu_guarded_alloc(raw ? raw : 1, 0);
     scz_status r = scz_decompress(ctx2, z, n, out, raw, NULL);
     CHECK(tu_guard_intact(out, raw ? raw : 1), "malformed input: decoder wrote past the array");
     free(out);
+    out = tu_guarded_alloc(raw ? raw : 1, 0);
+    scz_status r1 = scz_decompress(ctx1, z, n, out, raw, NULL);
+    CHECK(tu_guard_intact(out, raw ? raw : 1), "malformed input: the 1-thread decoder wrote past the array");
+    CHECK(r1 == r, "malformed input: 1 thread says %s, 2 threads %s", st(r1), st(r));
+    free(out);
     return r;
+}
+
+/* Checksums verified while decoding (1 thread): payload bytes changed
+ * without resealing, in chunks of many checksum blocks (groups of 8, a
+ * partial last block), coded and stored, table and data, every checksum
+ * block size: SCZ_ERR_CHECKSUM from both decoders. */
+static void test_unsealed(void) {
+    int cases = 0;
+    for (int d = 0; d < 2; d++) {
+        scz_shape s = {d ? SCZ_DTYPE_F64 : SCZ_DTYPE_F32, 1, {200000 + 37, 1, 1, 1}};
+        size_t raw;
+        uint8_t *src = gen_field(GEN_NOISY, &s, 31, &raw);
+        size_t rb;
+        uint8_t *rnd = gen_field(GEN_RANDOM_BITS, &s, 32, &rb);
+        memcpy(src + raw / 2, rnd + raw / 2, raw - raw / 2); /* the second chunk stored */
+        free(rnd);
+        scz_params p;
+        scz_params_init(&p, SCZ_CODEC_GFC);
+        p.chunk_bytes = raw / 2;
+        size_t zn = 0;
+        uint8_t *z0 = tu_compress(ctx1, &p, &s, src, &zn, "unsealed base");
+        if (!z0) {
+            free(src);
+            continue;
+        }
+        for (uint8_t L = 10; L <= 13; L++) {
+            uint8_t *z = malloc(zn);
+            memcpy(z, z0, zn);
+            z[68] = L;
+            tu_reseal_header(z);
+            const uint32_t nc = scz__ld32(z + 64);
+            for (uint32_t i = 0; i < nc; i++) tu_reseal_chunk(z, i);
+            CHECK(decode_copy(z, zn, raw) == SCZ_OK, "%s, checksum blocks of 2^%u: resealed stream",
+                  scz_dtype_name(s.dtype), L);
+            for (uint32_t i = 0; i < nc; i++) {
+                scz_chunk_info ci;
+                if (scz_inspect_chunk(z, zn, i, &ci) != SCZ_OK) continue;
+                const uint64_t B = 1ull << L;
+                const uint64_t at[8] = {0, 3, B - 1, B, 8 * B + 5, ci.size / 2, ci.size - B / 2, ci.size - 1};
+                for (int k = 0; k < 8; k++) {
+                    if (at[k] >= ci.size) continue;
+                    uint8_t *c = malloc(zn);
+                    memcpy(c, z, zn);
+                    c[ci.offset + at[k]] ^= 0x40;
+                    const scz_status r = decode_copy(c, zn, raw);
+                    CHECK(r == SCZ_ERR_CHECKSUM, "%s, blocks of 2^%u, chunk %u (%s) byte %llu changed: %s",
+                          scz_dtype_name(s.dtype), L, i, ci.codec_info ? "stored" : "coded",
+                          (unsigned long long)at[k], st(r));
+                    cases++;
+                    free(c);
+                }
+            }
+            free(z);
+        }
+        free(z0);
+        free(src);
+    }
+    printf("unsealed changes: %d\n", cases);
 }
 
 /* A stream of one chunk of n values (dtype t) whose payload is replaced by
@@ -436,6 +501,7 @@ int main(void) {
     test_dims();
     test_generated();
     test_corruption();
+    test_unsealed();
     test_real_data();
     printf("%d round trips, %d payloads compared with the reference (%d coded, %d stored)\n", n_roundtrips,
            n_payloads, n_coded, n_stored);

@@ -360,6 +360,29 @@ __attribute__((target("avx512f,avx512dq"))) static void block_hashes_x8(const ui
 }
 #endif
 
+void scz__block_hashes(const uint8_t *p, uint64_t n, unsigned block_log2, uint64_t b0, uint64_t b1, uint64_t *bh) {
+    const uint64_t bs = (uint64_t)1 << block_log2;
+#ifdef SCZ_CKSUM_X8
+    if (block_log2 >= 5 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
+        for (; b0 + 8 <= b1 && (b0 + 8) << block_log2 <= n; b0 += 8)
+            block_hashes_x8(p + (b0 << block_log2), bs, bh + b0);
+#endif
+    for (; b0 < b1; b0++) {
+        const uint64_t off = b0 << block_log2;
+        bh[b0] = scz_xxh64(p + off, n - off < bs ? n - off : bs, 0);
+    }
+}
+
+uint64_t scz__checksum_of(const uint64_t *bh, uint64_t nb) {
+    scz_xxh_acc acc;
+    scz_xxh_init(&acc, 0);
+    uint64_t k = 0;
+    for (; k + 4 <= nb; k += 4) scz_xxh_stripe(&acc, bh[k], bh[k + 1], bh[k + 2], bh[k + 3]);
+    uint64_t h = scz_xxh_converge(&acc, nb * 8, 0);
+    for (; k < nb; k++) h = scz_xxh_tail8(h, bh[k]);
+    return scz_xxh_avalanche(h);
+}
+
 uint64_t scz__checksum(const uint8_t *p, uint64_t n, unsigned block_log2, int threads) {
     uint64_t bs = (uint64_t)1 << block_log2;
     uint64_t nb = (n + bs - 1) >> block_log2;

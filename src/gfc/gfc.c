@@ -10,6 +10,7 @@
 #include "gfc.h"
 
 #include "../internal.h"
+#include "../format/container.h"
 
 #include <stdlib.h>
 #ifdef _OPENMP
@@ -136,17 +137,34 @@ static scz_status store_chunk(scz_ctx *ctx, const scz_chunk_geom *g, const void 
     return SCZ_OK;
 }
 
+/* The checksum of a stored chunk's payload (ck: compress_chunk_ck). */
+static scz_status store_chunk_ck(scz_ctx *ctx, const scz_chunk_geom *g, const void *src, uint8_t *dst, uint64_t cap,
+                                 uint64_t *out_size, uint32_t *info, uint64_t *ck, unsigned bl) {
+    scz_status st = store_chunk(ctx, g, src, dst, cap, out_size, info);
+    if (!st && ck) *ck = scz__checksum(dst, *out_size, bl, 1);
+    return st;
+}
+
 /* One thread: segments coded in place after the offset table (through a
  * small buffer where the slack of a full-word store is not there), the
- * coding abandoned as soon as it reaches the raw size (10.6). */
+ * coding abandoned as soon as it reaches the raw size (10.6). With ck, also
+ * the payload's checksum (FORMAT.md 5, blocks of 2^bl bytes): the blocks
+ * of the data area 8 at a time as soon as the segments fill them (in L1 /
+ * L2 still), those that overlap the offset table at the end. */
 static scz_status compress_serial(scz_ctx *ctx, const scz_chunk_geom *g, const uint8_t *src, uint8_t *dst,
-                                  uint64_t cap, uint64_t *out_size, uint32_t *info, const uint8_t *pl, uint32_t dim) {
+                                  uint64_t cap, uint64_t *out_size, uint32_t *info, const uint8_t *pl, uint32_t dim,
+                                  uint64_t *ck, unsigned bl) {
     const uint64_t n = g->count, S = gfc_num_segments(n), raw = n * g->esize;
     const uint64_t maxseg = GFC_MAX_SEG_BYTES(g->esize);
-    if (4 * S >= raw) return store_chunk(ctx, g, src, dst, cap, out_size, info);
+    if (4 * S >= raw) return store_chunk_ck(ctx, g, src, dst, cap, out_size, info, ck, bl);
     if (4 * S > cap) return scz__fail(ctx, SCZ_ERR_DST_TOO_SMALL, "destination too small for the compressed stream");
     uint8_t *tmp = scz__scratch(ctx, 0, (size_t)maxseg + 8);
     if (!tmp) return scz__fail(ctx, SCZ_ERR_NOMEM, "cannot allocate gfc scratch");
+    /* blocks of a coded payload (< raw bytes): at most raw / 2^bl + 1 */
+    uint64_t *bh = ck ? scz__scratch(ctx, 1, (size_t)((raw >> bl) + 2) * sizeof(uint64_t)) : NULL;
+    if (ck && !bh) return scz__fail(ctx, SCZ_ERR_NOMEM, "cannot allocate gfc scratch");
+    const uint64_t bt = ck ? (4 * S + ((uint64_t)1 << bl) - 1) >> bl : 0; /* blocks below bt overlap the table */
+    uint64_t hb = bt;                                                      /* next data block to hash */
     const int wide = g->esize == 8;
     const uint64_t room = cap - 4 * S; /* bytes of dst after the table */
     uint8_t *data = dst + 4 * S;
@@ -157,7 +175,7 @@ static scz_status compress_serial(scz_ctx *ctx, const scz_chunk_geom *g, const u
         uint8_t *o = off + maxseg + 8 <= room ? data + off : tmp;
         size_t b = wide ? ENC_SEG64(x, nv, pl, dim, o) : enc_seg_32(x, nv, pl, dim, o);
         off += b;
-        if (4 * S + off >= raw) return store_chunk(ctx, g, src, dst, cap, out_size, info);
+        if (4 * S + off >= raw) return store_chunk_ck(ctx, g, src, dst, cap, out_size, info, ck, bl);
         if (off > UINT32_MAX)
             return scz__fail(ctx, SCZ_ERR_OVERFLOW, "chunk too large for gfc's 32-bit offsets; use a smaller chunk size");
         if (o == tmp) {
@@ -166,9 +184,20 @@ static scz_status compress_serial(scz_ctx *ctx, const scz_chunk_geom *g, const u
             memcpy(data + off - b, tmp, b);
         }
         scz__st32(dst + 4 * s, (uint32_t)off);
+        if (ck && ((4 * S + off) >> bl) >= hb + 8) { /* 8 or more whole blocks written */
+            const uint64_t b1 = hb + (((4 * S + off) >> bl) - hb) / 8 * 8;
+            scz__block_hashes(dst, 4 * S + off, bl, hb, b1, bh);
+            hb = b1;
+        }
     }
     *info = GFC_INFO_CODED;
     *out_size = 4 * S + off;
+    if (ck) {
+        const uint64_t size = 4 * S + off, nb = (size + ((uint64_t)1 << bl) - 1) >> bl;
+        scz__block_hashes(dst, size, bl, hb < nb ? hb : nb, nb, bh);
+        scz__block_hashes(dst, size, bl, 0, bt < nb ? bt : nb, bh);
+        *ck = scz__checksum_of(bh, nb);
+    }
     return SCZ_OK;
 }
 
@@ -187,7 +216,7 @@ static scz_status gfc_compress_chunk(scz_ctx *ctx, const scz_header *h, const sc
     pred_lanes(dim, pl);
     const int wide = g->esize == 8;
     const uint8_t *in = src;
-    if (nt == 1) return compress_serial(ctx, g, in, dst, cap, out_size, info, pl, dim);
+    if (nt == 1) return compress_serial(ctx, g, in, dst, cap, out_size, info, pl, dim, NULL, 0);
     uint8_t *enc = scz__scratch(ctx, 0, (size_t)(S * maxseg + 8));
     uint32_t *len = scz__scratch(ctx, 1, (size_t)S * sizeof(uint32_t));
     uint64_t *part = scz__scratch(ctx, 2, (size_t)(nt + 1) * sizeof(uint64_t));
@@ -234,6 +263,19 @@ static scz_status gfc_compress_chunk(scz_ctx *ctx, const scz_header *h, const sc
     }
     *out_size = need;
     return SCZ_OK;
+}
+
+/* One thread, the checksum while the payload is in cache (compress_chunk_ck). */
+static scz_status gfc_compress_chunk_ck(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *g, const void *src,
+                                        uint8_t *dst, uint64_t cap, uint64_t *out_size, uint32_t *info,
+                                        uint64_t *checksum) {
+    *info = GFC_INFO_CODED;
+    const uint64_t n = g->count, S = gfc_num_segments(n);
+    if (n == 0) return scz__fail(ctx, SCZ_ERR_INTERNAL, "empty chunk");
+    if (S > SIZE_MAX / GFC_MAX_SEG_BYTES(g->esize) - 1) return scz__fail(ctx, SCZ_ERR_OVERFLOW, "gfc chunk too large");
+    uint8_t pl[GFC_SUB];
+    pred_lanes(h->knobs[0], pl);
+    return compress_serial(ctx, g, src, dst, cap, out_size, info, pl, h->knobs[0], checksum, h->cksum_block_log2);
 }
 
 static scz_status gfc_decompress_chunk(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *g,
@@ -288,6 +330,61 @@ static scz_status gfc_decompress_chunk(scz_ctx *ctx, const scz_header *h, const 
     return SCZ_OK;
 }
 
+/* One thread, verifying while decoding (decompress_chunk_ck): a coded
+ * chunk whose offset table is consistent is hashed 8 blocks at a time
+ * just ahead of the segment being decoded (so the decoder reads bytes the
+ * hash brought into L1 / L2), and its checksum compared at the end; any
+ * other chunk is hashed first, as by the callers without this op. A
+ * mismatch is SCZ_ERR_CHECKSUM before any decoding error. */
+static scz_status gfc_decompress_chunk_ck(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *g,
+                                          const uint8_t *src, uint64_t size, uint32_t info, void *dst,
+                                          uint64_t checksum) {
+    const unsigned bl = h->cksum_block_log2;
+    const uint64_t n = g->count, S = gfc_num_segments(n), raw = n * g->esize;
+    int simple = info != GFC_INFO_CODED || n == 0 || size >= raw || size / 4 < S;
+    uint64_t prev = 0;
+    for (uint64_t i = 0; !simple && i < S; i++) {
+        const uint64_t e = scz__ld32(src + 4 * i);
+        simple = e < prev;
+        prev = e;
+    }
+    if (!simple) simple = prev != size - 4 * S;
+    const uint64_t nb = (size + ((uint64_t)1 << bl) - 1) >> bl;
+    uint64_t *bh = simple ? NULL : scz__scratch(ctx, 1, (size_t)(nb + 1) * sizeof(uint64_t));
+    if (!bh) { /* the table is inconsistent (or no memory): hash first */
+        if (scz__checksum(src, size, bl, 1) != checksum) return SCZ_ERR_CHECKSUM;
+        return gfc_decompress_chunk(ctx, h, g, src, size, info, dst);
+    }
+    uint8_t pl[GFC_SUB];
+    const uint32_t dim = h->knobs[0];
+    pred_lanes(dim, pl);
+    const uint8_t *data = src + 4 * S;
+    const uint64_t data_size = size - 4 * S;
+    uint8_t *out = dst;
+    const int wide = g->esize == 8;
+    int64_t bad = -1;
+    uint64_t hb = 0; /* blocks hashed */
+    for (uint64_t s = 0; s < S; s++) {
+        const uint64_t start = s ? scz__ld32(src + 4 * (s - 1)) : 0, stop = scz__ld32(src + 4 * s);
+        while (hb < nb && (hb << bl) < 4 * S + stop) { /* the segment's bytes hashed: 8 blocks at a time */
+            const uint64_t b1 = nb - hb < 8 ? nb : hb + 8;
+            scz__block_hashes(src, size, bl, hb, b1, bh);
+            hb = b1;
+        }
+        const uint32_t nv = seg_values(n, s);
+        uint8_t *x = out + s * GFC_SEG_VALUES * g->esize;
+        int r = wide ? dec_seg_64(data + start, stop - start, data_size - start, nv, pl, dim, x)
+                     : dec_seg_32(data + start, stop - start, data_size - start, nv, pl, dim, x);
+        if (r) bad = (int64_t)s; /* the last one, as the parallel loop reports */
+    }
+    scz__block_hashes(src, size, bl, hb, nb, bh);
+    if (scz__checksum_of(bh, nb) != checksum) return SCZ_ERR_CHECKSUM;
+    if (bad >= 0)
+        return scz__fail(ctx, SCZ_ERR_CORRUPT, "gfc segment %lld: its bytes do not match its nibbles",
+                         (long long)bad);
+    return SCZ_OK;
+}
+
 const scz_codec_ops scz__gfc_ops = {
     .id = SCZ_CODEC_GFC,
     .name = "gfc",
@@ -299,4 +396,6 @@ const scz_codec_ops scz__gfc_ops = {
     .chunk_bound = gfc_chunk_bound,
     .compress_chunk = gfc_compress_chunk,
     .decompress_chunk = gfc_decompress_chunk,
+    .compress_chunk_ck = gfc_compress_chunk_ck,
+    .decompress_chunk_ck = gfc_decompress_chunk_ck,
 };
