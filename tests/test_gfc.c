@@ -283,6 +283,45 @@ static scz_status decode_payload(scz_dtype t, uint64_t n, const uint8_t *pay, si
     return r;
 }
 
+/* float32 codes 5..7 and missing or extra kept bytes in segments far
+ * from the payload's end (where the vector decoder runs): three segments
+ * of 1024 zeros, every nibble 4 (no kept byte). */
+static void test_handmade_long(void) {
+    enum { SUBS = 32, HDR = 16, SEGV = 1024 };
+    const uint64_t n = 3 * SEGV;
+    const size_t seg = SUBS * HDR, pn = 12 + 3 * seg + 1;
+    uint8_t *pay = malloc(pn);
+    int cases = 0;
+    for (int where = 0; where < 6; where++) {
+        const size_t at = 12 + (where / 2) * seg + (where % 2 ? 7 * HDR + 9 : 3); /* a header byte */
+        const size_t ins = at + (HDR - (at - 12) % HDR);                            /* its subchunk's kept bytes */
+        for (int v = 0; v < 6; v++) {
+            memset(pay, 0x44, pn);
+            for (int k = 0; k < 3; k++) scz__st32(pay + 4 * k, (uint32_t)((k + 1) * seg));
+            size_t len = pn - 1;
+            scz_status want = SCZ_ERR_CORRUPT;
+            if (v == 0) want = SCZ_OK;
+            if (v == 1) pay[at] = 0x45; /* code 5 */
+            if (v == 2) pay[at] = 0x64; /* code 6 in the high nibble */
+            if (v == 3) pay[at] = 0x47; /* code 7 */
+            if (v == 4) pay[at] = 0x43; /* one kept byte, not there */
+            if (v == 5) {               /* one kept byte, there: this and later segments end 1 byte later */
+                pay[at] = 0x43;
+                memmove(pay + ins + 1, pay + ins, pn - 1 - ins);
+                pay[ins] = 0x5A;
+                for (size_t k = (at - 12) / seg; k < 3; k++) scz__st32(pay + 4 * k, (uint32_t)((k + 1) * seg + 1));
+                len = pn;
+                want = SCZ_OK;
+            }
+            const scz_status r = decode_payload(SCZ_DTYPE_F32, n, pay, len, 0);
+            CHECK(r == want, "long f32 payload, case %d at byte %zu: %s", v, at, st(r));
+            cases++;
+        }
+    }
+    free(pay);
+    printf("long handmade payloads: %d\n", cases);
+}
+
 static void test_handmade(void) {
     /* 10 f32 zeros: one segment of one subchunk, all nibbles 4 (zero
      * residual, lanes 10..31 padded): end[0] = 16, then 16 bytes 0x44 */
@@ -497,6 +536,7 @@ int main(void) {
     scz_ctx_set_threads(ctx2, 2);
     test_params();
     test_handmade();
+    test_handmade_long();
     test_lengths();
     test_dims();
     test_generated();
