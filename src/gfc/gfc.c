@@ -147,12 +147,68 @@ GFC_V32_ATTR static int dec_seg_32v(const uint8_t *in, size_t len, size_t avail,
     }
     return p == end ? 0 : -1;
 }
+/* float32 segments coded in vectors on CPUs with AVX-512 VBMI2 (byte
+ * compression): per subchunk the residuals, magnitudes and significant
+ * bytes of 16 values at a time (leading-zero counts), the header's nibble
+ * pairs by word shifts, and each half's kept bytes packed by one byte
+ * compress and written by a masked store (no slack needed). The same
+ * bytes as enc_seg_32 (FORMAT.md 10.3; test_gfc's reference encoder). */
+#define GFC_E32_ATTR __attribute__((target("avx512f,avx512bw,avx512vl,avx512cd,avx512vbmi,avx512vbmi2")))
+GFC_E32_ATTR static size_t enc_seg_32v(const uint8_t *src, uint32_t n, const uint8_t *pl, uint32_t d, uint8_t *out) {
+    uint32_t buf[2][GFC_SUB], pred[GFC_SUB];
+    uint32_t *prev = buf[0], *cur = buf[1];
+    memset(prev, 0, sizeof buf[0]);
+    uint8_t *o = out;
+    const __m512i b4 = _mm512_set1_epi32(0x03020100);
+    for (uint32_t base = 0; base < n; base += GFC_SUB) {
+        const uint32_t cnt = n - base < GFC_SUB ? n - base : GFC_SUB;
+        preds_32(prev, pl, d, pred);
+        const __m512i p0 = _mm512_loadu_si512(pred), p1 = _mm512_loadu_si512(pred + 16);
+        const uint32_t *x = (const uint32_t *)(const void *)(src + (size_t)base * 4);
+        const __mmask16 l0 = cnt >= 16 ? 0xffff : (__mmask16)((1u << cnt) - 1);
+        const __mmask16 l1 = cnt >= 32 ? 0xffff : cnt <= 16 ? 0 : (__mmask16)((1u << (cnt - 16)) - 1);
+        const __m512i c0 = _mm512_mask_loadu_epi32(p0, l0, x), c1 = _mm512_mask_loadu_epi32(p1, l1, x + 16);
+        _mm512_storeu_si512(cur, c0); /* padding lanes: the prediction (residual 0, 10.1) */
+        _mm512_storeu_si512(cur + 16, c1);
+        const __m512i r0 = _mm512_sub_epi32(c0, p0), r1 = _mm512_sub_epi32(c1, p1);
+        const __m512i s0 = _mm512_srai_epi32(r0, 31), s1 = _mm512_srai_epi32(r1, 31);
+        const __m512i m0 = _mm512_sub_epi32(_mm512_xor_si512(r0, s0), s0), m1 = _mm512_sub_epi32(_mm512_xor_si512(r1, s1), s1);
+        /* significant bytes: (32 - lzcnt + 7) / 8, 0 for 0 */
+        const __m512i k0 = _mm512_srli_epi32(_mm512_sub_epi32(_mm512_set1_epi32(39), _mm512_lzcnt_epi32(m0)), 3);
+        const __m512i k1 = _mm512_srli_epi32(_mm512_sub_epi32(_mm512_set1_epi32(39), _mm512_lzcnt_epi32(m1)), 3);
+        /* nibble: sign << 3 | (4 - kept) */
+        const __m512i n0 = _mm512_or_si512(_mm512_and_si512(s0, _mm512_set1_epi32(8)), _mm512_sub_epi32(_mm512_set1_epi32(4), k0));
+        const __m512i n1 = _mm512_or_si512(_mm512_and_si512(s1, _mm512_set1_epi32(8)), _mm512_sub_epi32(_mm512_set1_epi32(4), k1));
+        const __m256i nb = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm512_cvtepi32_epi8(n0)), _mm512_cvtepi32_epi8(n1), 1);
+        /* 16-bit word t = nib[2t] | nib[2t + 1] << 8 -> byte nib[2t] | nib[2t + 1] << 4 */
+        const __m256i w = _mm256_or_si256(_mm256_and_si256(nb, _mm256_set1_epi16(0x0f)), _mm256_srli_epi16(nb, 4));
+        _mm_storeu_si128((__m128i *)o, _mm256_cvtepi16_epi8(w));
+        o += GFC_HDR_BYTES;
+        const __mmask64 v0 = _mm512_cmplt_epu8_mask(b4, _mm512_mullo_epi32(k0, _mm512_set1_epi32(0x01010101)));
+        const __mmask64 v1 = _mm512_cmplt_epu8_mask(b4, _mm512_mullo_epi32(k1, _mm512_set1_epi32(0x01010101)));
+        const unsigned t0 = (unsigned)__builtin_popcountll(v0), t1 = (unsigned)__builtin_popcountll(v1);
+        _mm512_mask_storeu_epi8(o, t0 == 64 ? ~0ull : (1ull << t0) - 1, _mm512_maskz_compress_epi8(v0, m0));
+        o += t0;
+        _mm512_mask_storeu_epi8(o, t1 == 64 ? ~0ull : (1ull << t1) - 1, _mm512_maskz_compress_epi8(v1, m1));
+        o += t1;
+        uint32_t *sw = prev;
+        prev = cur;
+        cur = sw;
+    }
+    return (size_t)(o - out);
+}
+#define ENC_SEG32(s, n, pl, d, o)                                                                              \
+    (__builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("avx512cd") &&                           \
+             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")                          \
+         ? enc_seg_32v(s, n, pl, d, o)                                                                         \
+         : enc_seg_32(s, n, pl, d, o))
 #define DEC_SEG32(in, len, avail, n, pl, d, x) \
     (__builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") \
          ? dec_seg_32v(in, len, avail, n, pl, d, x)                                                                   \
          : dec_seg_32(in, len, avail, n, pl, d, x))
 #else
 #define DEC_SEG32(in, len, avail, n, pl, d, x) dec_seg_32(in, len, avail, n, pl, d, x)
+#define ENC_SEG32(s, n, pl, d, o) enc_seg_32(s, n, pl, d, o)
 #endif
 
 static void pred_lanes(uint32_t d, uint8_t pl[GFC_SUB]) {
@@ -257,7 +313,7 @@ static scz_status compress_serial(scz_ctx *ctx, const scz_chunk_geom *g, const u
         const uint32_t nv = seg_values(n, s);
         const uint8_t *x = src + s * GFC_SEG_VALUES * g->esize;
         uint8_t *o = off + maxseg + 8 <= room ? data + off : tmp;
-        size_t b = wide ? ENC_SEG64(x, nv, pl, dim, o) : enc_seg_32(x, nv, pl, dim, o);
+        size_t b = wide ? ENC_SEG64(x, nv, pl, dim, o) : ENC_SEG32(x, nv, pl, dim, o);
         off += b;
         if (4 * S + off >= raw) return store_chunk_ck(ctx, g, src, dst, cap, out_size, info, ck, bl);
         if (off > UINT32_MAX)
@@ -320,7 +376,7 @@ static scz_status gfc_compress_chunk(scz_ctx *ctx, const scz_header *h, const sc
         for (uint64_t s = s0; s < s1; s++) {
             const uint32_t nv = seg_values(n, s);
             const uint8_t *x = in + s * GFC_SEG_VALUES * g->esize;
-            size_t b = wide ? ENC_SEG64(x, nv, pl, dim, o) : enc_seg_32(x, nv, pl, dim, o);
+            size_t b = wide ? ENC_SEG64(x, nv, pl, dim, o) : ENC_SEG32(x, nv, pl, dim, o);
             len[s] = (uint32_t)b;
             o += b;
         }
