@@ -107,7 +107,8 @@ GFC_V32_ATTR static int dec_seg_32v(const uint8_t *in, size_t len, size_t avail,
         const __m256i c = _mm256_and_si256(nib, _mm256_set1_epi8(7));
         __mmask32 bad = _mm256_cmpgt_epu8_mask(c, _mm256_set1_epi8(4)); /* codes 5..7 */
         if (cnt < GFC_SUB) /* padding nibbles (10.1) */
-            bad |= _mm256_mask_cmpneq_epu8_mask(~(__mmask32)((1u << cnt) - 1), nib, _mm256_set1_epi8((char)GFC_ZERO_NIBBLE_F32));
+            bad |= _mm256_mask_cmpneq_epu8_mask(~(__mmask32)((1u << cnt) - 1), nib,
+                                                _mm256_set1_epi8((char)GFC_ZERO_NIBBLE_F32));
         if (bad) return -1;
         const __m256i k = _mm256_sub_epi8(_mm256_set1_epi8(4), c); /* kept bytes 0..4 */
         __m256i sc = k; /* inclusive prefix sum: in each 128-bit lane, then lane 0's total into lane 1 */
@@ -117,7 +118,7 @@ GFC_V32_ATTR static int dec_seg_32v(const uint8_t *in, size_t len, size_t avail,
         sc = _mm256_add_epi8(sc, _mm256_slli_si256(sc, 8));
         const __m256i t15 = _mm256_shuffle_epi8(sc, _mm256_set1_epi8(15));
         sc = _mm256_add_epi8(sc, _mm256_permute2x128_si256(t15, t15, 0x08));
-        const unsigned tot = (unsigned)_mm256_extract_epi8(sc, 31);
+        const unsigned tot = (unsigned)_mm256_extract_epi8(sc, 31) & 0xFFu; /* <= 128 */
         p += GFC_HDR_BYTES;
         if (tot > (size_t)(end - p)) return -1;
         const __m512i off = _mm512_castsi256_si512(_mm256_sub_epi8(sc, k)), kz = _mm512_castsi256_si512(k);
@@ -172,14 +173,17 @@ GFC_E32_ATTR static size_t enc_seg_32v(const uint8_t *src, uint32_t n, const uin
         _mm512_storeu_si512(cur + 16, c1);
         const __m512i r0 = _mm512_sub_epi32(c0, p0), r1 = _mm512_sub_epi32(c1, p1);
         const __m512i s0 = _mm512_srai_epi32(r0, 31), s1 = _mm512_srai_epi32(r1, 31);
-        const __m512i m0 = _mm512_sub_epi32(_mm512_xor_si512(r0, s0), s0), m1 = _mm512_sub_epi32(_mm512_xor_si512(r1, s1), s1);
+        const __m512i m0 = _mm512_sub_epi32(_mm512_xor_si512(r0, s0), s0);
+        const __m512i m1 = _mm512_sub_epi32(_mm512_xor_si512(r1, s1), s1);
         /* significant bytes: (32 - lzcnt + 7) / 8, 0 for 0 */
         const __m512i k0 = _mm512_srli_epi32(_mm512_sub_epi32(_mm512_set1_epi32(39), _mm512_lzcnt_epi32(m0)), 3);
         const __m512i k1 = _mm512_srli_epi32(_mm512_sub_epi32(_mm512_set1_epi32(39), _mm512_lzcnt_epi32(m1)), 3);
         /* nibble: sign << 3 | (4 - kept) */
-        const __m512i n0 = _mm512_or_si512(_mm512_and_si512(s0, _mm512_set1_epi32(8)), _mm512_sub_epi32(_mm512_set1_epi32(4), k0));
-        const __m512i n1 = _mm512_or_si512(_mm512_and_si512(s1, _mm512_set1_epi32(8)), _mm512_sub_epi32(_mm512_set1_epi32(4), k1));
-        const __m256i nb = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm512_cvtepi32_epi8(n0)), _mm512_cvtepi32_epi8(n1), 1);
+        const __m512i eight = _mm512_set1_epi32(8), four = _mm512_set1_epi32(4);
+        const __m512i n0 = _mm512_or_si512(_mm512_and_si512(s0, eight), _mm512_sub_epi32(four, k0));
+        const __m512i n1 = _mm512_or_si512(_mm512_and_si512(s1, eight), _mm512_sub_epi32(four, k1));
+        const __m256i nb =
+            _mm256_inserti128_si256(_mm256_castsi128_si256(_mm512_cvtepi32_epi8(n0)), _mm512_cvtepi32_epi8(n1), 1);
         /* 16-bit word t = nib[2t] | nib[2t + 1] << 8 -> byte nib[2t] | nib[2t + 1] << 4 */
         const __m256i w = _mm256_or_si256(_mm256_and_si256(nb, _mm256_set1_epi16(0x0f)), _mm256_srli_epi16(nb, 4));
         _mm_storeu_si128((__m128i *)o, _mm256_cvtepi16_epi8(w));
