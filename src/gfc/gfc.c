@@ -154,7 +154,7 @@ GFC_V32_ATTR static int dec_seg_32v(const uint8_t *in, size_t len, size_t avail,
  * pairs by word shifts, and each half's kept bytes packed by one byte
  * compress and written by a masked store (no slack needed). The same
  * bytes as enc_seg_32 (FORMAT.md 10.3; test_gfc's reference encoder). */
-#define GFC_E32_ATTR __attribute__((target("avx512f,avx512bw,avx512vl,avx512cd,avx512vbmi,avx512vbmi2")))
+#define GFC_E32_ATTR __attribute__((target("avx512f,avx512bw,avx512vl,avx512cd,avx512dq,avx512vbmi,avx512vbmi2")))
 GFC_E32_ATTR static size_t enc_seg_32v(const uint8_t *src, uint32_t n, const uint8_t *pl, uint32_t d, uint8_t *out) {
     uint32_t buf[2][GFC_SUB], pred[GFC_SUB];
     uint32_t *prev = buf[0], *cur = buf[1];
@@ -201,6 +201,57 @@ GFC_E32_ATTR static size_t enc_seg_32v(const uint8_t *src, uint32_t n, const uin
     }
     return (size_t)(o - out);
 }
+/* float64 segments the same way (FORMAT.md 10.3: 6 leading zero bytes
+ * coded as 5): 8 values a register, four byte compresses per subchunk. */
+GFC_E32_ATTR static size_t enc_seg_64v(const uint8_t *src, uint32_t n, const uint8_t *pl, uint32_t d, uint8_t *out) {
+    uint64_t buf[2][GFC_SUB], pred[GFC_SUB];
+    uint64_t *prev = buf[0], *cur = buf[1];
+    memset(prev, 0, sizeof buf[0]);
+    uint8_t *o = out;
+    const __m512i b8 = _mm512_set1_epi64(0x0706050403020100ll), rep = _mm512_set1_epi64(0x0101010101010101ll);
+    const __m512i one = _mm512_set1_epi64(1), two = _mm512_set1_epi64(2), eight = _mm512_set1_epi64(8);
+    for (uint32_t base = 0; base < n; base += GFC_SUB) {
+        const uint32_t cnt = n - base < GFC_SUB ? n - base : GFC_SUB;
+        preds_64(prev, pl, d, pred);
+        const uint64_t *x = (const uint64_t *)(const void *)(src + (size_t)base * 8);
+        __m512i nibq[4], mq[4], kq[4];
+        for (int q = 0; q < 4; q++) {
+            const int lo = 8 * q;
+            const __mmask8 l = cnt >= (uint32_t)lo + 8 ? 0xff : cnt <= (uint32_t)lo ? 0 : (__mmask8)((1u << (cnt - lo)) - 1);
+            const __m512i pq = _mm512_loadu_si512(pred + lo);
+            const __m512i c = _mm512_mask_loadu_epi64(pq, l, x + lo); /* padding lanes: the prediction (10.1) */
+            _mm512_storeu_si512(cur + lo, c);
+            const __m512i r = _mm512_sub_epi64(c, pq), sg = _mm512_srai_epi64(r, 63);
+            const __m512i m = _mm512_sub_epi64(_mm512_xor_si512(r, sg), sg);
+            const __m512i b = _mm512_srli_epi64(_mm512_sub_epi64(_mm512_set1_epi64(71), _mm512_lzcnt_epi64(m)), 3);
+            const __m512i k = _mm512_mask_add_epi64(b, _mm512_cmpeq_epi64_mask(b, two), b, one); /* 2 kept as 3 */
+            /* code: kept 8..3 -> 0..5, 1 -> 6, 0 -> 7 */
+            const __m512i c8 = _mm512_mask_sub_epi64(_mm512_sub_epi64(eight, k), _mm512_cmple_epu64_mask(k, one),
+                                                     _mm512_sub_epi64(eight, k), one);
+            nibq[q] = _mm512_or_si512(_mm512_and_si512(sg, eight), c8);
+            mq[q] = m;
+            kq[q] = k;
+        }
+        /* nibbles (bytes) 0..31, then pairs into the 16 header bytes */
+        const __m128i a0 = _mm512_cvtepi64_epi8(nibq[0]), a1 = _mm512_cvtepi64_epi8(nibq[1]);
+        const __m128i a2 = _mm512_cvtepi64_epi8(nibq[2]), a3 = _mm512_cvtepi64_epi8(nibq[3]);
+        const __m256i nb = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi64(a0, a1)),
+                                                   _mm_unpacklo_epi64(a2, a3), 1);
+        const __m256i w = _mm256_or_si256(_mm256_and_si256(nb, _mm256_set1_epi16(0x0f)), _mm256_srli_epi16(nb, 4));
+        _mm_storeu_si128((__m128i *)o, _mm256_cvtepi16_epi8(w));
+        o += GFC_HDR_BYTES;
+        for (int q = 0; q < 4; q++) {
+            const __mmask64 v = _mm512_cmplt_epu8_mask(b8, _mm512_mullo_epi64(kq[q], rep));
+            const unsigned t = (unsigned)__builtin_popcountll(v);
+            _mm512_mask_storeu_epi8(o, t == 64 ? ~0ull : (1ull << t) - 1, _mm512_maskz_compress_epi8(v, mq[q]));
+            o += t;
+        }
+        uint64_t *sw = prev;
+        prev = cur;
+        cur = sw;
+    }
+    return (size_t)(o - out);
+}
 #define ENC_SEG32(s, n, pl, d, o)                                                                              \
     (__builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("avx512cd") &&                           \
              __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")                          \
@@ -210,6 +261,13 @@ GFC_E32_ATTR static size_t enc_seg_32v(const uint8_t *src, uint32_t n, const uin
     (__builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") \
          ? dec_seg_32v(in, len, avail, n, pl, d, x)                                                                   \
          : dec_seg_32(in, len, avail, n, pl, d, x))
+#undef ENC_SEG64
+#define ENC_SEG64(s, n, pl, d, o)                                                                              \
+    (__builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("avx512cd") &&                           \
+             __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&                       \
+             __builtin_cpu_supports("avx512dq")                                                                \
+         ? enc_seg_64v(s, n, pl, d, o)                                                                         \
+         : __builtin_cpu_supports("avx2") ? enc_seg_64x(s, n, pl, d, o) : enc_seg_64(s, n, pl, d, o))
 #else
 #define DEC_SEG32(in, len, avail, n, pl, d, x) dec_seg_32(in, len, avail, n, pl, d, x)
 #define ENC_SEG32(s, n, pl, d, o) enc_seg_32(s, n, pl, d, o)
