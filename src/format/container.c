@@ -360,27 +360,19 @@ __attribute__((target("avx512f,avx512dq"))) static void block_hashes_x8(const ui
 }
 #endif
 
-void scz__block_hashes(const uint8_t *p, uint64_t n, unsigned block_log2, uint64_t b0, uint64_t b1, uint64_t *bh) {
+void scz__block_hashes(const uint8_t *p, uint64_t n, unsigned block_log2, uint64_t b0, uint64_t b1, uint64_t *out) {
     const uint64_t bs = (uint64_t)1 << block_log2;
+    uint64_t b = b0;
 #ifdef SCZ_CKSUM_X8
+    /* __builtin_cpu_supports reads the CPU model filled in at start-up */
     if (block_log2 >= 5 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq"))
-        for (; b0 + 8 <= b1 && (b0 + 8) << block_log2 <= n; b0 += 8)
-            block_hashes_x8(p + (b0 << block_log2), bs, bh + b0);
+        for (; b + 8 <= b1 && (b + 8) << block_log2 <= n; b += 8)
+            block_hashes_x8(p + (b << block_log2), bs, out + (b - b0));
 #endif
-    for (; b0 < b1; b0++) {
-        const uint64_t off = b0 << block_log2;
-        bh[b0] = scz_xxh64(p + off, n - off < bs ? n - off : bs, 0);
+    for (; b < b1; b++) {
+        const uint64_t off = b << block_log2;
+        out[b - b0] = scz_xxh64(p + off, n - off < bs ? n - off : bs, 0);
     }
-}
-
-uint64_t scz__checksum_of(const uint64_t *bh, uint64_t nb) {
-    scz_xxh_acc acc;
-    scz_xxh_init(&acc, 0);
-    uint64_t k = 0;
-    for (; k + 4 <= nb; k += 4) scz_xxh_stripe(&acc, bh[k], bh[k + 1], bh[k + 2], bh[k + 3]);
-    uint64_t h = scz_xxh_converge(&acc, nb * 8, 0);
-    for (; k < nb; k++) h = scz_xxh_tail8(h, bh[k]);
-    return scz_xxh_avalanche(h);
 }
 
 uint64_t scz__checksum(const uint8_t *p, uint64_t n, unsigned block_log2, int threads) {
@@ -395,28 +387,13 @@ uint64_t scz__checksum(const uint8_t *p, uint64_t n, unsigned block_log2, int th
     enum { G = 512 };
     uint64_t buf[G];
     uint64_t h = 0;
-#ifdef SCZ_CKSUM_X8
-    /* __builtin_cpu_supports reads the CPU model filled in at start-up */
-    const int x8 = block_log2 >= 5 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
-#else
-    const int x8 = 0;
-#endif
     for (uint64_t b0 = 0;; b0 += G) {
         int64_t m = (int64_t)(nb - b0 < G ? nb - b0 : G);
-        /* groups of 8 blocks, whole blocks only (x8), then one at a time */
-        const int64_t m8 = x8 ? (int64_t)((b0 + (uint64_t)m) * bs <= n ? m : m - 1) / 8 : 0;
+        /* 8 blocks a step (scz__block_hashes: 8 at once where it can) */
 #pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : 1) if (threads > 1 && m > 8)
-        for (int64_t k = 0; k < m8 + (m - 8 * m8); k++) {
-            if (k < m8) {
-#ifdef SCZ_CKSUM_X8
-                block_hashes_x8(p + ((b0 + 8 * (uint64_t)k) << block_log2), bs, buf + 8 * k);
-#endif
-                continue;
-            }
-            uint64_t b = b0 + (uint64_t)(8 * m8 + (k - m8));
-            uint64_t off = b << block_log2;
-            uint64_t len = n - off < bs ? n - off : bs;
-            buf[b - b0] = scz_xxh64(p + off, len, 0);
+        for (int64_t k = 0; k < (m + 7) / 8; k++) {
+            const uint64_t a = b0 + 8 * (uint64_t)k, e = a + 8 < b0 + (uint64_t)m ? a + 8 : b0 + (uint64_t)m;
+            scz__block_hashes(p, n, block_log2, a, e, buf + 8 * k);
         }
         int64_t k = 0;
         for (; k + 4 <= m; k += 4) scz_xxh_stripe(&acc, buf[k], buf[k + 1], buf[k + 2], buf[k + 3]);

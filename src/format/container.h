@@ -79,10 +79,9 @@ void scz__chunk_geom(const scz_header *hdr, uint32_t i, scz_chunk_geom *g,
 /* Blocked XXH64 of a payload (FORMAT.md section 5). threads <= 1: serial. */
 uint64_t scz__checksum(const uint8_t *p, uint64_t n, unsigned block_log2, int threads);
 /* The same in pieces, one thread: the hashes of blocks [b0, b1) of the
- * n-byte payload p into bh[b0 .. b1 - 1]; then the checksum of all nb
- * block hashes (= scz__checksum of the payload). For codecs that hash
- * their output while it is in cache (scz_codec_ops.compress_chunk_ck). */
-void scz__block_hashes(const uint8_t *p, uint64_t n, unsigned block_log2, uint64_t b0, uint64_t b1, uint64_t *bh);
-uint64_t scz__checksum_of(const uint64_t *bh, uint64_t nb);
+ * n-byte payload p into out[0 .. b1 - b0); the checksum is then
+ * scz_xxh64_words(all nb block hashes, nb, 0). For codecs that hash their
+ * output while it is in cache (scz_codec_ops.compress_chunk_ck). */
+void scz__block_hashes(const uint8_t *p, uint64_t n, unsigned block_log2, uint64_t b0, uint64_t b1, uint64_t *out);
 
 #endif

@@ -11,6 +11,7 @@
 
 #include "../internal.h"
 #include "../format/container.h"
+#include "../util/xxh64.h"
 
 #include <stdlib.h>
 #ifdef _OPENMP
@@ -217,7 +218,8 @@ GFC_E32_ATTR static size_t enc_seg_64v(const uint8_t *src, uint32_t n, const uin
         __m512i nibq[4], mq[4], kq[4];
         for (int q = 0; q < 4; q++) {
             const int lo = 8 * q;
-            const __mmask8 l = cnt >= (uint32_t)lo + 8 ? 0xff : cnt <= (uint32_t)lo ? 0 : (__mmask8)((1u << (cnt - lo)) - 1);
+            const __mmask8 l =
+                cnt >= (uint32_t)lo + 8 ? 0xff : cnt <= (uint32_t)lo ? 0 : (__mmask8)((1u << (cnt - lo)) - 1);
             const __m512i pq = _mm512_loadu_si512(pred + lo);
             const __m512i c = _mm512_mask_loadu_epi64(pq, l, x + lo); /* padding lanes: the prediction (10.1) */
             _mm512_storeu_si512(cur + lo, c);
@@ -388,7 +390,7 @@ static scz_status compress_serial(scz_ctx *ctx, const scz_chunk_geom *g, const u
         scz__st32(dst + 4 * s, (uint32_t)off);
         if (ck && ((4 * S + off) >> bl) >= hb + 8) { /* 8 or more whole blocks written */
             const uint64_t b1 = hb + (((4 * S + off) >> bl) - hb) / 8 * 8;
-            scz__block_hashes(dst, 4 * S + off, bl, hb, b1, bh);
+            scz__block_hashes(dst, 4 * S + off, bl, hb, b1, bh + hb);
             hb = b1;
         }
     }
@@ -396,29 +398,29 @@ static scz_status compress_serial(scz_ctx *ctx, const scz_chunk_geom *g, const u
     *out_size = 4 * S + off;
     if (ck) {
         const uint64_t size = 4 * S + off, nb = (size + ((uint64_t)1 << bl) - 1) >> bl;
-        scz__block_hashes(dst, size, bl, hb < nb ? hb : nb, nb, bh);
+        scz__block_hashes(dst, size, bl, hb, nb, bh + hb); /* hb <= size / 2^bl <= nb */
         scz__block_hashes(dst, size, bl, 0, bt < nb ? bt : nb, bh);
-        *ck = scz__checksum_of(bh, nb);
+        *ck = scz_xxh64_words(bh, nb, 0);
     }
     return SCZ_OK;
 }
 
-static scz_status gfc_compress_chunk(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *g,
-                                     const void *src, uint8_t *dst, uint64_t cap, uint64_t *out_size,
-                                     uint32_t *info) {
+/* ck: also the payload's checksum, on one thread (compress_chunk_ck). */
+static scz_status gfc_compress(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *g, const void *src,
+                               uint8_t *dst, uint64_t cap, uint64_t *out_size, uint32_t *info, uint64_t *ck) {
     *info = GFC_INFO_CODED;
     const uint64_t n = g->count, S = gfc_num_segments(n), raw = n * g->esize;
     if (n == 0) return scz__fail(ctx, SCZ_ERR_INTERNAL, "empty chunk");
     const uint64_t maxseg = GFC_MAX_SEG_BYTES(g->esize);
     if (S > SIZE_MAX / maxseg - 1) return scz__fail(ctx, SCZ_ERR_OVERFLOW, "gfc chunk too large");
-    int nt = scz__threads(ctx);
+    int nt = ck ? 1 : scz__threads(ctx);
     if ((uint64_t)nt > S) nt = (int)S;
     const uint32_t dim = h->knobs[0];
     uint8_t pl[GFC_SUB];
     pred_lanes(dim, pl);
     const int wide = g->esize == 8;
     const uint8_t *in = src;
-    if (nt == 1) return compress_serial(ctx, g, in, dst, cap, out_size, info, pl, dim, NULL, 0);
+    if (nt == 1) return compress_serial(ctx, g, in, dst, cap, out_size, info, pl, dim, ck, h->cksum_block_log2);
     uint8_t *enc = scz__scratch(ctx, 0, (size_t)(S * maxseg + 8));
     uint32_t *len = scz__scratch(ctx, 1, (size_t)S * sizeof(uint32_t));
     uint64_t *part = scz__scratch(ctx, 2, (size_t)(nt + 1) * sizeof(uint64_t));
@@ -467,17 +469,28 @@ static scz_status gfc_compress_chunk(scz_ctx *ctx, const scz_header *h, const sc
     return SCZ_OK;
 }
 
+static scz_status gfc_compress_chunk(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *g, const void *src,
+                                     uint8_t *dst, uint64_t cap, uint64_t *out_size, uint32_t *info) {
+    return gfc_compress(ctx, h, g, src, dst, cap, out_size, info, NULL);
+}
+
 /* One thread, the checksum while the payload is in cache (compress_chunk_ck). */
 static scz_status gfc_compress_chunk_ck(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *g, const void *src,
                                         uint8_t *dst, uint64_t cap, uint64_t *out_size, uint32_t *info,
                                         uint64_t *checksum) {
-    *info = GFC_INFO_CODED;
-    const uint64_t n = g->count, S = gfc_num_segments(n);
-    if (n == 0) return scz__fail(ctx, SCZ_ERR_INTERNAL, "empty chunk");
-    if (S > SIZE_MAX / GFC_MAX_SEG_BYTES(g->esize) - 1) return scz__fail(ctx, SCZ_ERR_OVERFLOW, "gfc chunk too large");
-    uint8_t pl[GFC_SUB];
-    pred_lanes(h->knobs[0], pl);
-    return compress_serial(ctx, g, src, dst, cap, out_size, info, pl, h->knobs[0], checksum, h->cksum_block_log2);
+    return gfc_compress(ctx, h, g, src, dst, cap, out_size, info, checksum);
+}
+
+/* Segment s of a coded chunk whose offset table (at src) is consistent:
+ * its data from data[end[s - 1] .. end[s]) (data_size bytes in all) into
+ * out; 0 or -1 (malformed). */
+static int decode_one(const uint8_t *src, const uint8_t *data, uint64_t data_size, uint64_t n, uint64_t s,
+                      uint32_t esize, const uint8_t *pl, uint32_t dim, uint8_t *out) {
+    const uint64_t start = s ? scz__ld32(src + 4 * (s - 1)) : 0, stop = scz__ld32(src + 4 * s);
+    const uint32_t nv = seg_values(n, s);
+    uint8_t *x = out + s * GFC_SEG_VALUES * esize;
+    return esize == 8 ? dec_seg_64(data + start, stop - start, data_size - start, nv, pl, dim, x)
+                      : DEC_SEG32(data + start, stop - start, data_size - start, nv, pl, dim, x);
 }
 
 static scz_status gfc_decompress_chunk(scz_ctx *ctx, const scz_header *h, const scz_chunk_geom *g,
@@ -513,19 +526,12 @@ static scz_status gfc_decompress_chunk(scz_ctx *ctx, const scz_header *h, const 
     pred_lanes(dim, pl);
     const uint8_t *data = src + 4 * S;
     uint8_t *out = dst;
-    const int wide = g->esize == 8;
     int nt = scz__threads(ctx);
     if ((uint64_t)nt > S) nt = (int)S;
     int64_t bad = -1;
 #pragma omp parallel for num_threads(nt) schedule(static) reduction(max : bad) if (nt > 1)
-    for (int64_t s = 0; s < (int64_t)S; s++) {
-        const uint64_t start = s ? scz__ld32(src + 4 * (s - 1)) : 0, stop = scz__ld32(src + 4 * s);
-        const uint32_t nv = seg_values(n, (uint64_t)s);
-        uint8_t *x = out + (uint64_t)s * GFC_SEG_VALUES * g->esize;
-        int r = wide ? dec_seg_64(data + start, stop - start, data_size - start, nv, pl, dim, x)
-                     : DEC_SEG32(data + start, stop - start, data_size - start, nv, pl, dim, x);
-        if (r && s > bad) bad = s;
-    }
+    for (int64_t s = 0; s < (int64_t)S; s++)
+        if (decode_one(src, data, data_size, n, (uint64_t)s, g->esize, pl, dim, out) && s > bad) bad = s;
     if (bad >= 0)
         return scz__fail(ctx, SCZ_ERR_CORRUPT, "gfc segment %lld: its bytes do not match its nibbles",
                          (long long)bad);
@@ -563,24 +569,20 @@ static scz_status gfc_decompress_chunk_ck(scz_ctx *ctx, const scz_header *h, con
     const uint8_t *data = src + 4 * S;
     const uint64_t data_size = size - 4 * S;
     uint8_t *out = dst;
-    const int wide = g->esize == 8;
     int64_t bad = -1;
     uint64_t hb = 0; /* blocks hashed */
     for (uint64_t s = 0; s < S; s++) {
-        const uint64_t start = s ? scz__ld32(src + 4 * (s - 1)) : 0, stop = scz__ld32(src + 4 * s);
+        const uint64_t stop = scz__ld32(src + 4 * s);
         while (hb < nb && (hb << bl) < 4 * S + stop) { /* the segment's bytes hashed: 8 blocks at a time */
             const uint64_t b1 = nb - hb < 8 ? nb : hb + 8;
-            scz__block_hashes(src, size, bl, hb, b1, bh);
+            scz__block_hashes(src, size, bl, hb, b1, bh + hb);
             hb = b1;
         }
-        const uint32_t nv = seg_values(n, s);
-        uint8_t *x = out + s * GFC_SEG_VALUES * g->esize;
-        int r = wide ? dec_seg_64(data + start, stop - start, data_size - start, nv, pl, dim, x)
-                     : DEC_SEG32(data + start, stop - start, data_size - start, nv, pl, dim, x);
-        if (r) bad = (int64_t)s; /* the last one, as the parallel loop reports */
+        if (decode_one(src, data, data_size, n, s, g->esize, pl, dim, out))
+            bad = (int64_t)s; /* the last one, as the parallel loop reports */
     }
-    scz__block_hashes(src, size, bl, hb, nb, bh);
-    if (scz__checksum_of(bh, nb) != checksum) return SCZ_ERR_CHECKSUM;
+    scz__block_hashes(src, size, bl, hb, nb, bh + hb);
+    if (scz_xxh64_words(bh, nb, 0) != checksum) return SCZ_ERR_CHECKSUM;
     if (bad >= 0)
         return scz__fail(ctx, SCZ_ERR_CORRUPT, "gfc segment %lld: its bytes do not match its nibbles",
                          (long long)bad);
