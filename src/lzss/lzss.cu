@@ -34,6 +34,7 @@ extern "C" {
 #include "../cuda/kutil.h"
 
 #include <cub/cub.cuh>
+#include <type_traits>
 
 namespace {
 
@@ -272,7 +273,7 @@ struct EParams {
     const uint8_t *src; /* raw chunk i at src + i * raw_full */
     uint8_t *pay;       /* payloads, back to back */
     uint64_t *choff, *chsize, *chinfo;
-    uint8_t *gbuf;      /* symbol buffers of sub-chunks above SMEM_B (else NULL) */
+    uint8_t *gbuf;      /* symbols and links of each sub-chunk (enc_bufsz bytes apart) */
     uint8_t *gbody;     /* a coded body per sub-chunk, SLOT bytes apart */
     uint64_t *zsz;      /* body bytes per sub-chunk (b: stored) */
     uint64_t *ends;     /* end offsets (11.3) per sub-chunk */
@@ -318,7 +319,8 @@ __device__ __forceinline__ uint64_t chunk_raw_e(const EParams &p, uint32_t c) {
  * hash heads 16-bit positions (0xffff: none; only the last position of a
  * 65536-symbol sub-chunk can hold it, and nothing reads the heads after
  * it). */
-constexpr uint32_t HBITS = 11, HSIZE = 1u << HBITS;
+constexpr uint32_t HBITS = 10, HSIZE = 1u << HBITS;
+constexpr uint32_t ENC_BLOCKS = 12; /* k_lzenc blocks per SM (40 registers) */
 constexpr uint32_t HNONE = 0xffffu;
 
 template <int S> __device__ __forceinline__ bool run_at(const typename SymT<S>::T *sym, uint32_t p, uint32_t K) {
@@ -428,8 +430,11 @@ done:
     return Lb >= M ? Lb : 0;
 }
 
-/* Bytes of shared memory per warp of k_lzenc: the symbols and links of a
- * sub-chunk (unless they are in scratch) and the hash heads. */
+/* Scratch bytes per sub-chunk of k_lzenc: its symbols (B) and links (2
+ * bytes a symbol). They live in device memory and are read through L1:
+ * in shared memory (28 KiB a warp) they allowed 8 warps per SM, and the
+ * parse is latency-bound (H200, tiled wmag: 43 -> 107 GB/s with 40 warps
+ * per SM, the same code otherwise). Shared memory holds the hash heads. */
 __host__ __device__ __forceinline__ uint64_t enc_bufsz(uint64_t B, uint32_t S) {
     return (B + 2 * (B / S) + 15) / 16 * 16;
 }
@@ -505,40 +510,237 @@ __device__ __forceinline__ void load_sub(uint8_t *buf, const uint8_t *raw, uint3
     }
 }
 
-/* Sub-chunk j of chunk c (blockIdx.y + ca) per warp: loaded (shuffled)
- * into the symbol buffer, indexed (hash links, above), then parsed greedily
- * (11.4) 32 positions at a time from the current position i0: lane k finds
- * the match at i0 + k; the tokens of the parse are the lanes reached from
- * lane 0 by the advances (1 for a literal, L for a match), found by pointer
- * doubling in 5 rounds; each token's lane writes it at its place (11.5:
- * token t lies at t / 8 + 1 + the sizes of the tokens before it; the flag
- * byte of a group is written by its first token's lane, its bits kept
- * across steps); the next step starts at the end of the last token. zsz:
- * the body's size, or b when the body would not be smaller than the raw
- * bytes (the writer stores the sub-chunk). */
-template <int S> __global__ void __launch_bounds__(NT) k_lzenc(EParams p) {
-    typedef typename SymT<S>::T T;
-    extern __shared__ __align__(16) uint8_t lsm[];
-    const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    const uint32_t c = p.ca + blockIdx.y;
-    const uint64_t j = (uint64_t)blockIdx.x * WPB + w, R = chunk_raw_e(p, c), nsub = (R + p.B - 1) / p.B;
-    if (j >= nsub) return;
-    const uint64_t off = j * p.B;
-    const uint32_t b = (uint32_t)(R - off < p.B ? R - off : p.B);
-    const uint8_t *raw = p.src + (uint64_t)c * p.raw_full + off;
-    const uint64_t bsz = enc_bufsz(p.B, S);
-    uint16_t *head = reinterpret_cast<uint16_t *>(lsm + (uint64_t)w * 2 * HSIZE);
-    uint8_t *buf = p.gbuf ? p.gbuf + ((uint64_t)c * p.nsub_full + j) * bsz
-                          : lsm + (uint64_t)WPB * 2 * HSIZE + (uint64_t)w * bsz;
-    const uint32_t n = b / S, t = b - n * S, W = p.W, M = p.M;
-    const uint32_t K = M < 8 / S ? M : 8 / S;
-    uint16_t *hp = reinterpret_cast<uint16_t *>(buf + p.B);
-    load_sub(buf, raw, b, p.E, p.shuffle == LZSS_SHUFFLE_ON && p.E > 1, lane);
-    for (uint32_t k = lane; k < HSIZE / 2; k += 32) reinterpret_cast<uint32_t *>(head)[k] = 0xffffffffu;
-    __syncwarp();
-    const T *sym = reinterpret_cast<const T *>(buf);
-    const uint32_t lt = (1u << lane) - 1;
+/* The state of a body between parse steps: tokens so far (T0), their
+ * bytes without flag bytes (psz), the flag bits of the open group (carry)
+ * and its flag byte's place (fo_open). */
+struct TokState {
+    uint32_t T0, psz, carry, fo_open;
+};
 
+/* Writes one parse step's tokens (11.5): lane k's token is that of position
+ * i0 + k where bit k of onm is set, in order: a match (d, L) where bit k
+ * of mm is set, else the literal s[i0 + k]. Token t lies at t / 8 + 1 +
+ * the sizes of the tokens before it; the flag byte of a group is written
+ * by the lane of its first token, the bits of a group that continues into
+ * the next step carried over. Only bytes below b are written (a body that
+ * reaches b is abandoned: the sub-chunk is stored). */
+template <int S>
+__device__ __forceinline__ void put_step(uint8_t *out, const typename SymT<S>::T *sym, uint32_t i0, uint32_t onm,
+                                         uint32_t mm, uint32_t L, uint32_t d, uint32_t b, uint32_t D, uint32_t M,
+                                         TokState &st, uint32_t lane) {
+    typedef typename SymT<S>::T T;
+    const uint32_t lt = (1u << lane) - 1, P = D + 1;
+    const bool on = (onm >> lane) & 1u, ism = (mm >> lane) & 1u;
+    const uint32_t lm = onm & ~mm;
+    const uint32_t rank = __popc(onm & lt), tk = st.T0 + rank;
+    const uint32_t tok_off = tk / 8 + 1 + st.psz + P * __popc(mm & lt) + S * __popc(lm & lt);
+    const uint32_t mseq = __reduce_or_sync(FULLM, on && ism ? 1u << rank : 0u);
+    const uint64_t seq = (uint64_t)st.carry | (uint64_t)mseq << (st.T0 & 7);
+    if (on) {
+        if (tok_off + (ism ? P : (uint32_t)S) <= b) {
+            if (ism) {
+                const uint32_t dd = d - 1;
+                out[tok_off] = (uint8_t)dd;
+                if (D == 2) out[tok_off + 1] = (uint8_t)(dd >> 8);
+                out[tok_off + D] = (uint8_t)(L - M);
+            } else {
+                const T v = sym[i0 + lane];
+#pragma unroll
+                for (int q = 0; q < S; q++) out[tok_off + q] = (uint8_t)(v >> ((8 * q) & 63));
+            }
+        }
+        if ((tk & 7) == 0) {
+            if (tok_off - 1 < b) out[tok_off - 1] = (uint8_t)(seq >> (8 * (tk / 8 - st.T0 / 8)));
+        } else if (rank == 0) {
+            if (st.fo_open < b) out[st.fo_open] = (uint8_t)seq;
+        }
+    }
+    const uint32_t tend = st.T0 + __popc(onm);
+    if (tend & 7) {
+        const uint32_t gl = tend / 8;
+        st.carry = (uint32_t)(seq >> (8 * (gl - st.T0 / 8))) & ((1u << (tend & 7)) - 1);
+        if (gl * 8 >= st.T0) { /* the group starts here: its first token's place - 1 */
+            const uint32_t bl = (1u << __fns(onm, 0, gl * 8 - st.T0 + 1)) - 1;
+            st.fo_open = gl + st.psz + P * __popc(mm & bl) + S * __popc(lm & bl);
+        }
+    } else {
+        st.carry = 0;
+    }
+    st.psz += P * __popc(mm) + S * __popc(lm);
+    st.T0 = tend;
+}
+
+/* The key of position i: its first K symbols as one word (K S <= 8
+ * bytes; 32 bits where they fit). */
+template <int S, int K>
+using KeyT = typename std::conditional<(S * K <= 4), uint32_t, unsigned long long>::type;
+template <int S, int K> __device__ __forceinline__ KeyT<S, K> ld_key(const typename SymT<S>::T *sym, uint32_t i) {
+    KeyT<S, K> v = 0;
+#pragma unroll
+    for (int k = 0; k < K; k++) v |= (KeyT<S, K>)sym[i + k] << ((8 * S * k) & 63);
+    return v;
+}
+
+/* ---- windows of at most 256 symbols: the parse's matches only ----
+ *
+ * The index links each position to the previous one with the same key
+ * hash within the window (hp, bits 0-14) and marks (bit 15) the positions
+ * that have an earlier position with the same key in the window and room
+ * for M symbols: exactly the positions where a match of M or more can
+ * start when K = M (the default knobs), a superset otherwise. The parse
+ * then needs the match only at the marked positions it reaches: from
+ * position i0 every unmarked position up to the first marked one, y, is a
+ * literal; at y the warp finds the match (search_at) and the next step
+ * starts after its token. */
+constexpr uint32_t WSCAN = 256;
+constexpr uint16_t HP_MARK = 0x8000u, HP_LINK = 0x7fffu;
+
+/* Whether s[q + k] = s[y + k] for every k in [lo, hi), from the top down
+ * (a candidate that agreed up to near the best length so far tends to
+ * differ there), four symbols a step with their loads issued together. */
+template <int S>
+__device__ __forceinline__ bool agree_down(const typename SymT<S>::T *sym, uint32_t q, uint32_t y, uint32_t lo,
+                                           uint32_t hi) {
+    typedef typename SymT<S>::T T;
+    uint32_t k = hi;
+    while (k >= lo + 4) {
+        k -= 4;
+        const T a0 = sym[q + k], a1 = sym[q + k + 1], a2 = sym[q + k + 2], a3 = sym[q + k + 3];
+        const T b0 = sym[y + k], b1 = sym[y + k + 1], b2 = sym[y + k + 2], b3 = sym[y + k + 3];
+        if ((a0 != b0) | (a1 != b1) | (a2 != b2) | (a3 != b3)) return false;
+    }
+    while (k > lo) {
+        k--;
+        if (sym[q + k] != sym[y + k]) return false;
+    }
+    return true;
+}
+
+/* The match at position y (11.4, exact) by the whole warp. Lane l holds
+ * the candidates among the distances 1 + l + 32 t (t < 8): bit t of cm,
+ * first every distance whose key equals y's. All candidates agree with y
+ * on their first `known` symbols. The nearest candidate is extended by
+ * the warp (32 symbols a round, a ballot finds the first difference); its
+ * length is the best so far, Lb, and each lane then keeps only its
+ * candidates that agree on the first Lb + 1 symbols (the symbol at Lb
+ * first, then the rest from the top down): exactly those longer than Lb.
+ * The nearest of them is extended next, and so on; so the result is the
+ * longest match, the nearest of equals. Returns the length (< M: a
+ * literal) and *bd the distance. */
+template <int S, int K>
+__device__ __forceinline__ uint32_t search_at(const typename SymT<S>::T *sym, uint32_t y, uint32_t n, uint32_t W,
+                                              uint32_t M, uint32_t lane, uint32_t *bd) {
+    typedef typename SymT<S>::T T;
+    const uint32_t cap = n - y < M + LZSS_EXTRA_MAX ? n - y : M + LZSS_EXTRA_MAX;
+    const uint32_t nd = W < y ? W : y;
+    const KeyT<S, K> ky = ld_key<S, K>(sym, y);
+    uint32_t cm = 0;
+#pragma unroll
+    for (uint32_t t = 0; t < WSCAN / 32; t++) {
+        const uint32_t d = 1 + lane + 32 * t;
+        if (d <= nd && ld_key<S, K>(sym, y - d) == ky) cm |= 1u << t;
+    }
+    uint32_t Lb = 0, db = 0, known = K;
+    for (;;) { /* warp-uniform */
+        const uint32_t mine = cm ? (uint32_t)(__ffs(cm) - 1) << 5 | lane : 0xffffffffu;
+        const uint32_t nb = __reduce_min_sync(FULLM, mine);
+        if (nb == 0xffffffffu) break;
+        if (lane == (nb & 31)) cm &= cm - 1;
+        const uint32_t d = nb + 1, q = y - d;
+        for (uint32_t k0 = known;; k0 += 32) { /* longer than Lb: the best so far */
+            const uint32_t k = k0 + lane;
+            const uint32_t bm = __ballot_sync(FULLM, k >= cap || sym[q + k] != sym[y + k]);
+            if (bm) {
+                Lb = k0 + __ffs(bm) - 1;
+                break;
+            }
+        }
+        db = d;
+        if (Lb >= cap) break;
+        const T v = sym[y + Lb];
+        for (uint32_t r = cm; r; r &= r - 1) {
+            const uint32_t t = __ffs(r) - 1, qc = y - (1 + lane + 32 * t);
+            if (sym[qc + Lb] != v || !agree_down<S>(sym, qc, y, known, Lb)) cm &= ~(1u << t);
+        }
+        known = Lb + 1;
+    }
+    *bd = db;
+    return Lb;
+}
+
+/* Indexes and parses a sub-chunk's n symbols for W <= WSCAN (see above);
+ * returns the body's size before the trailing bytes, or b when the body
+ * would not be smaller than b (stored). */
+template <int S, int K>
+__device__ uint32_t enc_scan(const typename SymT<S>::T *sym, uint16_t *hp, uint16_t *head, uint8_t *out, uint32_t n,
+                             uint32_t b, uint32_t W, uint32_t M, uint32_t D, uint32_t lane) {
+    const uint32_t lt = (1u << lane) - 1;
+    for (uint32_t base = 0; base < n; base += 32) {
+        const uint32_t i = base + lane;
+        const bool valid = i + K <= n;
+        const KeyT<S, K> key = valid ? ld_key<S, K>(sym, i) : 0;
+        const uint32_t x = (uint32_t)key ^ (uint32_t)((unsigned long long)key >> 32) * 0x85ebca6bu;
+        const uint32_t h = valid ? (x * 0x9e3779b1u) >> (32 - HBITS) : 0xffffffffu;
+        const uint32_t peers = __match_any_sync(FULLM, h), below = peers & lt;
+        uint32_t link = 0;
+        if (valid) {
+            const uint32_t pv = below ? base + 31 - __clz(below) : head[h];
+            if (pv != HNONE && i - pv <= W) link = i - pv;
+        }
+        __syncwarp();
+        if (valid && (peers >> lane) == 1) head[h] = (uint16_t)i;
+        if (i < n) hp[i] = (uint16_t)link;
+        __syncwarp();
+        bool mk = false;
+        if (link && n - i >= M) { /* the nearest earlier position with i's key, through the links */
+            uint32_t q = i - link;
+            for (;;) {
+                if (ld_key<S, K>(sym, q) == key) {
+                    mk = true;
+                    break;
+                }
+                const uint32_t l2 = hp[q] & HP_LINK;
+                if (!l2 || i - q + l2 > W) break;
+                q -= l2;
+            }
+        }
+        __syncwarp();
+        if (mk) hp[i] = (uint16_t)(link | HP_MARK);
+    }
+    __syncwarp();
+    TokState st = {0, 0, 0, 0};
+    uint32_t i0 = 0;
+    while (i0 < n) { /* warp-uniform */
+        if ((st.T0 + 7) / 8 + st.psz >= b) return b;
+        const uint32_t nv = n - i0 < 32 ? n - i0 : 32, vmask = nv == 32 ? FULLM : (1u << nv) - 1;
+        const uint32_t F = __ballot_sync(FULLM, lane < nv && (hp[i0 + lane] & HP_MARK));
+        uint32_t onm = vmask, mm = 0, L = 0, d = 0, x = nv;
+        if (F) {
+            const uint32_t yk = __ffs(F) - 1;
+            L = search_at<S, K>(sym, i0 + yk, n, W, M, lane, &d);
+            onm = yk == 31 ? FULLM : (2u << yk) - 1;
+            if (L >= M) {
+                mm = 1u << yk;
+                x = yk + L;
+            } else {
+                x = yk + 1;
+            }
+        }
+        put_step<S>(out, sym, i0, onm, mm, L, d, b, D, M, st, lane);
+        i0 += x;
+    }
+    return (st.T0 + 7) / 8 + st.psz;
+}
+
+/* Indexes (runs linked as one, above) and parses a sub-chunk's n symbols
+ * for any window: 32 positions a step, lane k finding the match at i0 + k
+ * (find_match); the parse's lanes are followed through the step. Returns
+ * as enc_scan. */
+template <int S>
+__device__ uint32_t enc_chain(const typename SymT<S>::T *sym, uint16_t *hp, uint16_t *head, uint8_t *out, uint32_t n,
+                              uint32_t b, uint32_t W, uint32_t M, uint32_t K, uint32_t D, uint32_t lane) {
+    typedef typename SymT<S>::T T;
+    const uint32_t lt = (1u << lane) - 1;
     /* index: 32 positions per step, in order */
     uint32_t rcarry = 0;
     for (uint32_t base = 0; base < n; base += 32) {
@@ -563,15 +765,10 @@ template <int S> __global__ void __launch_bounds__(NT) k_lzenc(EParams p) {
     }
 
     /* parse */
-    uint8_t *out = p.gbody + ((uint64_t)c * p.nsub_full + j) * p.slot;
-    const uint32_t P = p.D + 1;
-    uint32_t i0 = 0, T0 = 0, psz = 0, carry = 0, fo_open = 0;
-    bool stored = false;
+    TokState st = {0, 0, 0, 0};
+    uint32_t i0 = 0;
     while (i0 < n) { /* warp-uniform */
-        if ((T0 + 7) / 8 + psz >= b) {
-            stored = true;
-            break;
-        }
+        if ((st.T0 + 7) / 8 + st.psz >= b) return b;
         const uint32_t i = i0 + lane;
         const bool valid = i < n;
         /* runs: lane k's run of s[i] from the ballot, the last lane's by a search */
@@ -596,10 +793,9 @@ template <int S> __global__ void __launch_bounds__(NT) k_lzenc(EParams p) {
             const uint32_t cap = n - i < M + LZSS_EXTRA_MAX ? n - i : M + LZSS_EXTRA_MAX;
             L = find_match<S>(sym, hp, i, n, W, M, K, Rr < cap ? Rr : cap, &d);
         }
-        const bool ism = L != 0;
         /* the parse's lanes: from lane x, every literal up to the next match
          * lane y is a token, then the parse goes on at y + L(y) */
-        const uint32_t Mk = __ballot_sync(FULLM, ism), nv = n - i0 < 32 ? n - i0 : 32;
+        const uint32_t Mk = __ballot_sync(FULLM, L != 0), nv = n - i0 < 32 ? n - i0 : 32;
         const uint32_t vmask = nv == 32 ? FULLM : (1u << nv) - 1;
         uint32_t onm = 0, x = 0;
         for (;;) { /* warp-uniform; x < nv */
@@ -614,51 +810,63 @@ template <int S> __global__ void __launch_bounds__(NT) k_lzenc(EParams p) {
             x = y + __shfl_sync(FULLM, L, y);
             if (x >= nv) break;
         }
-        const bool on = (onm >> lane) & 1u;
-        const uint32_t mm = Mk & onm, lm = onm & ~mm;
-        const uint32_t endpos = i0 + x;
-        const uint32_t rank = __popc(onm & lt), tk = T0 + rank;
-        const uint32_t tok_off = tk / 8 + 1 + psz + P * __popc(mm & lt) + S * __popc(lm & lt);
-        const uint32_t mseq = __reduce_or_sync(FULLM, on && ism ? 1u << rank : 0u);
-        const uint64_t seq = (uint64_t)carry | (uint64_t)mseq << (T0 & 7);
-        if (on) {
-            if (tok_off + (ism ? P : (uint32_t)S) <= b) {
-                if (ism) {
-                    const uint32_t dd = d - 1;
-                    out[tok_off] = (uint8_t)dd;
-                    if (p.D == 2) out[tok_off + 1] = (uint8_t)(dd >> 8);
-                    out[tok_off + p.D] = (uint8_t)(L - M);
-                } else {
-                    const T v = sym[i];
-#pragma unroll
-                    for (int q = 0; q < S; q++) out[tok_off + q] = (uint8_t)(v >> ((8 * q) & 63));
-                }
-            }
-            if ((tk & 7) == 0) {
-                if (tok_off - 1 < b) out[tok_off - 1] = (uint8_t)(seq >> (8 * (tk / 8 - T0 / 8)));
-            } else if (rank == 0) {
-                if (fo_open < b) out[fo_open] = (uint8_t)seq;
-            }
-        }
-        const uint32_t tend = T0 + __popc(onm);
-        if (tend & 7) {
-            const uint32_t gl = tend / 8;
-            carry = (uint32_t)(seq >> (8 * (gl - T0 / 8))) & ((1u << (tend & 7)) - 1);
-            if (gl * 8 >= T0) { /* the group starts here: its first token's place - 1 */
-                const uint32_t bl = (1u << __fns(onm, 0, gl * 8 - T0 + 1)) - 1;
-                fo_open = gl + psz + P * __popc(mm & bl) + S * __popc(lm & bl);
-            }
-        } else {
-            carry = 0;
-        }
-        psz += P * __popc(mm) + S * __popc(lm);
-        T0 = tend;
-        i0 = endpos;
+        put_step<S>(out, sym, i0, onm, Mk & onm, L, d, b, D, M, st, lane);
+        i0 += x;
     }
-    const uint32_t o = (T0 + 7) / 8 + psz;
-    if (!stored && o + t >= b) stored = true;
+    return (st.T0 + 7) / 8 + st.psz;
+}
+
+/* Sub-chunk j of chunk c (blockIdx.y + ca) per warp: loaded (shuffled)
+ * into the symbol buffer, then coded by enc_scan (windows of up to 256
+ * symbols, the default) or, for larger windows, indexed with runs linked
+ * as one (above) and parsed greedily (11.4) 32 positions at a time from
+ * the current position i0: lane k finds the match at i0 + k; the tokens of
+ * the parse are the lanes reached from lane 0 by the advances (1 for a
+ * literal, L for a match); the next step starts at the end of the last
+ * token. zsz: the body's size, or b when the body would not be smaller
+ * than the raw bytes (the writer stores the sub-chunk). */
+template <int S> __global__ void __launch_bounds__(NT, ENC_BLOCKS) k_lzenc(EParams p) {
+    typedef typename SymT<S>::T T;
+    extern __shared__ __align__(16) uint8_t lsm[];
+    const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const uint32_t c = p.ca + blockIdx.y;
+    const uint64_t j = (uint64_t)blockIdx.x * WPB + w, R = chunk_raw_e(p, c), nsub = (R + p.B - 1) / p.B;
+    if (j >= nsub) return;
+    const uint64_t off = j * p.B;
+    const uint32_t b = (uint32_t)(R - off < p.B ? R - off : p.B);
+    const uint8_t *raw = p.src + (uint64_t)c * p.raw_full + off;
+    uint16_t *head = reinterpret_cast<uint16_t *>(lsm + (uint64_t)w * 2 * HSIZE);
+    uint8_t *buf = p.gbuf + ((uint64_t)c * p.nsub_full + j) * enc_bufsz(p.B, S);
+    const uint32_t n = b / S, t = b - n * S, W = p.W, M = p.M;
+    const uint32_t K = M < 8 / S ? M : 8 / S;
+    uint16_t *hp = reinterpret_cast<uint16_t *>(buf + p.B);
+    const bool shuf = p.shuffle == LZSS_SHUFFLE_ON && p.E > 1;
+    /* unshuffled symbols are read where they lie when they are aligned */
+    const bool direct = !shuf && (reinterpret_cast<uintptr_t>(raw) & (S - 1)) == 0;
+    if (!direct) load_sub(buf, raw, b, p.E, shuf, lane);
+    for (uint32_t k = lane; k < HSIZE / 2; k += 32) reinterpret_cast<uint32_t *>(head)[k] = 0xffffffffu;
+    __syncwarp();
+    const uint8_t *sb = direct ? raw : buf;
+    const T *sym = reinterpret_cast<const T *>(sb);
+    uint8_t *out = p.gbody + ((uint64_t)c * p.nsub_full + j) * p.slot;
+    uint32_t o;
+    if (W <= WSCAN) {
+        switch (K) { /* K <= 8 / S */
+        case 1: o = enc_scan<S, 1>(sym, hp, head, out, n, b, W, M, p.D, lane); break;
+        case 2: o = enc_scan<S, (S <= 4 ? 2 : 1)>(sym, hp, head, out, n, b, W, M, p.D, lane); break;
+        case 3: o = enc_scan<S, (S <= 2 ? 3 : 1)>(sym, hp, head, out, n, b, W, M, p.D, lane); break;
+        case 4: o = enc_scan<S, (S <= 2 ? 4 : 1)>(sym, hp, head, out, n, b, W, M, p.D, lane); break;
+        case 5: o = enc_scan<S, (S == 1 ? 5 : 1)>(sym, hp, head, out, n, b, W, M, p.D, lane); break;
+        case 6: o = enc_scan<S, (S == 1 ? 6 : 1)>(sym, hp, head, out, n, b, W, M, p.D, lane); break;
+        case 7: o = enc_scan<S, (S == 1 ? 7 : 1)>(sym, hp, head, out, n, b, W, M, p.D, lane); break;
+        default: o = enc_scan<S, (S == 1 ? 8 : 1)>(sym, hp, head, out, n, b, W, M, p.D, lane); break;
+        }
+    } else {
+        o = enc_chain<S>(sym, hp, head, out, n, b, W, M, K, p.D, lane);
+    }
+    const bool stored = o + t >= b;
     if (!stored)
-        for (uint32_t k = lane; k < t; k += 32) out[o + k] = buf[(uint64_t)n * S + k];
+        for (uint32_t k = lane; k < t; k += 32) out[o + k] = sb[(uint64_t)n * S + k];
     if (lane == 0) p.zsz[(uint64_t)c * p.nsub_full + j] = stored ? b : o + t;
 }
 
@@ -790,8 +998,9 @@ static scz_status lzss_cuda_check(scz_ctx *ctx, const scz_cuda_batch *b) {
 }
 
 /* Encoding scratch: body sizes and end offsets per sub-chunk, a body slot
- * per sub-chunk (B + 64 bytes: a body is abandoned once it reaches b), and,
- * for sub-chunks above SMEM_B, their symbols and links (enc_bufsz). */
+ * per sub-chunk (B + 64 bytes: a body is abandoned once it reaches b), and
+ * the symbols and links of each sub-chunk (enc_bufsz): about 2.5 times
+ * the batch's raw bytes for 4-byte symbols, 3 for 2-byte ones. */
 struct ELay {
     size_t zsz, ends, gbody, gbuf, total;
     uint64_t slot;
@@ -809,15 +1018,15 @@ ELay elay(const scz_cuda_batch *b) {
     L.gbody = bp.o;
     bp.take<uint8_t>(subs * L.slot);
     L.gbuf = bp.o;
-    if (p.B > SMEM_B) bp.take<uint8_t>(subs * enc_bufsz(p.B, p.S));
+    bp.take<uint8_t>(subs * enc_bufsz(p.B, p.S));
     L.total = bp.o;
     return L;
 }
 
 template <int S> cudaError_t launch_enc(const EParams &p, dim3 grid, cudaStream_t s) {
-    const size_t smem = (size_t)WPB * 2 * HSIZE + (p.gbuf ? 0 : (size_t)WPB * enc_bufsz(p.B, S));
-    cudaError_t e = cudaFuncSetAttribute(k_lzenc<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    if (!e) e = cudaFuncSetAttribute(k_lzenc<S>, cudaFuncAttributePreferredSharedMemoryCarveout, 100);
+    const size_t smem = (size_t)WPB * 2 * HSIZE;
+    /* half of the SM's memory as L1: the symbols and links are read through it */
+    cudaError_t e = cudaFuncSetAttribute(k_lzenc<S>, cudaFuncAttributePreferredSharedMemoryCarveout, 50);
     if (!e) k_lzenc<S><<<grid, NT, smem, s>>>(p);
     return e;
 }
@@ -841,7 +1050,7 @@ static cudaError_t lzss_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32
     p.choff = choff;
     p.chsize = chsize;
     p.chinfo = chinfo;
-    p.gbuf = q.B > SMEM_B ? sc + L.gbuf : nullptr;
+    p.gbuf = sc + L.gbuf;
     p.gbody = sc + L.gbody;
     p.zsz = reinterpret_cast<uint64_t *>(sc + L.zsz);
     p.ends = reinterpret_cast<uint64_t *>(sc + L.ends);

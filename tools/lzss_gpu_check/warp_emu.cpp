@@ -15,12 +15,13 @@
 #include <thread>
 #include <barrier>
 #include <vector>
+#include <type_traits>
 #include "lzss/lzss.h"
 #define __global__
 #define __device__
 #define __host__
 #define __forceinline__ inline
-#define __launch_bounds__(x)
+#define __launch_bounds__(...)
 #define __align__(x) alignas(x)
 struct uint4 { uint32_t x, y, z, w; };
 struct Dim { uint32_t x, y; };
@@ -34,6 +35,7 @@ static inline void __syncwarp() { bar->arrive_and_wait(); }
 static inline uint64_t xchg_all(uint64_t v, int src) { slots[lane_id()] = v; bar->arrive_and_wait(); uint64_t r = slots[src & 31]; bar->arrive_and_wait(); return r; }
 static inline uint32_t __ballot_sync(uint32_t, bool p) { slots[lane_id()] = p; bar->arrive_and_wait(); uint32_t m = 0; for (int k = 0; k < 32; k++) if (slots[k]) m |= 1u << k; bar->arrive_and_wait(); return m; }
 static inline uint32_t __reduce_or_sync(uint32_t, uint32_t v) { slots[lane_id()] = v; bar->arrive_and_wait(); uint32_t m = 0; for (int k = 0; k < 32; k++) m |= (uint32_t)slots[k]; bar->arrive_and_wait(); return m; }
+static inline uint32_t __reduce_min_sync(uint32_t, uint32_t v) { slots[lane_id()] = v; bar->arrive_and_wait(); uint32_t m = 0xffffffffu; for (int k = 0; k < 32; k++) if ((uint32_t)slots[k] < m) m = (uint32_t)slots[k]; bar->arrive_and_wait(); return m; }
 static inline uint32_t __match_any_sync(uint32_t, uint32_t v) { slots[lane_id()] = v; bar->arrive_and_wait(); uint32_t m = 0; for (int k = 0; k < 32; k++) if ((uint32_t)slots[k] == v) m |= 1u << k; bar->arrive_and_wait(); return m; }
 template <typename X> static inline X __shfl_sync(uint32_t, X v, int src) { return (X)xchg_all((uint64_t)v, src); }
 template <typename X> static inline X __shfl_up_sync(uint32_t, X v, unsigned d) { int l = lane_id(); return (X)xchg_all((uint64_t)v, l >= (int)d ? l - (int)d : l); }
@@ -68,7 +70,7 @@ int main(int argc, char **argv) {
     std::vector<uint8_t> gbody(p.nsub_full * p.slot), gbuf;
     std::vector<uint64_t> zsz(p.nsub_full);
     p.gbody = gbody.data(); p.zsz = zsz.data();
-    if (p.B > SMEM_B) { gbuf.resize(p.nsub_full * enc_bufsz(p.B, S)); p.gbuf = gbuf.data(); }
+    gbuf.resize(p.nsub_full * enc_bufsz(p.B, S)); p.gbuf = gbuf.data();
     std::barrier<> b(32); bar = &b;
     std::vector<uint8_t> ref(p.B + 64), sb(p.B);
     int bad = 0;
