@@ -120,21 +120,27 @@ template <int S> __device__ __forceinline__ typename SymT<S>::T ld_sym(const uin
 }
 
 /* Bytes of the body a warp keeps in shared memory; a group (flag byte and
- * 8 tokens of at most 8 bytes) needs GMAX of them. */
-constexpr uint32_t WIN = 256, GMAX = 1 + 8 * 8;
+ * 8 tokens of at most 8 bytes) needs GMAX of them, a step NG groups. */
+constexpr uint32_t NG = 4, GMAX = 1 + 8 * 8, WIN = 512;
 
 /* Decodes a coded body (z bytes at body) into buf: n symbols of S bytes,
- * then t trailing bytes (FORMAT.md 11.5). Whole warp; win: WIN bytes of
+ * then t trailing bytes (FORMAT.md 11.5). Whole warp, NG = 4 groups a
+ * step: lane k reads token k & 7 of group k >> 3. The groups' flag bytes
+ * are found one after the other (a group before the last has 8 tokens, so
+ * its size follows from its flag byte), a scan over the 32 lanes places
+ * the tokens' symbols, the literals are written at once, then the matches
+ * in order, each copied by the whole warp (an overlapping match, d < L,
+ * repeats its period: symbol i comes from i mod d). win: WIN bytes of
  * shared memory, a window of the body refilled (one load per lane and
- * byte, all in flight together) whenever the next group might reach past
- * it, so the group's reads are shared-memory reads. Returns whether the
- * body is malformed (the CPU decoder's conditions, in any order). */
+ * byte, all in flight together) whenever the step might reach past it, so
+ * the step's reads are shared-memory reads. Returns whether the body is
+ * malformed (the CPU decoder's conditions, in any order). */
 template <int S>
 __device__ bool decode_body(const DParams &p, const uint8_t *body, uint32_t z, uint8_t *buf, uint32_t n, uint32_t t,
                             uint8_t *win, uint32_t lane) {
     typedef typename SymT<S>::T T;
     T *sym = reinterpret_cast<T *>(buf);
-    const uint32_t P = p.D + 1, k = lane;
+    const uint32_t P = p.D + 1, g = lane >> 3, k = lane & 7;
     uint32_t o = 0, pos = 0; /* symbols written, body bytes read */
     uint32_t wb = 0, we = 0; /* the window holds body bytes [wb, we) */
     bool bad = false;
@@ -143,38 +149,51 @@ __device__ bool decode_body(const DParams &p, const uint8_t *body, uint32_t z, u
             bad = true;
             break;
         }
-        if (pos + GMAX > we && we < z) {
+        if (pos + NG * GMAX > we && we < z) {
             __syncwarp(); /* the old window is no longer read */
             wb = pos;
             we = z - pos < WIN ? z : pos + WIN;
             for (uint32_t i = lane; i < we - wb; i += 32) win[i] = __ldg(body + wb + i);
             __syncwarp();
         }
-        /* here we == z or we >= pos + GMAX: every byte of the group that
-         * lies in the body lies in the window */
-        const uint32_t f = win[pos - wb];
-        pos++;
-        const uint32_t below = k < 8 ? f & ((1u << k) - 1) : f;
-        const uint32_t mb = (uint32_t)__popc(below), ism = k < 8 ? (f >> k) & 1u : 0u;
-        const uint32_t off = pos + mb * P + (k - mb) * S, tsz = ism ? P : (uint32_t)S;
-        const bool fits = off <= z && tsz <= z - off;
+        /* here we == z or we >= pos + NG GMAX: every byte of the step's
+         * groups that lies in the body lies in the window. The flag byte
+         * of group q at fp[q] (fp >= z: the body has ended there). */
+        uint32_t fq = 0, fpq = pos, fp_next = pos;
+#pragma unroll
+        for (uint32_t q = 0; q < NG; q++) {
+            const uint32_t fpx = fp_next;
+            const uint32_t fx = fpx < z ? win[fpx - wb] : 0u;
+            const uint32_t m = (uint32_t)__popc(fx);
+            fp_next = fpx + 1 + m * P + (8 - m) * S;
+            if (q == g) {
+                fq = fx;
+                fpq = fpx;
+            }
+        }
+        const uint32_t below = fq & ((1u << k) - 1);
+        const uint32_t mb = (uint32_t)__popc(below), ism = (fq >> k) & 1u;
+        const uint32_t off = fpq + 1 + mb * P + (k - mb) * S, tsz = ism ? P : (uint32_t)S;
+        const bool fits = fpq < z && off <= z && tsz <= z - off;
         uint32_t cnt = 1, d = 0;
-        if (k < 8 && fits && ism) {
+        if (fits && ism) {
             d = 1u + win[off - wb];
             if (p.D == 2) d += (uint32_t)win[off - wb + 1] << 8;
             cnt = p.M + win[off - wb + p.D];
         }
-        uint32_t incl = k < 8 ? cnt : 0;
+        uint32_t incl = cnt;
 #pragma unroll
-        for (uint32_t s = 1; s < 8; s <<= 1) {
+        for (uint32_t s = 1; s < 32; s <<= 1) {
             const uint32_t y = __shfl_up_sync(FULLM, incl, s);
-            if (k >= s && k < 8) incl += y;
+            if (lane >= s) incl += y;
         }
         const uint32_t start = o + incl - cnt;
-        const bool exists = k < 8 && start < n;
+        const bool exists = start < n;
         const uint32_t ex = __ballot_sync(FULLM, exists);
-        const uint32_t ntok = (uint32_t)__popc(ex); /* tokens of this group: lanes 0 .. ntok-1 */
-        bool e = ntok < 8 && (f >> ntok) != 0;       /* flag bits after the last symbol */
+        const uint32_t ntok = (uint32_t)__popc(ex); /* tokens of this step: lanes 0 .. ntok-1 */
+        const uint32_t gl = (ntok - 1) >> 3, nl = ntok - 8 * gl; /* the last group, its tokens */
+        /* flag bits after the last symbol (only the step's last group can have them) */
+        bool e = lane == 8 * gl && nl < 8 && (fq >> nl) != 0;
         if (exists) {
             e |= !fits;                               /* body ends early */
             if (ism) e |= d > p.W || d > start || cnt > n - start; /* window, output, past the end */
@@ -196,9 +215,12 @@ __device__ bool decode_body(const DParams &p, const uint8_t *body, uint32_t z, u
             }
             __syncwarp();
         }
-        const uint32_t mt = (uint32_t)__popc(f & ((1u << ntok) - 1));
+        /* the step ends after token ntok - 1: the end of group gl if it is
+         * full, else its flag byte and its tokens */
+        const uint32_t lf = __shfl_sync(FULLM, fq, 8 * gl), lp = __shfl_sync(FULLM, fpq, 8 * gl);
+        const uint32_t mt = (uint32_t)__popc(lf & ((1u << nl) - 1));
         o += __shfl_sync(FULLM, incl, ntok - 1);
-        pos += mt * P + (ntok - mt) * S;
+        pos = lp + 1 + mt * P + (nl - mt) * S;
     }
     if (!bad && z - pos != t) bad = true; /* trailing bytes missing or bytes left over */
     if (!bad)
