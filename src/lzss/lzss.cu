@@ -4,22 +4,24 @@
  * decoder decodes and rejects what it rejects, never reading or writing
  * outside the payload and the chunk.
  *
- * Encoding (k_lzenc, k_lzsize, k_lzoff, k_lzput): a warp per sub-chunk
- * indexes its symbols (hash links, runs of equal keys linked as one), then
- * parses greedily 32 positions at a time: each lane finds the exact match
- * at its position from the links, the parse's lanes are followed through
- * the step and each writes its token into the body slot; per chunk a scan
- * of the body sizes gives the end offsets and the form; the chunks are
- * placed back to back and the bodies (or raw sub-chunks) copied into the
+ * Encoding (k_lzenc, k_lzsize, k_lzoff, k_lzput): a warp per sub-chunk,
+ * its symbols and links in scratch (read through L1), indexes the symbols
+ * (hash links) and parses greedily: for windows of up to 256 symbols it
+ * marks the positions with an earlier equal key and finds the exact match
+ * only at the marked positions the parse reaches (enc_scan), for larger
+ * windows each lane finds the match of its own position, 32 positions a
+ * step (enc_chain); the tokens go into the body slot; per chunk a scan of
+ * the body sizes gives the end offsets and the form; the chunks are placed
+ * back to back and the bodies (or raw sub-chunks) copied into the
  * payloads.
  * Decoding:
  *   k_lzchk  block per chunk: codec_info, payload size, the payload header
  *            against the stream's knobs, the sub-chunk end offsets (11.3);
  *   k_lzdec  warp per sub-chunk: stored sub-chunks and chunks are copied;
- *            a coded body is decoded a group (flag byte + up to 8 tokens)
- *            at a time from a window of the body in shared memory: lane
- *            k < 8 reads token k (its offset from the flag
- *            bits below it), a scan over the 8 lanes places the tokens'
+ *            a coded body is decoded four groups (flag byte + up to 8
+ *            tokens) at a time from a window of the body in shared memory:
+ *            lane k reads token k & 7 of group k >> 3 (its offset from the
+ *            flag bits below it), a scan over the 32 lanes places the tokens'
  *            symbols, the literals are written at once, then the matches in
  *            order, each copied by the whole warp (an overlapping match,
  *            d < L, repeats its period: symbol i comes from i mod d); the
@@ -594,6 +596,51 @@ __device__ __forceinline__ void put_step(uint8_t *out, const typename SymT<S>::T
     st.T0 = tend;
 }
 
+/* put_step for a step of nl tokens at positions i0 .. i0 + nl - 1 (lanes
+ * 0 .. nl - 1) of which only the last may be a match (ism_last: length L,
+ * distance d): enc_scan's steps. Every token before a lane is a literal,
+ * so its place needs no popcounts. Same bytes as put_step. */
+template <int S>
+__device__ __forceinline__ void put_run(uint8_t *out, const typename SymT<S>::T *sym, uint32_t i0, uint32_t nl,
+                                        bool ism_last, uint32_t L, uint32_t d, uint32_t b, uint32_t D, uint32_t M,
+                                        TokState &st, uint32_t lane) {
+    typedef typename SymT<S>::T T;
+    const uint32_t P = D + 1;
+    const bool on = lane < nl, ism = ism_last && lane == nl - 1;
+    const uint32_t tk = st.T0 + lane;
+    const uint32_t tok_off = tk / 8 + 1 + st.psz + S * lane;
+    const uint64_t seq = (uint64_t)st.carry | (uint64_t)(ism_last ? 1u << (nl - 1) : 0u) << (st.T0 & 7);
+    if (on) {
+        if (tok_off + (ism ? P : (uint32_t)S) <= b) {
+            if (ism) {
+                const uint32_t dd = d - 1;
+                out[tok_off] = (uint8_t)dd;
+                if (D == 2) out[tok_off + 1] = (uint8_t)(dd >> 8);
+                out[tok_off + D] = (uint8_t)(L - M);
+            } else {
+                const T v = sym[i0 + lane];
+#pragma unroll
+                for (int q = 0; q < S; q++) out[tok_off + q] = (uint8_t)(v >> ((8 * q) & 63));
+            }
+        }
+        if ((tk & 7) == 0) {
+            if (tok_off - 1 < b) out[tok_off - 1] = (uint8_t)(seq >> (8 * (tk / 8 - st.T0 / 8)));
+        } else if (lane == 0) {
+            if (st.fo_open < b) out[st.fo_open] = (uint8_t)seq;
+        }
+    }
+    const uint32_t tend = st.T0 + nl;
+    if (tend & 7) {
+        const uint32_t gl = tend / 8;
+        st.carry = (uint32_t)(seq >> (8 * (gl - st.T0 / 8))) & ((1u << (tend & 7)) - 1);
+        if (gl * 8 >= st.T0) st.fo_open = gl + st.psz + S * (gl * 8 - st.T0); /* its first token's place - 1 */
+    } else {
+        st.carry = 0;
+    }
+    st.psz += ism_last ? S * (nl - 1) + P : S * nl;
+    st.T0 = tend;
+}
+
 /* The key of position i: its first K symbols as one word (K S <= 8
  * bytes; 32 bits where they fit). */
 template <int S, int K>
@@ -736,21 +783,18 @@ __device__ uint32_t enc_scan(const typename SymT<S>::T *sym, uint16_t *hp, uint1
     uint32_t i0 = 0;
     while (i0 < n) { /* warp-uniform */
         if ((st.T0 + 7) / 8 + st.psz >= b) return b;
-        const uint32_t nv = n - i0 < 32 ? n - i0 : 32, vmask = nv == 32 ? FULLM : (1u << nv) - 1;
+        const uint32_t nv = n - i0 < 32 ? n - i0 : 32;
         const uint32_t F = __ballot_sync(FULLM, lane < nv && (hp[i0 + lane] & HP_MARK));
-        uint32_t onm = vmask, mm = 0, L = 0, d = 0, x = nv;
+        uint32_t nl = nv, L = 0, d = 0, x = nv;
+        bool ml = false;
         if (F) {
             const uint32_t yk = __ffs(F) - 1;
             L = search_at<S, K>(sym, i0 + yk, n, W, M, lane, &d);
-            onm = yk == 31 ? FULLM : (2u << yk) - 1;
-            if (L >= M) {
-                mm = 1u << yk;
-                x = yk + L;
-            } else {
-                x = yk + 1;
-            }
+            nl = yk + 1;
+            ml = L >= M;
+            x = ml ? yk + L : yk + 1;
         }
-        put_step<S>(out, sym, i0, onm, mm, L, d, b, D, M, st, lane);
+        put_run<S>(out, sym, i0, nl, ml, L, d, b, D, M, st, lane);
         i0 += x;
     }
     return (st.T0 + 7) / 8 + st.psz;

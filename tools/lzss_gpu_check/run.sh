@@ -3,7 +3,9 @@
 # without a GPU: the C model of its algorithm against the reference
 # encoder (model_main MODE: 1 mirror-tiled slices like the benchmark
 # inputs, 2 the data files, 3 knob variants and synthetic data), then the
-# kernel itself, run on the CPU with emulated warps, against the model.
+# kernel itself, run on the CPU with emulated warps, against the model
+# (both search paths: windows of up to 256 symbols and larger ones; keys
+# shorter than M; unshuffled symbols read in place).
 #   tools/lzss_gpu_check/run.sh [DATA_DIR]     (default ../shared/data)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -29,7 +31,9 @@ g++ -O1 -std=c++20 -I"$ROOT/src" -DKERNEL_INC="\"$W/kernel.inc\"" -o "$W/warp_em
 "$W/model_main" 0 "$D"
 for a in "sperr_wmag_91x91x91.f32 4 4 256 0 2 12 1000000" "mpas_surface_pressure_163842.f64 8 4 256 0 2 12" \
          "sperr_pressure_384x384.f64 8 8 1000 1 2 14" "tos_24x170x180.f32 4 1 1 0 1 8 300000" \
-         "ncep_climo_T_17x64x128.f32 4 2 65536 0 2 16"; do
+         "ncep_climo_T_17x64x128.f32 4 2 65536 0 2 16" "sperr_wmag_91x91x91.f32 4 4 256 3 2 12 400000" \
+         "sperr_vorticity2d_512x512.f32 4 2 256 0 1 12 300000" "cesm_trefht_b06_66_110x64x128.f32 4 1 256 6 1 12 300000" \
+         "gc_msx_e_149x149.f64 8 8 256 3 1 8"; do
   set -- $a
   f=$1; shift
   echo "warp_emu $f $*: $("$W/warp_emu" "$D/$f" "$@" | tail -1)"
