@@ -36,6 +36,7 @@ extern "C" {
 #include "../cuda/kutil.h"
 
 #include <cub/cub.cuh>
+#include <cstdlib>
 #include <type_traits>
 
 namespace {
@@ -51,6 +52,11 @@ constexpr uint32_t WPB = 4;           /* warps (sub-chunks) per block */
 constexpr uint32_t NT = 32 * WPB;
 constexpr uint32_t NT2 = 256;         /* threads of k_lzchk */
 constexpr uint32_t DEC_BLOCKS = 12;   /* k_lzdec blocks per SM (40 registers) */
+/* Symbol scratch of one launch at most (both directions): the chunks of a
+ * batch go through k_lzenc / k_lzdec in groups whose sub-chunk buffers fit
+ * it (at least one chunk a group), so the scratch stays near 1x the
+ * batch's raw bytes (the encoder's body slots) plus this. */
+constexpr uint64_t SYM_SCRATCH = (uint64_t)1 << 30;
 constexpr unsigned FULLM = 0xffffffffu;
 
 struct DParams {
@@ -62,6 +68,7 @@ struct DParams {
     unsigned long long *err;
     uint64_t count_full, count_last, raw_full, B, nsub_full;
     uint32_t n, c0, E, S, W, M, D, lg, shuffle;
+    uint32_t cg; /* k_lzdec: the launch's first chunk (its chunks' buffers start at gbuf) */
 };
 
 __device__ __forceinline__ uint64_t chunk_raw(const DParams &p, uint32_t c) {
@@ -263,7 +270,7 @@ __device__ __forceinline__ void put_out(uint8_t *out, const uint8_t *buf, uint32
 template <int S> __global__ void __launch_bounds__(NT, DEC_BLOCKS) k_lzdec(DParams p) {
     __shared__ uint8_t wins[WPB][WIN];
     const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5;
-    const uint32_t c = blockIdx.y;
+    const uint32_t c = p.cg + blockIdx.y;
     const uint64_t j = (uint64_t)blockIdx.x * WPB + w, R = chunk_raw(p, c), nsub = (R + p.B - 1) / p.B;
     if (j >= nsub || p.cbad[c]) return;
     const uint64_t off = j * p.B;
@@ -284,7 +291,7 @@ template <int S> __global__ void __launch_bounds__(NT, DEC_BLOCKS) k_lzdec(DPara
     /* unshuffled symbols are decoded in place when the output is aligned for them (as on the CPU) */
     const bool shuf = p.shuffle == LZSS_SHUFFLE_ON && p.E > 1;
     const bool direct = !shuf && (reinterpret_cast<uintptr_t>(out) & (S - 1)) == 0;
-    uint8_t *buf = direct ? out : p.gbuf + ((uint64_t)c * p.nsub_full + j) * p.B;
+    uint8_t *buf = direct ? out : p.gbuf + ((uint64_t)(c - p.cg) * p.nsub_full + j) * p.B;
     const uint32_t n = b / S, t = b - n * S;
     if (decode_body<S>(p, body, z, buf, n, t, wins[w], lane)) {
         if (lane == 0) scz_cuda_report(p.err, p.c0 + c, LZ_ERR_BODY);
@@ -904,7 +911,7 @@ template <int S> __global__ void __launch_bounds__(NT, ENC_BLOCKS) k_lzenc(EPara
     const uint32_t b = (uint32_t)(R - off < p.B ? R - off : p.B);
     const uint8_t *raw = p.src + (uint64_t)c * p.raw_full + off;
     uint16_t *head = reinterpret_cast<uint16_t *>(lsm + (uint64_t)w * 2 * HSIZE);
-    uint8_t *buf = p.gbuf + ((uint64_t)c * p.nsub_full + j) * enc_bufsz(p.B, S);
+    uint8_t *buf = p.gbuf + ((uint64_t)(blockIdx.y) * p.nsub_full + j) * enc_bufsz(p.B, S); /* c - ca */
     const uint32_t n = b / S, t = b - n * S, W = p.W, M = p.M;
     const uint32_t K = M < 8 / S ? M : 8 / S;
     uint16_t *hp = reinterpret_cast<uint16_t *>(buf + p.B);
@@ -1027,22 +1034,35 @@ DParams dparams(const scz_cuda_batch *b) {
     return p;
 }
 
-/* Scratch: a flag per chunk, then a buffer per sub-chunk of the batch
- * (1x the batch's raw bytes): the decoded symbols of shuffled streams
- * before the unshuffle, read back through L1 by the matches. In shared
- * memory (16 KiB a warp) they allowed 12 warps per SM (H200, tiled wmag:
- * decompression 207 -> 375 GB/s with 48). */
+/* Chunks per k_lzenc / k_lzdec launch: as many as have sub-chunk buffers
+ * of `per` bytes within SYM_SCRATCH (SCZ_LZSS_SYM_SCRATCH bytes if set:
+ * tests use it to run several groups), at least one, at most n. */
+uint32_t group_chunks(uint32_t n, uint64_t nsub_full, uint64_t per) {
+    uint64_t cap = SYM_SCRATCH;
+    const char *ev = getenv("SCZ_LZSS_SYM_SCRATCH");
+    if (ev && *ev) cap = strtoull(ev, nullptr, 10);
+    const uint64_t g = cap / (nsub_full * per ? nsub_full * per : 1);
+    return g < 1 ? 1u : g < n ? (uint32_t)g : n;
+}
+
+/* Scratch: a flag per chunk, then a buffer per sub-chunk of a group of
+ * chunks (group_chunks: at most SYM_SCRATCH, or one chunk): the decoded
+ * symbols of shuffled streams before the unshuffle, read back through L1
+ * by the matches. In shared memory (16 KiB a warp) they allowed 12 warps
+ * per SM (H200, tiled wmag: decompression 207 -> 375 GB/s with 48). */
 struct DLay {
     size_t cbad, gbuf, total;
+    uint32_t group;
 };
 DLay dlay(const scz_cuda_batch *b) {
     const DParams p = dparams(b);
     scz_ku::Bump bp = {nullptr, 0};
     DLay L;
+    L.group = group_chunks(b->n, p.nsub_full, p.B);
     L.cbad = bp.o;
     bp.take<uint32_t>(b->n);
     L.gbuf = bp.o;
-    bp.take<uint8_t>((size_t)b->n * p.nsub_full * p.B);
+    bp.take<uint8_t>((size_t)L.group * p.nsub_full * p.B);
     L.total = bp.o;
     return L;
 }
@@ -1070,11 +1090,13 @@ static scz_status lzss_cuda_check(scz_ctx *ctx, const scz_cuda_batch *b) {
 
 /* Encoding scratch: body sizes and end offsets per sub-chunk, a body slot
  * per sub-chunk (B + 64 bytes: a body is abandoned once it reaches b), and
- * the symbols and links of each sub-chunk (enc_bufsz): about 2.5 times
- * the batch's raw bytes for 4-byte symbols, 3 for 2-byte ones. */
+ * the symbols and links (enc_bufsz) of each sub-chunk of a group of chunks
+ * (group_chunks): about 1x the batch's raw bytes plus at most SYM_SCRATCH
+ * (or one chunk's 1.5x for 4-byte symbols, 2x for 2-byte ones). */
 struct ELay {
     size_t zsz, ends, gbody, gbuf, total;
     uint64_t slot;
+    uint32_t group; /* chunks per k_lzenc launch (group_chunks) */
 };
 ELay elay(const scz_cuda_batch *b) {
     const DParams p = dparams(b);
@@ -1088,8 +1110,9 @@ ELay elay(const scz_cuda_batch *b) {
     bp.take<uint64_t>(subs);
     L.gbody = bp.o;
     bp.take<uint8_t>(subs * L.slot);
+    L.group = group_chunks(b->n, p.nsub_full, enc_bufsz(p.B, p.S));
     L.gbuf = bp.o;
-    bp.take<uint8_t>(subs * enc_bufsz(p.B, p.S));
+    bp.take<uint8_t>((size_t)L.group * p.nsub_full * enc_bufsz(p.B, p.S));
     L.total = bp.o;
     return L;
 }
@@ -1141,14 +1164,20 @@ static cudaError_t lzss_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32
     p.lg = q.lg;
     p.shuffle = q.shuffle;
     const dim3 grid((unsigned)((p.nsub_full + WPB - 1) / WPB), cb - ca);
-    cudaError_t e;
-    switch (p.S) {
-    case 1: e = launch_enc<1>(p, grid, s); break;
-    case 2: e = launch_enc<2>(p, grid, s); break;
-    case 4: e = launch_enc<4>(p, grid, s); break;
-    default: e = launch_enc<8>(p, grid, s); break;
+    cudaError_t e = cudaSuccess;
+    for (uint32_t g0 = ca; g0 < cb && !e; g0 += L.group) { /* chunk groups share the symbol scratch */
+        EParams q = p;
+        q.ca = g0;
+        const dim3 gg(grid.x, cb - g0 < L.group ? cb - g0 : L.group);
+        switch (p.S) {
+        case 1: e = launch_enc<1>(q, gg, s); break;
+        case 2: e = launch_enc<2>(q, gg, s); break;
+        case 4: e = launch_enc<4>(q, gg, s); break;
+        default: e = launch_enc<8>(q, gg, s); break;
+        }
+        if (!e) e = cudaGetLastError();
     }
-    if (e || (e = cudaGetLastError())) return e;
+    if (e) return e;
     k_lzsize<<<cb - ca, NT2, 0, s>>>(p);
     if ((e = cudaGetLastError())) return e;
     k_lzoff<<<1, 1, 0, s>>>(p, cb);
@@ -1174,15 +1203,20 @@ static cudaError_t lzss_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pa
     k_lzchk<<<b->n, NT2, 0, s>>>(p);
     cudaError_t e = cudaGetLastError();
     if (e) return e;
-    const dim3 grid((unsigned)((p.nsub_full + WPB - 1) / WPB), b->n);
-    switch (p.S) {
-    case 1: e = launch_dec<1>(p, grid, s); break;
-    case 2: e = launch_dec<2>(p, grid, s); break;
-    case 4: e = launch_dec<4>(p, grid, s); break;
-    default: e = launch_dec<8>(p, grid, s); break;
+    const unsigned gx = (unsigned)((p.nsub_full + WPB - 1) / WPB);
+    for (uint32_t g0 = 0; g0 < b->n && !e; g0 += L.group) { /* chunk groups share the symbol scratch */
+        DParams q = p;
+        q.cg = g0;
+        const dim3 gg(gx, b->n - g0 < L.group ? b->n - g0 : L.group);
+        switch (p.S) {
+        case 1: e = launch_dec<1>(q, gg, s); break;
+        case 2: e = launch_dec<2>(q, gg, s); break;
+        case 4: e = launch_dec<4>(q, gg, s); break;
+        default: e = launch_dec<8>(q, gg, s); break;
+        }
+        if (!e) e = cudaGetLastError();
     }
-    if (e) return e;
-    return cudaGetLastError();
+    return e;
 }
 
 static cudaError_t lzss_cuda_probe(void) {
