@@ -8,11 +8,12 @@
  * finder must return that match: hash chains keyed on the first
  * min(M * S, 8) bytes visit every earlier position that can start a match
  * of at least M symbols, nearest first, with a run of equal keys taken as
- * one candidate (find_match), and stop at the window's end or at the first
+ * one candidate (lzss_walk.h), and stop at the window's end or at the first
  * candidate reaching the longest possible length.
  * OpenMP: one task per sub-chunk.
  */
 #include "lzss.h"
+#include "lzss_walk.h"
 
 #include "../internal.h"
 
@@ -110,7 +111,7 @@ static uint64_t lz_bound(const scz_header *h, const scz_chunk_geom *g) {
 typedef struct lz_work {
     uint32_t head[HASH_SIZE]; /* base + position of the last symbol with this hash */
     uint32_t base;            /* positions of the current sub-chunk are base + i */
-    uint32_t *prev;           /* 2^lg entries: each position's link (encode_sub_s) */
+    uint16_t *prev;           /* 2^lg entries: each position's link (lzss_walk.h) */
     uint8_t *shuf;            /* B bytes: the shuffled sub-chunk */
     uint8_t *out;             /* 3 B + 64 bytes: the coded body */
 } lz_work;
@@ -133,139 +134,13 @@ static inline uint32_t hash_key(uint64_t v) {
     return (uint32_t)((v * 0x9E3779B97F4A7C15ull) >> (64 - HASH_BITS));
 }
 
-/* Bytes in common at a and b, at most max. */
-static inline uint64_t common_bytes(const uint8_t *a, const uint8_t *b, uint64_t max) {
-    uint64_t k = 0;
-    while (k + 8 <= max) {
-        uint64_t x, y;
-        memcpy(&x, a + k, 8);
-        memcpy(&y, b + k, 8);
-        if (x != y) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-            return k + (uint64_t)(__builtin_clzll(x ^ y) >> 3);
-#else
-            return k + (uint64_t)(__builtin_ctzll(x ^ y) >> 3);
-#endif
-        }
-        k += 8;
-    }
-    while (k < max && a[k] == b[k]) k++;
-    return k;
-}
-
-/* Symbol i as an integer (S is a constant where this is inlined: one load). */
-static inline __attribute__((always_inline)) uint64_t sym_at(const uint8_t *s, uint64_t i, const uint64_t S) {
-    uint64_t v = 0;
-    memcpy(&v, s + i * S, (size_t)S);
-    return v;
-}
-
-/* Whether the K + 1 symbols p - 1 .. p + K - 1 are equal: p is an
- * interior position of a run of equal keys. */
-static inline __attribute__((always_inline)) int run_at(const uint8_t *s, uint64_t p, uint64_t K, const uint64_t S) {
-    if (p == 0) return 0;
-    for (uint64_t k = 0; k < K; k++)
-        if (sym_at(s, p - 1 + k, S) != sym_at(s, p + k, S)) return 0;
-    return 1;
-}
-
-/* The match of s[q ..] and s[i ..] (q < i), known to hold k symbols, up to cap. */
-static inline __attribute__((always_inline)) uint64_t extend_sym(const uint8_t *s, uint64_t q, uint64_t i, uint64_t k,
-                                                                 uint64_t cap, const uint64_t S) {
-    return k + common_bytes(s + (i + k) * S, s + (q + k) * S, (cap - k) * S) / S;
-}
-
-/* The match at position i (FORMAT.md 11.4: the longest in the window, the
- * nearest of equals): its length (0: a literal) and distance *bd. The
- * links (prev, built by encode_sub_s) visit every earlier position with
- * i's key hash, nearest first, except that a run of equal keys is entered
- * at its last interior position and left at once through its start: a run
- * [a, re) of one symbol v stands for all its candidates, since with R the
- * run of v at i (Rc, at most cap) a candidate q of it matches re - q
- * symbols when re - q < R, exactly R when re - q > R, and R plus the match
- * of s[re ..] with s[i + R ..] when re - q = R. So a run costs one step
- * however long it is (the GPU's large-window search, lzss.cu find_match,
- * is the same walk). Any other candidate first checks the symbol at the
- * best length so far (only a longer match replaces the best). */
-static inline __attribute__((always_inline)) uint64_t find_match(const uint8_t *s, const uint32_t *prev, uint64_t i,
-                                                                 uint64_t n, uint64_t W, uint64_t M, uint64_t K,
-                                                                 uint64_t Rc, uint64_t *bd, const uint64_t S) {
-    const uint64_t cap = n - i < M + LZSS_EXTRA_MAX ? n - i : M + LZSS_EXTRA_MAX;
-    *bd = 0;
-    if (cap < M) return 0;
-    const uint64_t h0 = prev[i];
-    if (!h0) return 0;
-    uint64_t Lb = M - 1, d = 0;
-    const uint64_t lo = i > W ? i - W : 0;
-    uint64_t p = i - h0;
-    const uint64_t si = sym_at(s, i, S);
-    if (run_at(s, i, K, S)) { /* own run [p, i): d = 1 is the nearest of its equals */
-        if (Rc > Lb) {
-            Lb = Rc;
-            d = 1;
-        }
-        if (Lb == cap || p < lo) goto done;
-        const uint64_t ha = prev[p];
-        if (!ha) goto done;
-        p -= ha;
-    }
-    while (p >= lo) {
-        const uint64_t hq = prev[p];
-        if (run_at(s, p, K, S)) { /* entered a run at its last interior position */
-            const uint64_t a = p - hq, re = p + K;
-            if (Rc >= K && sym_at(s, p, S) == si) {
-                const uint64_t lo2 = a > lo ? a : lo;
-                uint64_t q, L;
-                if (Rc == cap) { /* s[i] runs for cap symbols or more */
-                    if (re >= cap && re - cap >= lo2) {
-                        q = re - cap;
-                        L = cap;
-                    } else {
-                        q = lo2;
-                        L = re - lo2;
-                    }
-                } else if (re >= Rc && re - Rc >= lo2) {
-                    q = re - Rc;
-                    L = extend_sym(s, q, i, Rc, cap, S);
-                } else {
-                    q = lo2;
-                    L = re - lo2;
-                }
-                if (L > Lb) {
-                    Lb = L;
-                    d = i - q;
-                    if (Lb == cap) break;
-                }
-            }
-            if (a < lo) break;
-            const uint64_t ha = prev[a];
-            if (!ha) break;
-            p = a - ha;
-        } else {
-            if (sym_at(s, p + Lb, S) == sym_at(s, i + Lb, S)) {
-                const uint64_t L = extend_sym(s, p, i, 0, cap, S);
-                if (L > Lb) {
-                    Lb = L;
-                    d = i - p;
-                    if (Lb == cap) break;
-                }
-            }
-            if (!hq) break;
-            p -= hq;
-        }
-    }
-done:
-    *bd = d;
-    return Lb >= M ? Lb : 0;
-}
-
 /* Codes the symbols s (n symbols of S bytes, then t trailing bytes) into
  * w->out; returns the body size, or b (= n S + t) or more when the body
  * would not be smaller than the raw bytes (the sub-chunk is stored).
  * First the links of every position (prev: the distance to the previous
  * position with the same key hash, or for an interior position of a run
  * of equal keys the distance to the run's start; 0: none), then the greedy
- * parse with find_match. Inlined once per symbol size (encode_sub). */
+ * parse with lzss_find_match (lzss_walk.h). Inlined once per symbol size (encode_sub). */
 static inline __attribute__((always_inline)) uint64_t encode_sub_s(const lzss_par *P, const uint8_t *s, uint64_t n,
                                                                    uint64_t t, lz_work *w, const uint64_t S) {
     const uint64_t W = P->W, M = P->M;
@@ -283,7 +158,7 @@ static inline __attribute__((always_inline)) uint64_t encode_sub_s(const lzss_pa
     }
     const uint32_t base = w->base + 1; /* head entries below base are from earlier sub-chunks (0 = none) */
     w->base = base + (uint32_t)n;
-    uint32_t *prev = w->prev;
+    uint16_t *prev = w->prev;
 
     uint64_t rs = 0; /* start of the current run of equal keys */
     for (uint64_t i = 0; i < n; i++) {
@@ -291,11 +166,11 @@ static inline __attribute__((always_inline)) uint64_t encode_sub_s(const lzss_pa
             prev[i] = 0;
             continue;
         }
-        const int interior = run_at(s, i, K, S);
+        const int interior = lzss_run_at(s, i, K, S);
         if (!interior) rs = i;
         const uint32_t h = hash_key(load_key(s + i * S, hb, nbytes - i * S));
         const uint32_t c = w->head[h];
-        prev[i] = interior ? (uint32_t)(i - rs) : c >= base ? (uint32_t)(i - (c - base)) : 0;
+        prev[i] = (uint16_t)(interior ? i - rs : c >= base ? i - (c - base) : 0);
         w->head[h] = base + (uint32_t)i;
     }
 
@@ -312,9 +187,9 @@ static inline __attribute__((always_inline)) uint64_t encode_sub_s(const lzss_pa
             uint64_t cap = n - i;
             if (cap > M + LZSS_EXTRA_MAX) cap = M + LZSS_EXTRA_MAX;
             uint64_t Rc = 1; /* the run of s[i] at i, at most cap */
-            const uint64_t v = sym_at(s, i, S);
-            while (Rc < cap && sym_at(s, i + Rc, S) == v) Rc++;
-            best = find_match(s, prev, i, n, W, M, K, Rc, &bestd, S);
+            const uint64_t v = lzss_sym(s, i, S);
+            while (Rc < cap && lzss_sym(s, i + Rc, S) == v) Rc++;
+            best = lzss_find_match(s, prev, i, n, W, M, K, Rc, &bestd, S);
         }
         uint64_t adv;
         if (best >= M) {
@@ -368,7 +243,7 @@ static lz_work **work_alloc(const lzss_par *P, int T, int decode) {
         w[i]->shuf = malloc((size_t)P->B);
         if (!w[i]->shuf) goto fail;
         if (decode) continue;
-        w[i]->prev = malloc(sizeof(uint32_t) << P->lg);
+        w[i]->prev = malloc(sizeof(uint16_t) << P->lg);
         w[i]->out = malloc((size_t)(3 * P->B + 64));
         if (!w[i]->prev || !w[i]->out) goto fail;
     }

@@ -32,6 +32,7 @@
 extern "C" {
 #include "lzss.h"
 }
+#include "lzss_walk.h"
 #include "../cuda/cuda_rt.h"
 #include "../cuda/kutil.h"
 
@@ -346,6 +347,7 @@ __device__ __forceinline__ uint64_t chunk_raw_e(const EParams &p, uint32_t c) {
  * - any other candidate p first checks the symbol at the best length so
  *   far (only a longer match replaces the best: the nearest of the longest
  *   wins), then extends the match.
+ * The walk is lzss_walk.h's lzss_find_match, shared with the CPU encoder.
  * R is found for all 32 lanes together: a ballot of s[i] == s[i + 1] and,
  * when the last lane's run goes on, a warp-wide search for its end.
  * Links are 16-bit distances (a sub-chunk has at most 65536 symbols), the
@@ -356,111 +358,11 @@ constexpr uint32_t HBITS = 10, HSIZE = 1u << HBITS;
 constexpr uint32_t ENC_BLOCKS = 12; /* k_lzenc blocks per SM (40 registers) */
 constexpr uint32_t HNONE = 0xffffu;
 
-template <int S> __device__ __forceinline__ bool run_at(const typename SymT<S>::T *sym, uint32_t p, uint32_t K) {
-    if (p == 0) return false;
-    bool eq = true;
-    for (uint32_t k = 0; k < K; k++) eq &= sym[p - 1 + k] == sym[p + k];
-    return eq;
-}
-
 template <int S> __device__ __forceinline__ uint32_t key_hash(const typename SymT<S>::T *sym, uint32_t i, uint32_t K) {
     uint64_t v = 0;
     for (uint32_t k = 0; k < K; k++) v |= (uint64_t)sym[i + k] << ((8 * S * k) & 63);
     const uint32_t x = (uint32_t)v ^ (uint32_t)(v >> 32) * 0x85ebca6bu;
     return (x * 0x9e3779b1u) >> (32 - HBITS);
-}
-
-/* The match of s[q ..] and s[i ..] (q < i), known to hold k symbols, up to cap. */
-template <int S>
-__device__ __forceinline__ uint32_t extend(const typename SymT<S>::T *sym, uint32_t q, uint32_t i, uint32_t k,
-                                           uint32_t cap) {
-    typedef typename SymT<S>::T T;
-    while (k + 4 <= cap) {
-        const T a0 = sym[q + k], a1 = sym[q + k + 1], a2 = sym[q + k + 2], a3 = sym[q + k + 3];
-        const T b0 = sym[i + k], b1 = sym[i + k + 1], b2 = sym[i + k + 2], b3 = sym[i + k + 3];
-        if (a0 != b0) return k;
-        if (a1 != b1) return k + 1;
-        if (a2 != b2) return k + 2;
-        if (a3 != b3) return k + 3;
-        k += 4;
-    }
-    while (k < cap && sym[q + k] == sym[i + k]) k++;
-    return k;
-}
-
-/* The match at position i (FORMAT.md 11.4): its length (0: a literal) and
- * distance *bd. Rc: the run of s[i] at i, at most cap. */
-template <int S>
-__device__ uint32_t find_match(const typename SymT<S>::T *sym, const uint16_t *hp, uint32_t i, uint32_t n,
-                               uint32_t W, uint32_t M, uint32_t K, uint32_t Rc, uint32_t *bd) {
-    typedef typename SymT<S>::T T;
-    const uint32_t cap = n - i < M + LZSS_EXTRA_MAX ? n - i : M + LZSS_EXTRA_MAX;
-    *bd = 0;
-    if (cap < M) return 0;
-    const uint32_t h0 = hp[i];
-    if (!h0) return 0;
-    uint32_t Lb = M - 1, d = 0;
-    const uint32_t lo = i > W ? i - W : 0;
-    uint32_t p = i - h0;
-    const T si = sym[i];
-    if (run_at<S>(sym, i, K)) { /* own run [p, i): d = 1 is the nearest of its equals */
-        if (Rc > Lb) {
-            Lb = Rc;
-            d = 1;
-        }
-        if (Lb == cap || p < lo) goto done;
-        const uint32_t ha = hp[p];
-        if (!ha) goto done;
-        p -= ha;
-    }
-    while (p >= lo) {
-        const uint32_t hq = hp[p];
-        if (run_at<S>(sym, p, K)) { /* entered a run at its last interior position */
-            const uint32_t a = p - hq, re = p + K;
-            if (sym[p] == si && Rc >= K) {
-                const uint32_t lo2 = a > lo ? a : lo;
-                uint32_t q, L;
-                if (Rc == cap) { /* s[i] runs for cap symbols or more */
-                    if (re >= cap && re - cap >= lo2) {
-                        q = re - cap;
-                        L = cap;
-                    } else {
-                        q = lo2;
-                        L = re - lo2;
-                    }
-                } else if (re >= Rc && re - Rc >= lo2) {
-                    q = re - Rc;
-                    L = extend<S>(sym, q, i, Rc, cap);
-                } else {
-                    q = lo2;
-                    L = re - lo2;
-                }
-                if (L > Lb) {
-                    Lb = L;
-                    d = i - q;
-                    if (Lb == cap) break;
-                }
-            }
-            if (a < lo) break;
-            const uint32_t ha = hp[a];
-            if (!ha) break;
-            p = a - ha;
-        } else {
-            if (sym[p + Lb] == sym[i + Lb]) {
-                const uint32_t L = extend<S>(sym, p, i, 0, cap);
-                if (L > Lb) {
-                    Lb = L;
-                    d = i - p;
-                    if (Lb == cap) break;
-                }
-            }
-            if (!hq) break;
-            p -= hq;
-        }
-    }
-done:
-    *bd = d;
-    return Lb >= M ? Lb : 0;
 }
 
 /* Scratch bytes per sub-chunk of k_lzenc: its symbols (B) and links (2
@@ -550,6 +452,33 @@ struct TokState {
     uint32_t T0, psz, carry, fo_open;
 };
 
+/* One lane's token of a step at tok_off (token tk of the body): a match
+ * (distance d, length code lc = L - M) or the literal v; and the flag byte
+ * of its group where it is the group's first token (the step's first
+ * token, first, in an open group: at st.fo_open). seq: the step's match
+ * bits from the open group's bit 0. Only bytes below b are written. */
+template <int S>
+__device__ __forceinline__ void put_token(uint8_t *out, typename SymT<S>::T v, bool ism, uint32_t tok_off, uint32_t tk,
+                                          bool first, uint64_t seq, uint32_t b, uint32_t D, uint32_t lc, uint32_t d,
+                                          const TokState &st) {
+    if (tok_off + (ism ? D + 1 : (uint32_t)S) <= b) {
+        if (ism) {
+            const uint32_t dd = d - 1;
+            out[tok_off] = (uint8_t)dd;
+            if (D == 2) out[tok_off + 1] = (uint8_t)(dd >> 8);
+            out[tok_off + D] = (uint8_t)lc;
+        } else {
+#pragma unroll
+            for (int q = 0; q < S; q++) out[tok_off + q] = (uint8_t)(v >> ((8 * q) & 63));
+        }
+    }
+    if ((tk & 7) == 0) {
+        if (tok_off - 1 < b) out[tok_off - 1] = (uint8_t)(seq >> (8 * (tk / 8 - st.T0 / 8)));
+    } else if (first) {
+        if (st.fo_open < b) out[st.fo_open] = (uint8_t)seq;
+    }
+}
+
 /* Writes one parse step's tokens (11.5): lane k's token is that of position
  * i0 + k where bit k of onm is set, in order: a match (d, L) where bit k
  * of mm is set, else the literal s[i0 + k]. Token t lies at t / 8 + 1 +
@@ -561,7 +490,6 @@ template <int S>
 __device__ __forceinline__ void put_step(uint8_t *out, const typename SymT<S>::T *sym, uint32_t i0, uint32_t onm,
                                          uint32_t mm, uint32_t L, uint32_t d, uint32_t b, uint32_t D, uint32_t M,
                                          TokState &st, uint32_t lane) {
-    typedef typename SymT<S>::T T;
     const uint32_t lt = (1u << lane) - 1, P = D + 1;
     const bool on = (onm >> lane) & 1u, ism = (mm >> lane) & 1u;
     const uint32_t lm = onm & ~mm;
@@ -569,25 +497,7 @@ __device__ __forceinline__ void put_step(uint8_t *out, const typename SymT<S>::T
     const uint32_t tok_off = tk / 8 + 1 + st.psz + P * __popc(mm & lt) + S * __popc(lm & lt);
     const uint32_t mseq = __reduce_or_sync(FULLM, on && ism ? 1u << rank : 0u);
     const uint64_t seq = (uint64_t)st.carry | (uint64_t)mseq << (st.T0 & 7);
-    if (on) {
-        if (tok_off + (ism ? P : (uint32_t)S) <= b) {
-            if (ism) {
-                const uint32_t dd = d - 1;
-                out[tok_off] = (uint8_t)dd;
-                if (D == 2) out[tok_off + 1] = (uint8_t)(dd >> 8);
-                out[tok_off + D] = (uint8_t)(L - M);
-            } else {
-                const T v = sym[i0 + lane];
-#pragma unroll
-                for (int q = 0; q < S; q++) out[tok_off + q] = (uint8_t)(v >> ((8 * q) & 63));
-            }
-        }
-        if ((tk & 7) == 0) {
-            if (tok_off - 1 < b) out[tok_off - 1] = (uint8_t)(seq >> (8 * (tk / 8 - st.T0 / 8)));
-        } else if (rank == 0) {
-            if (st.fo_open < b) out[st.fo_open] = (uint8_t)seq;
-        }
-    }
+    if (on) put_token<S>(out, sym[i0 + lane], ism, tok_off, tk, rank == 0, seq, b, D, L - M, d, st);
     const uint32_t tend = st.T0 + __popc(onm);
     if (tend & 7) {
         const uint32_t gl = tend / 8;
@@ -611,31 +521,12 @@ template <int S>
 __device__ __forceinline__ void put_run(uint8_t *out, const typename SymT<S>::T *sym, uint32_t i0, uint32_t nl,
                                         bool ism_last, uint32_t L, uint32_t d, uint32_t b, uint32_t D, uint32_t M,
                                         TokState &st, uint32_t lane) {
-    typedef typename SymT<S>::T T;
     const uint32_t P = D + 1;
     const bool on = lane < nl, ism = ism_last && lane == nl - 1;
     const uint32_t tk = st.T0 + lane;
     const uint32_t tok_off = tk / 8 + 1 + st.psz + S * lane;
     const uint64_t seq = (uint64_t)st.carry | (uint64_t)(ism_last ? 1u << (nl - 1) : 0u) << (st.T0 & 7);
-    if (on) {
-        if (tok_off + (ism ? P : (uint32_t)S) <= b) {
-            if (ism) {
-                const uint32_t dd = d - 1;
-                out[tok_off] = (uint8_t)dd;
-                if (D == 2) out[tok_off + 1] = (uint8_t)(dd >> 8);
-                out[tok_off + D] = (uint8_t)(L - M);
-            } else {
-                const T v = sym[i0 + lane];
-#pragma unroll
-                for (int q = 0; q < S; q++) out[tok_off + q] = (uint8_t)(v >> ((8 * q) & 63));
-            }
-        }
-        if ((tk & 7) == 0) {
-            if (tok_off - 1 < b) out[tok_off - 1] = (uint8_t)(seq >> (8 * (tk / 8 - st.T0 / 8)));
-        } else if (lane == 0) {
-            if (st.fo_open < b) out[st.fo_open] = (uint8_t)seq;
-        }
-    }
+    if (on) put_token<S>(out, sym[i0 + lane], ism, tok_off, tk, lane == 0, seq, b, D, L - M, d, st);
     const uint32_t tend = st.T0 + nl;
     if (tend & 7) {
         const uint32_t gl = tend / 8;
@@ -809,7 +700,7 @@ __device__ uint32_t enc_scan(const typename SymT<S>::T *sym, uint16_t *hp, uint1
 
 /* Indexes (runs linked as one, above) and parses a sub-chunk's n symbols
  * for any window: 32 positions a step, lane k finding the match at i0 + k
- * (find_match); the parse's lanes are followed through the step. Returns
+ * (lzss_find_match); the parse's lanes are followed through the step. Returns
  * as enc_scan. */
 template <int S>
 __device__ uint32_t enc_chain(const typename SymT<S>::T *sym, uint16_t *hp, uint16_t *head, uint8_t *out, uint32_t n,
@@ -821,7 +712,7 @@ __device__ uint32_t enc_chain(const typename SymT<S>::T *sym, uint16_t *hp, uint
     for (uint32_t base = 0; base < n; base += 32) {
         const uint32_t i = base + lane;
         const bool valid = i + K <= n;
-        const bool interior = valid && run_at<S>(sym, i, K);
+        const bool interior = valid && lzss_run_at(reinterpret_cast<const uint8_t *>(sym), i, K, S);
         const uint32_t h = valid ? key_hash<S>(sym, i, K) : 0xffffffffu;
         /* the run's start: the last position up to i that is not interior */
         const uint32_t ni = ~__ballot_sync(FULLM, interior), nb = ni & (lt | 1u << lane);
@@ -866,7 +757,10 @@ __device__ uint32_t enc_chain(const typename SymT<S>::T *sym, uint16_t *hp, uint
             const uint32_t x = ~(ER >> lane), ones = x ? __ffs(x) - 1 : 32;
             const uint32_t Rr = lane + ones >= 32 ? 31 - lane + R31 : ones + 1;
             const uint32_t cap = n - i < M + LZSS_EXTRA_MAX ? n - i : M + LZSS_EXTRA_MAX;
-            L = find_match<S>(sym, hp, i, n, W, M, K, Rr < cap ? Rr : cap, &d);
+            uint64_t dd = 0;
+            L = (uint32_t)lzss_find_match(reinterpret_cast<const uint8_t *>(sym), hp, i, n, W, M, K, Rr < cap ? Rr : cap,
+                                          &dd, S);
+            d = (uint32_t)dd;
         }
         /* the parse's lanes: from lane x, every literal up to the next match
          * lane y is a token, then the parse goes on at y + L(y) */

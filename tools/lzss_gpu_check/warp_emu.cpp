@@ -17,6 +17,7 @@
 #include <vector>
 #include <type_traits>
 #include "lzss/lzss.h"
+#include "lzss/lzss_walk.h"
 #define __global__
 #define __device__
 #define __host__
