@@ -129,7 +129,24 @@ __device__ __forceinline__ void warp_range_smem(const uint8_t *sm, uint32_t o, u
         const unsigned long long *w64 = reinterpret_cast<const unsigned long long *>(sm) + (i0 >> 3);
         uint64_t acc = acc_init(q);
         const uint32_t nsmax = __reduce_max_sync(0xffffffffu, ns);
+        /* lanes without a block (ns = 0) read from sm's start in the batches
+         * where every other lane has all UNROLL stripes (no tests then) */
+        const bool idle = ns == 0;
+        const uint32_t kk = idle ? 0 : (uint32_t)k;
+        const unsigned long long *wp = idle ? reinterpret_cast<const unsigned long long *>(sm) : w64;
         for (uint32_t t = 0; t < nsmax + 7; t += UNROLL) {
+            if (__all_sync(0xffffffffu, idle || (t >= kk && t + UNROLL <= ns + kk))) { /* warp-uniform */
+                uint64_t w[UNROLL];
+#pragma unroll
+                for (int u = 0; u < UNROLL; u++) {
+                    const uint32_t r = t + u - kk;
+                    const unsigned long long lo = wp[4 * r], hi = wp[4 * r + 1];
+                    w[u] = sh ? (lo >> sh) | (hi << (64 - sh)) : lo;
+                }
+#pragma unroll
+                for (int u = 0; u < UNROLL; u++) acc = scz_xxh_round(acc, w[u]);
+                continue;
+            }
             uint64_t w[UNROLL];
 #pragma unroll
             for (int u = 0; u < UNROLL; u++) {
