@@ -308,8 +308,11 @@ __global__ void __launch_bounds__(NT2) k_gstored(GParams p, uint32_t ca) {
 
 /* ---- decoding ---- */
 
-/* Per chunk: codec_info, sizes, offset table. */
-__global__ void __launch_bounds__(NT2) k_gdchk(GParams p) {
+/* Per chunk: codec_info, sizes, offset table (a block of NTC threads: the
+ * table's 4-byte entries, 4 S bytes at any alignment, by byte loads all
+ * issued before they are tested; a chunk of 32 MiB has 4096 of them). */
+constexpr uint32_t NTC = 1024;
+__global__ void __launch_bounds__(NTC) k_gdchk(GParams p) {
     __shared__ int bad;
     const uint32_t cl = blockIdx.x;
     const uint64_t n = chunk_count(p, cl);
@@ -325,7 +328,8 @@ __global__ void __launch_bounds__(NT2) k_gdchk(GParams p) {
             e = GFC_ERR_INFO;
         } else {
             const uint8_t *P = p.pay + p.rchoff[cl];
-            for (uint64_t s = threadIdx.x; s < S && !e; s += NT2) {
+#pragma unroll 4
+            for (uint64_t s = threadIdx.x; s < S; s += NTC) {
                 const uint32_t a = s ? ldb32(P + 4 * (s - 1)) : 0, b = ldb32(P + 4 * s);
                 if (b < a || b - a > GFC_MAX_SEG_BYTES(p.es)) e = GFC_ERR_TABLE;
                 if (s + 1 == S && b != size - 4 * S) e = GFC_ERR_TABLE;
@@ -687,7 +691,7 @@ static cudaError_t gfc_decode_batch(const scz_cuda_batch *b, const uint8_t *d_pa
     const dim3 grid((p.smax + WPB - 1) / WPB, b->n);
     cudaError_t e;
     ScProf pf("gfc decode", s);
-    k_gdchk<<<b->n, NT2, 0, s>>>(p);
+    k_gdchk<<<b->n, NTC, 0, s>>>(p);
     pf.mark("k_gdchk");
     if (bh) e = p.es == 8 ? launch_dech<uint64_t>(p, grid, s) : launch_dech<uint32_t>(p, grid, s);
     else e = p.es == 8 ? launch_dec<uint64_t>(p, grid, s) : launch_dec<uint32_t>(p, grid, s);
