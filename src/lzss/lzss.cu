@@ -76,8 +76,11 @@ __device__ __forceinline__ uint64_t chunk_raw(const DParams &p, uint32_t c) {
     return (c + 1 == p.n ? p.count_last : p.count_full) * p.E;
 }
 
-/* Per chunk: codec_info, sizes, payload header, end offsets. */
-__global__ void __launch_bounds__(NT2) k_lzchk(DParams p) {
+/* Per chunk: codec_info, sizes, payload header, end offsets (a block of
+ * NTC threads, the table's byte loads all issued before they are tested:
+ * gfc's k_gdchk). */
+constexpr uint32_t NTC = 1024;
+__global__ void __launch_bounds__(NTC) k_lzchk(DParams p) {
     __shared__ int bad;
     const uint32_t c = blockIdx.x;
     const uint64_t R = chunk_raw(p, c), size = p.chsize[c], info = p.chinfo[c] & 0xffffffffu;
@@ -97,7 +100,8 @@ __global__ void __launch_bounds__(NT2) k_lzchk(DParams p) {
         } else {
             const uint8_t *tab = P + LZSS_PAYLOAD_HDR;
             const uint64_t avail = size - LZSS_PAYLOAD_HDR - 4 * nsub;
-            for (uint64_t j = threadIdx.x; j < nsub && !e; j += NT2) {
+#pragma unroll 4
+            for (uint64_t j = threadIdx.x; j < nsub; j += NTC) {
                 const uint64_t a = j ? scz_ku::ldb32(tab + 4 * (j - 1)) : 0, b = scz_ku::ldb32(tab + 4 * j);
                 const uint64_t bj = R - j * p.B < p.B ? R - j * p.B : p.B;
                 if (b < a || b - a > bj) e = LZ_ERR_TABLE;
@@ -1094,7 +1098,7 @@ static cudaError_t lzss_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pa
     p.chinfo = chinfo;
     p.dst = static_cast<uint8_t *>(d_dst);
     p.err = err;
-    k_lzchk<<<b->n, NT2, 0, s>>>(p);
+    k_lzchk<<<b->n, NTC, 0, s>>>(p);
     cudaError_t e = cudaGetLastError();
     if (e) return e;
     const unsigned gx = (unsigned)((p.nsub_full + WPB - 1) / WPB);
