@@ -71,7 +71,8 @@ template <> struct Lz<uint64_t> {
         *c = cc;
         *n = cc < 6 ? 8 - cc : cc == 6 ? 1 : 0;                 /* 8 7 6 5 4 3 1 0 */
     }
-    __device__ static __forceinline__ uint32_t kept(uint32_t c) { return c < 6 ? 8 - c : c == 6 ? 1 : 0; }
+    /* 8 7 6 5 4 3 1 0, one nibble each (c < 8) */
+    __device__ static __forceinline__ uint32_t kept(uint32_t c) { return (0x01345678u >> (4 * c)) & 15u; }
 };
 template <> struct Lz<uint32_t> {
     static constexpr uint32_t ZERO = GFC_ZERO_NIBBLE_F32;
@@ -123,7 +124,7 @@ template <int NB> struct Psum {
     __device__ __forceinline__ Psum(uint32_t nb, uint32_t lt) {
         ex = 0;
 #pragma unroll
-        for (int b = 0; b < NB; b++) ex += (uint32_t)__popc(__ballot_sync(FULLM, (nb >> b) & 1u) & lt) << b;
+        for (int b = 0; b < NB; b++) ex += (uint32_t)__popc(__ballot_sync(FULLM, (nb & (1u << b)) != 0) & lt) << b;
         tot = __reduce_add_sync(FULLM, nb);
     }
 };
@@ -373,8 +374,11 @@ template <typename T> __device__ __forceinline__ T kept_bytes(const uint32_t *sw
 template <> __device__ __forceinline__ uint64_t kept_bytes<uint64_t>(const uint32_t *sw, uint32_t at, uint32_t nb) {
     const uint32_t *a = sw + (at >> 2), sh = 8 * (at & 3);
     const uint32_t w0 = a[0], w1 = a[1], w2 = a[2];
-    const uint64_t m = (uint64_t)__funnelshift_r(w1, w2, sh) << 32 | __funnelshift_r(w0, w1, sh);
-    return nb >= 8 ? m : m & ((1ull << (8 * nb)) - 1);
+    /* the low 8 nb bits: clamped funnel shifts of all-ones (nb <= 8) */
+    const uint32_t b8 = 8 * nb, b8h = (b8 > 32 ? b8 : 32) - 32;
+    const uint32_t lo = __funnelshift_r(w0, w1, sh) & __funnelshift_lc(0xffffffffu, 0u, b8);
+    const uint32_t hi = __funnelshift_r(w1, w2, sh) & __funnelshift_lc(0xffffffffu, 0u, b8h);
+    return (uint64_t)hi << 32 | lo;
 }
 template <> __device__ __forceinline__ uint32_t kept_bytes<uint32_t>(const uint32_t *sw, uint32_t at, uint32_t nb) {
     const uint32_t *a = sw + (at >> 2), sh = 8 * (at & 3);
@@ -397,18 +401,20 @@ __device__ __forceinline__ bool decode_seg(const uint8_t *slot, uint32_t o0, uin
     T prev = 0;
     uint32_t pos = 0;
     bool bad = false;
+    /* Lengths are checked once, at the end: pos only grows, so a
+     * subchunk reaching past len leaves pos > len. */
+    const uint32_t lh = lane >> 1, nsh = 4 * (lane & 1);
     auto step = [&](uint32_t k) {
-        bad |= pos + GFC_HDR_BYTES > len;
         uint32_t rd = o0 + pos;
         rd = rd < SB - 32 ? rd : SB - 32;
-        const uint32_t byte = slot[rd + lane / 2];
-        const uint32_t hn = (lane & 1) ? byte >> 4 : byte & 15;
+        const uint32_t hn = ((uint32_t)slot[rd + lh] >> nsh) & 15u;
         const uint32_t g = hn >> 3, nb = Lz<T>::kept(hn & 7);
         const bool real = FULLSEG || (int)(GFC_SUB * k) < lim;
-        const bool lbad = nb > sizeof(T) || (!real && hn != Lz<T>::ZERO); /* f32 codes 5..7; padding */
+        /* f32 codes 5..7 (float64 keeps at most 8 bytes); padding */
+        const bool lbad = (sizeof(T) == 4 && nb > sizeof(T)) || (!real && hn != Lz<T>::ZERO);
         const uint32_t nbv = lbad ? 0 : nb;
         const Psum<nb_bits<T>()> ps(nbv, lt);
-        bad |= lbad || pos + GFC_HDR_BYTES + ps.tot > len;
+        bad |= lbad;
         uint32_t at = o0 + pos + GFC_HDR_BYTES + ps.ex;
         at = at < SB - 12 ? at : SB - 12;
         const T m = kept_bytes<T>(sw, at, nbv);
