@@ -541,7 +541,7 @@ template <typename T> __global__ void __launch_bounds__(NTH, sizeof(T) == 8 ? 0 
     __syncthreads();
     if (w == WPB) {
         if (bsm > blo) scz_bh::warp_range(P, size, blog2, nb, blo, bsm, bh, lane);
-        if (bhi > bsm) scz_bh::warp_range_smem(gsm, o0, T0s, size, blog2, nb, bsm, bhi, bh, lane);
+        if (bhi > bsm) scz_bh::warp_range_smem<sizeof(T) == 4>(gsm, o0, T0s, size, blog2, nb, bsm, bhi, bh, lane);
         return;
     }
     const uint32_t s = s0 + w;
