@@ -128,6 +128,22 @@ template <int NB> struct Psum {
         tot = __reduce_add_sync(FULLM, nb);
     }
 };
+/* Psum of float64's kept-byte counts from their codes c (10.3): n(c) =
+ * 8 - c - [c >= 6], so the prefix is 8 lane minus the codes' prefix
+ * (three ballots of c's bits) minus the number of codes 6 and 7 below the
+ * lane; the bits are tested straight from the code. */
+struct PsumC {
+    uint32_t ex, tot;
+    __device__ __forceinline__ PsumC(uint32_t c, uint32_t nb, uint32_t lane, uint32_t lt) {
+        const uint32_t s = (uint32_t)__popc(__ballot_sync(FULLM, c & 1u) & lt) +
+                           2 * (uint32_t)__popc(__ballot_sync(FULLM, c & 2u) & lt) +
+                           4 * (uint32_t)__popc(__ballot_sync(FULLM, c & 4u) & lt) +
+                           (uint32_t)__popc(__ballot_sync(FULLM, c >= 6) & lt);
+        ex = 8 * lane - s;
+        tot = __reduce_add_sync(FULLM, nb);
+    }
+};
+
 /* Bits of a kept-byte count: 0..8 (f64), 0..4 (f32). */
 template <typename T> __host__ __device__ constexpr int nb_bits() { return sizeof(T) == 8 ? 4 : 3; }
 
@@ -185,14 +201,21 @@ __device__ __forceinline__ uint32_t encode_seg(const GParams &p, uint32_t c, uin
             Lz<T>::code(m, &cc, &nb);
             const uint32_t h = g << 3 | cc;
             const uint32_t hn = __shfl_down_sync(FULLM, h, 1);
-            const Psum<nb_bits<T>()> ps(nb, lt);
+            uint32_t ex, tot;
+            if (sizeof(T) == 8) {
+                const PsumC ps(cc, nb, lane, lt);
+                ex = ps.ex, tot = ps.tot;
+            } else {
+                const Psum<nb_bits<T>()> ps(nb, lt);
+                ex = ps.ex, tot = ps.tot;
+            }
             __syncwarp(); /* every lane has read this subchunk's input */
             if (!(lane & 1)) slot[pos + lane / 2] = (uint8_t)(h | hn << 4);
-            uint8_t *o = slot + pos + GFC_HDR_BYTES + ps.ex;
+            uint8_t *o = slot + pos + GFC_HDR_BYTES + ex;
 #pragma unroll
             for (uint32_t b = 0; b < sizeof(T); b++)
                 if (b < nb) o[b] = (uint8_t)(m >> (8 * b));
-            pos += GFC_HDR_BYTES + ps.tot;
+            pos += GFC_HDR_BYTES + tot;
             prev = xk;
             xk = xn;
         }
@@ -413,9 +436,16 @@ __device__ __forceinline__ bool decode_seg(const uint8_t *slot, uint32_t o0, uin
         /* f32 codes 5..7 (float64 keeps at most 8 bytes); padding */
         const bool lbad = (sizeof(T) == 4 && nb > sizeof(T)) || (!real && hn != Lz<T>::ZERO);
         const uint32_t nbv = lbad ? 0 : nb;
-        const Psum<nb_bits<T>()> ps(nbv, lt);
+        uint32_t ex, tot;
+        if (FULLSEG && sizeof(T) == 8) { /* every nibble real: nbv = n(c) */
+            const PsumC ps(hn & 7, nbv, lane, lt);
+            ex = ps.ex, tot = ps.tot;
+        } else {
+            const Psum<nb_bits<T>()> ps(nbv, lt);
+            ex = ps.ex, tot = ps.tot;
+        }
         bad |= lbad;
-        uint32_t at = o0 + pos + GFC_HDR_BYTES + ps.ex;
+        uint32_t at = o0 + pos + GFC_HDR_BYTES + ex;
         at = at < SB - 12 ? at : SB - 12;
         const T m = kept_bytes<T>(sw, at, nbv);
         const T pv = __shfl_sync(FULLM, prev, plane);
@@ -423,7 +453,7 @@ __device__ __forceinline__ bool decode_seg(const uint8_t *slot, uint32_t o0, uin
         const T x = g ? pr - m : pr + m;
         if (real) stcs(dst + GFC_SUB * k, x);
         prev = x;
-        pos += GFC_HDR_BYTES + ps.tot;
+        pos += GFC_HDR_BYTES + tot;
     };
     if (FULLSEG) {
 #pragma unroll
