@@ -124,7 +124,7 @@ template <int NB> struct Psum {
     __device__ __forceinline__ Psum(uint32_t nb, uint32_t lt) {
         ex = 0;
 #pragma unroll
-        for (int b = 0; b < NB; b++) ex += (uint32_t)__popc(__ballot_sync(FULLM, (nb & (1u << b)) != 0) & lt) << b;
+        for (int b = 0; b < NB; b++) ex += (uint32_t)__popc(__ballot_sync(FULLM, (nb >> b) & 1u) & lt) << b;
         tot = __reduce_add_sync(FULLM, nb);
     }
 };
@@ -146,6 +146,21 @@ struct PsumC {
 
 /* Bits of a kept-byte count: 0..8 (f64), 0..4 (f32). */
 template <typename T> __host__ __device__ constexpr int nb_bits() { return sizeof(T) == 8 ? 4 : 3; }
+
+/* The lanes' kept-byte prefix (ex) and total: by their codes c where
+ * BYCODE (float64, every nb = n(c)), else by the counts nb. */
+struct KeptSum {
+    uint32_t ex, tot;
+};
+template <typename T, bool BYCODE>
+__device__ __forceinline__ KeptSum kept_sum(uint32_t c, uint32_t nb, uint32_t lane, uint32_t lt) {
+    if (BYCODE && sizeof(T) == 8) {
+        const PsumC ps(c, nb, lane, lt);
+        return {ps.ex, ps.tot};
+    }
+    const Psum<nb_bits<T>()> ps(nb, lt);
+    return {ps.ex, ps.tot};
+}
 
 /* ---- encoding ---- */
 
@@ -201,21 +216,14 @@ __device__ __forceinline__ uint32_t encode_seg(const GParams &p, uint32_t c, uin
             Lz<T>::code(m, &cc, &nb);
             const uint32_t h = g << 3 | cc;
             const uint32_t hn = __shfl_down_sync(FULLM, h, 1);
-            uint32_t ex, tot;
-            if (sizeof(T) == 8) {
-                const PsumC ps(cc, nb, lane, lt);
-                ex = ps.ex, tot = ps.tot;
-            } else {
-                const Psum<nb_bits<T>()> ps(nb, lt);
-                ex = ps.ex, tot = ps.tot;
-            }
+            const KeptSum ks = kept_sum<T, true>(cc, nb, lane, lt);
             __syncwarp(); /* every lane has read this subchunk's input */
             if (!(lane & 1)) slot[pos + lane / 2] = (uint8_t)(h | hn << 4);
-            uint8_t *o = slot + pos + GFC_HDR_BYTES + ex;
+            uint8_t *o = slot + pos + GFC_HDR_BYTES + ks.ex;
 #pragma unroll
             for (uint32_t b = 0; b < sizeof(T); b++)
                 if (b < nb) o[b] = (uint8_t)(m >> (8 * b));
-            pos += GFC_HDR_BYTES + tot;
+            pos += GFC_HDR_BYTES + ks.tot;
             prev = xk;
             xk = xn;
         }
@@ -436,16 +444,9 @@ __device__ __forceinline__ bool decode_seg(const uint8_t *slot, uint32_t o0, uin
         /* f32 codes 5..7 (float64 keeps at most 8 bytes); padding */
         const bool lbad = (sizeof(T) == 4 && nb > sizeof(T)) || (!real && hn != Lz<T>::ZERO);
         const uint32_t nbv = lbad ? 0 : nb;
-        uint32_t ex, tot;
-        if (FULLSEG && sizeof(T) == 8) { /* every nibble real: nbv = n(c) */
-            const PsumC ps(hn & 7, nbv, lane, lt);
-            ex = ps.ex, tot = ps.tot;
-        } else {
-            const Psum<nb_bits<T>()> ps(nbv, lt);
-            ex = ps.ex, tot = ps.tot;
-        }
+        const KeptSum ks = kept_sum<T, FULLSEG>(hn & 7, nbv, lane, lt); /* a full segment: every nbv = n(c) */
         bad |= lbad;
-        uint32_t at = o0 + pos + GFC_HDR_BYTES + ex;
+        uint32_t at = o0 + pos + GFC_HDR_BYTES + ks.ex;
         at = at < SB - 12 ? at : SB - 12;
         const T m = kept_bytes<T>(sw, at, nbv);
         const T pv = __shfl_sync(FULLM, prev, plane);
@@ -453,7 +454,7 @@ __device__ __forceinline__ bool decode_seg(const uint8_t *slot, uint32_t o0, uin
         const T x = g ? pr - m : pr + m;
         if (real) stcs(dst + GFC_SUB * k, x);
         prev = x;
-        pos += GFC_HDR_BYTES + tot;
+        pos += GFC_HDR_BYTES + ks.tot;
     };
     if (FULLSEG) {
 #pragma unroll
