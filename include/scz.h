@@ -138,7 +138,7 @@ typedef struct scz_params {
     scz_codec codec;
     scz_eb_mode eb_mode;   /* SCZ_EB_NONE for lossless codecs */
     double eb;             /* the bound (ABS, REL) or target dB (PSNR) */
-    uint64_t chunk_bytes;  /* target raw bytes per chunk; 0 = default (32 MiB) */
+    uint64_t chunk_bytes;  /* target raw bytes per chunk; 0 = the codec's default (32 MiB; gfc 4 MiB) */
     /* Codec knobs, 0 = the codec's default. Meaning per codec, see FORMAT.md:
      *   lossy: knobs[0] quantization radius (default 512)
      *          knobs[1] workflow: 0 auto, 1 Huffman, 2 run-length

@@ -225,7 +225,9 @@ scz_status scz__plan(scz_ctx *ctx, const scz_params *p, const scz_shape *s, scz_
         h->chunk_slab = 0;
         h->num_chunks = 0;
     } else {
-        uint64_t cb = p->chunk_bytes ? p->chunk_bytes : SCZ_DEFAULT_CHUNK_BYTES;
+        uint64_t cb = p->chunk_bytes              ? p->chunk_bytes
+                      : ops->default_chunk_bytes ? ops->default_chunk_bytes
+                                                 : SCZ_DEFAULT_CHUNK_BYTES;
         if (cb < SCZ_MIN_CHUNK_BYTES) cb = SCZ_MIN_CHUNK_BYTES;
         if (cb > SCZ_MAX_CHUNK_BYTES) cb = SCZ_MAX_CHUNK_BYTES;
         uint64_t slice_bytes = scz__slice_elems(h) * es;

@@ -157,6 +157,8 @@ typedef struct scz_codec_ops {
     void (*pass_feed)(void *pass, const void *elems, uint64_t count);
     scz_status (*pass_end)(scz_ctx *ctx, void *pass, scz_header *hdr, int *again);
     void (*pass_free)(void *pass);
+    /* Chunk size for params.chunk_bytes = 0 (0: SCZ_DEFAULT_CHUNK_BYTES). */
+    uint64_t default_chunk_bytes;
 } scz_codec_ops;
 
 /* Plans a compression request (api.c): the header from params and shape

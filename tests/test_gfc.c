@@ -484,6 +484,24 @@ static void test_params(void) {
     CHECK(scz_codec_available(SCZ_CODEC_GFC) && scz_codec_is_lossless(SCZ_CODEC_GFC) &&
               scz_codec_accepts(SCZ_CODEC_GFC, SCZ_DTYPE_F32) && scz_codec_accepts(SCZ_CODEC_GFC, SCZ_DTYPE_F64),
           "gfc registered");
+    /* chunk_bytes 0: gfc's default of 4 MiB (FORMAT.md 3); 32 MiB for the
+     * codecs without their own, and an explicit size wins */
+    scz_shape big = {SCZ_DTYPE_F64, 3, {64, 64, 300, 1}}; /* slices of 32 KiB, 9.4 MiB */
+    const size_t bn = (size_t)64 * 64 * 300;
+    double *bx = calloc(bn, sizeof *bx);
+    const uint64_t want[3] = {3, 1, 5}; /* 128, 300 and 64 slices a chunk */
+    for (int k = 0; k < 3 && bx; k++) {
+        scz_params_init(&p, k == 1 ? SCZ_CODEC_NDZIP : SCZ_CODEC_GFC);
+        if (k == 2) p.chunk_bytes = 2u << 20;
+        size_t cap = scz_compress_bound(&big, &p), bz = 0;
+        uint8_t *zb = malloc(cap);
+        scz_info inf;
+        CHECK(zb && scz_compress(ctx1, &p, &big, bx, zb, cap, &bz) == SCZ_OK && scz_inspect(zb, bz, &inf) == SCZ_OK &&
+                  inf.num_chunks == want[k],
+              "default chunk size (%d)", k);
+        free(zb);
+    }
+    free(bx);
 }
 
 static void test_real_data(void) {

@@ -87,7 +87,7 @@ static void print_help(FILE *f) {
         "               --window N symbols (-k 1), --min-match N (-k 2), --shuffle on|off (-k 3),\n"
         "               --subchunk-log2 8..16 (-k 4)\n"
         "  --gfc-dim N  same as -k 0=N (gfc's dimensionality; default 1)\n"
-        "  -C BYTES     raw bytes per chunk (suffix K, M, G: binary units; default 32M)\n"
+        "  -C BYTES     raw bytes per chunk (suffix K, M, G: binary units; default 32M, gfc 4M)\n"
         "  --chunk-mb N raw MiB per chunk\n"
         "  -n THREADS   CPU threads (default: all cores)\n"
         "  --gpu        run on the GPU (same as --backend cuda); codecs without GPU kernels\n"

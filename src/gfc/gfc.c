@@ -602,4 +602,9 @@ const scz_codec_ops scz__gfc_ops = {
     .decompress_chunk = gfc_decompress_chunk,
     .compress_chunk_ck = gfc_compress_chunk_ck,
     .decompress_chunk_ck = gfc_decompress_chunk_ck,
+    /* 4 MiB (FORMAT.md 3): a chunk's checksum ends in a serial XXH64 over
+     * its block hashes (2048 rounds a lane for 32 MiB), which a GPU runs
+     * after the chunk's last block; gfc's ratio does not depend on the
+     * chunk size */
+    .default_chunk_bytes = GFC_DEFAULT_CHUNK_BYTES,
 };

@@ -19,6 +19,8 @@
 #define GFC_DIM_MIN 1u
 #define GFC_DIM_MAX 32u
 #define GFC_DIM_DEFAULT 1u
+/* Default chunk size of gfc streams (FORMAT.md 3). */
+#define GFC_DEFAULT_CHUNK_BYTES ((uint64_t)4 << 20)
 
 /* codec_info of a chunk (FORMAT.md 10.5, 10.6). */
 #define GFC_INFO_CODED 0u
