@@ -152,7 +152,7 @@ typedef struct scz_params {
 /* Fills *p with the defaults of a codec (eb_mode NONE, eb 0, knobs 0). */
 SCZ_API void scz_params_init(scz_params *p, scz_codec codec);
 
-/* Default and extreme chunk sizes. */
+/* Default and extreme chunk sizes (gfc's default: 4 MiB, FORMAT.md 3). */
 #define SCZ_DEFAULT_CHUNK_BYTES ((uint64_t)32 << 20)
 #define SCZ_MIN_CHUNK_BYTES ((uint64_t)4 << 10)
 #define SCZ_MAX_CHUNK_BYTES ((uint64_t)1 << 30)
@@ -236,7 +236,7 @@ SCZ_API scz_status scz_decompress_chunk(scz_ctx *ctx, const void *src, size_t sr
 /* ------------------------------------------------------------------ */
 /* The array goes through in pieces, chunk by chunk, in both directions, so
  * that memory stays at a few chunk buffers (chunks are params->chunk_bytes
- * raw, 32 MiB by default) plus 32 bytes per chunk for the chunk table,
+ * raw, 32 MiB by default, gfc 4 MiB) plus 32 bytes per chunk for the chunk table,
  * whatever the size of the array. Streams are those of scz_compress, in
  * one of two layouts (docs/FORMAT.md section 9):
  *
