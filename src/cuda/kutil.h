@@ -12,10 +12,21 @@
 #include <cuda_runtime.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 namespace scz_ku {
 
 inline size_t rup(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+/* A setting read from the environment once per process: parse(getenv(name))
+ * (its argument NULL where unset), kept in a function-local static, whose
+ * initialization C++ makes thread-safe (host threads may call at once).
+ * Each call site passes its own lambda, hence its own instance and
+ * static. */
+template <typename F> auto env_once(const char *name, F parse) -> decltype(parse(name)) {
+    static const auto v = parse(getenv(name));
+    return v;
+}
 
 /* A bump layout of device scratch: the same sequence of take() gives the
  * size (base NULL) and the pointers; every piece 256-byte aligned. */

@@ -608,11 +608,7 @@ ProfSum g_prof[64];
 int g_nprof = 0;
 } // namespace
 extern "C" int scz__cuda_prof_mode(void) {
-    static int env = -1;
-    if (env < 0) {
-        const char *e = getenv("SCZ_GPU_PROFILE");
-        env = e && *e == '1';
-    }
+    const int env = scz_ku::env_once("SCZ_GPU_PROFILE", [](const char *e) { return e && *e == '1' ? 1 : 0; });
     return env ? 1 : g_prof_rec ? 2 : 0;
 }
 extern "C" void scz__cuda_prof_add(const char *what, const char *phase, double ms) {

@@ -1997,12 +1997,7 @@ ELayout hse_layout(uint32_t n, uint64_t cap, uint32_t K) {
 /* SCZ_HSE_BIGSORT=1: a `few` set's used symbols always by esort_big, in
  * tiles of 64 keys (its merges tested on any data). */
 int bigsort_env() {
-    static int on = -1;
-    if (on < 0) {
-        const char *v = getenv("SCZ_HSE_BIGSORT");
-        on = v && *v && atoi(v) == 1 ? 1 : 0;
-    }
-    return on;
+    return scz_ku::env_once("SCZ_HSE_BIGSORT", [](const char *v) { return v && *v && atoi(v) == 1 ? 1 : 0; });
 }
 
 void hse_params(const scz_hse *h, void *state, void *work, const ELayout &L, EParams *p, void **cubtmp) {

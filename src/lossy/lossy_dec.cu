@@ -2283,11 +2283,8 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
         /* blocks per chunk: a persistent grid over the batch */
         /* elements per thread and step: SCZ_LZ1_SV (1, 2, 4), default 1 (H100,
          * wmag REL 1e-3: 184 / 170 / 161 GB/s for the whole decode) */
-        static int sv = -1;
-        if (sv < 0) {
-            const char *ev = getenv("SCZ_LZ1_SV");
-            sv = ev && (atoi(ev) == 2 || atoi(ev) == 4) ? atoi(ev) : 1;
-        }
+        const int sv =
+            scz_ku::env_once("SCZ_LZ1_SV", [](const char *ev) { return ev && (atoi(ev) == 2 || atoi(ev) == 4) ? atoi(ev) : 1; });
         const void *kf = p.es == 4 ? (sv == 1   ? (const void *)k_sweep<true, 1>
                                       : sv == 2 ? (const void *)k_sweep<true, 2>
                                                 : (const void *)k_sweep<true, 4>)
@@ -2296,11 +2293,7 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
                                                 : (const void *)k_sweep<false, 4>);
         /* the finest level by rows (k_rows) where the output is 16-byte
          * aligned; SCZ_LZ1_ROWS=0: by k_sweep, as the other levels */
-        static int rows_env = -1;
-        if (rows_env < 0) {
-            const char *ev = getenv("SCZ_LZ1_ROWS");
-            rows_env = ev && atoi(ev) == 0 ? 0 : 1;
-        }
+        const int rows_env = scz_ku::env_once("SCZ_LZ1_ROWS", [](const char *ev) { return ev && atoi(ev) == 0 ? 0 : 1; });
         const uint32_t rows = rows_env && ((uintptr_t)d_dst & 15) == 0;
         const int pg = persistent_grid(kf);
         const uint32_t gp = (uint32_t)pg / b->n > 0 ? (uint32_t)pg / b->n : 1;

@@ -1689,23 +1689,13 @@ uint32_t sweep_entries(const CGeo &g) { return lz1_nsweeps(g.rank, g.e) + 1; }
  * blocks 2.11, 6 blocks (spills) 2.15, 4 elements and 3 blocks 2.10, 1
  * element and 6 blocks 2.26. */
 int isw_sv() {
-    static int sv = 0;
-    if (!sv) {
-        const char *v = getenv("SCZ_L1_ISV");
-        sv = v && atoi(v) == 1 ? 1 : 2;
-    }
-    return sv;
+    return scz_ku::env_once("SCZ_L1_ISV", [](const char *v) { return v && atoi(v) == 1 ? 1 : 2; });
 }
 
 /* The finest level of chunks of rank 3 by rows (k_erows): SCZ_L1_ROWS=0
  * codes it by k_isw instead. */
 int erows_env() {
-    static int on = -1;
-    if (on < 0) {
-        const char *v = getenv("SCZ_L1_ROWS");
-        on = v && *v && atoi(v) == 0 ? 0 : 1;
-    }
-    return on;
+    return scz_ku::env_once("SCZ_L1_ROWS", [](const char *v) { return v && *v && atoi(v) == 0 ? 0 : 1; });
 }
 
 /* A geometry k_erows can take (erows_takes: rank 3, rows of even length);
@@ -2121,12 +2111,10 @@ size_t l1_total(const E1 &p) {
 }
 
 L1Lay l1_layout(const scz_cuda_batch *b) {
-    static size_t fixed = 0; /* SCZ_L1_BUDGET_MB: another budget, for measurements */
-    if (!fixed) {
-        const char *v = getenv("SCZ_L1_BUDGET_MB");
-        fixed = v && atoll(v) > 0 ? (size_t)atoll(v) << 20 : 1;
-    }
-    size_t budget = fixed;
+    /* SCZ_L1_BUDGET_MB: another budget, for measurements */
+    size_t budget = scz_ku::env_once("SCZ_L1_BUDGET_MB", [](const char *v) {
+        return v && atoll(v) > 0 ? (size_t)atoll(v) << 20 : (size_t)1;
+    });
     if (budget == 1) {
         const size_t dec = scz__lossy_cuda_dec_scratch(b);
         budget = dec > L1_BUDGET ? dec : L1_BUDGET;
