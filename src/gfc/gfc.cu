@@ -335,6 +335,7 @@ __global__ void __launch_bounds__(NT2) k_gstored(GParams p, uint32_t ca) {
  * issued before they are tested; a chunk of 32 MiB has 4096 of them). */
 constexpr uint32_t NTC = 1024;
 __global__ void __launch_bounds__(NTC) k_gdchk(GParams p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     __shared__ int bad;
     const uint32_t cl = blockIdx.x;
     const uint64_t n = chunk_count(p, cl);
@@ -508,6 +509,7 @@ __host__ __device__ constexpr uint32_t tbuf_bytes(uint32_t es, uint32_t blog2) {
 }
 
 template <typename T> __global__ void __launch_bounds__(NTH, sizeof(T) == 8 ? 0 : 8) k_gdech(GParams p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     extern __shared__ __align__(16) uint8_t gsm[];
     const uint32_t lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const uint32_t cl = blockIdx.y, x = blockIdx.x, s0 = x * WPB;
@@ -644,7 +646,7 @@ template <typename T> cudaError_t launch_dec(const GParams &p, dim3 grid, cudaSt
 
 template <typename T> cudaError_t launch_dech(const GParams &p, dim3 grid, cudaStream_t s) {
     cudaError_t e = prefer_shared(k_gdech<T>);
-    if (!e) k_gdech<T><<<grid, NTH, tbuf_bytes(sizeof(T), p.blog2), s>>>(p);
+    if (!e) e = scz_ku::launch_pdl(k_gdech<T>, grid, NTH, tbuf_bytes(sizeof(T), p.blog2), s, p);
     return e;
 }
 
@@ -718,7 +720,7 @@ static cudaError_t gfc_decode_batch(const scz_cuda_batch *b, const uint8_t *d_pa
     const dim3 grid((p.smax + WPB - 1) / WPB, b->n);
     cudaError_t e;
     ScProf pf("gfc decode", s);
-    k_gdchk<<<b->n, NTC, 0, s>>>(p);
+    if ((e = scz_ku::launch_pdl(k_gdchk, b->n, NTC, 0, s, p))) return e;
     pf.mark("k_gdchk");
     if (bh) e = p.es == 8 ? launch_dech<uint64_t>(p, grid, s) : launch_dech<uint32_t>(p, grid, s);
     else e = p.es == 8 ? launch_dec<uint64_t>(p, grid, s) : launch_dec<uint32_t>(p, grid, s);
