@@ -373,20 +373,26 @@ __global__ void __launch_bounds__(NTC) k_gdchk(GParams p) {
  * o0 = g mod 16, so that 16-byte aligned pieces of g are 16-byte aligned in
  * the slot (asynchronous copies, all in flight before one wait); the bytes
  * of the two partial pieces one by one. Returns o0. */
-__device__ __forceinline__ uint32_t stage_in(uint8_t *slot, const uint8_t *g, uint32_t len, uint32_t lane) {
-    const uint32_t o0 = (uint32_t)(reinterpret_cast<uintptr_t>(g) & 15), end = o0 + len;
-    const uint8_t *ga = g - o0;
-    for (uint32_t q = lane; 16 * q < end; q += 32) {
+/* The copies of stage_in by NTHR threads (tid < NTHR): buf[i] = ga[i] for
+ * i in [o0, end), ga 16-byte aligned; then a wait for them. */
+template <uint32_t NTHR>
+__device__ __forceinline__ void stage_copy(uint8_t *buf, const uint8_t *ga, uint32_t o0, uint32_t end, uint32_t tid) {
+    for (uint32_t q = tid; 16 * q < end; q += NTHR) {
         const uint32_t b0 = 16 * q;
         if (b0 >= o0 && b0 + 16 <= end) {
-            scz_ku::cp_async16(slot + b0, ga + b0);
+            scz_ku::cp_async16(buf + b0, ga + b0);
         } else {
 #pragma unroll
             for (uint32_t i = 0; i < 16; i++)
-                if (b0 + i >= o0 && b0 + i < end) slot[b0 + i] = ga[b0 + i];
+                if (b0 + i >= o0 && b0 + i < end) buf[b0 + i] = ga[b0 + i];
         }
     }
     scz_ku::cp_async_wait_all();
+}
+
+__device__ __forceinline__ uint32_t stage_in(uint8_t *slot, const uint8_t *g, uint32_t len, uint32_t lane) {
+    const uint32_t o0 = (uint32_t)(reinterpret_cast<uintptr_t>(g) & 15);
+    stage_copy<32>(slot, g - o0, o0, o0 + len, lane);
     __syncwarp();
     return o0;
 }
@@ -547,20 +553,7 @@ template <typename T> __global__ void __launch_bounds__(NTH, sizeof(T) == 8 ? 0 
     const uint64_t E = bhi > bsm ? ((bhi << blog2) < size ? (bhi << blog2) : size) : T1;
     const uint8_t *g = P + T0s;
     const uint32_t o0 = (uint32_t)(reinterpret_cast<uintptr_t>(g) & 15), end = o0 + (uint32_t)(E - T0s);
-    {
-        const uint8_t *ga = g - o0;
-        for (uint32_t q = threadIdx.x; 16 * q < end; q += NTH) {
-            const uint32_t b0 = 16 * q;
-            if (b0 >= o0 && b0 + 16 <= end) {
-                scz_ku::cp_async16(gsm + b0, ga + b0);
-            } else {
-#pragma unroll
-                for (uint32_t i = 0; i < 16; i++)
-                    if (b0 + i >= o0 && b0 + i < end) gsm[b0 + i] = ga[b0 + i];
-            }
-        }
-        scz_ku::cp_async_wait_all();
-    }
+    stage_copy<NTH>(gsm, g - o0, o0, end, threadIdx.x);
     __syncthreads();
     if (w == WPB) {
         if (bsm > blo) scz_bh::warp_range(P, size, blog2, nb, blo, bsm, bh, lane);
