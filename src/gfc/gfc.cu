@@ -121,8 +121,8 @@ __device__ __forceinline__ uint64_t chunk_count(const GParams &p, uint32_t c) {
  * (k_gdech, instruction-bound) and the float64 encoder take a shuffle
  * scan: five shuffles up, each with its validity predicate guarding the
  * add, two instructions a step (k_gdech<u64> ~65 -> ~52 instructions a
- * decoding step; decompression of tiled mpas / pressure 1133 / 1074 ->
- * 1200 / 1133 GB/s, wmag float32 810 -> 941; float64 compression +1-2%).
+ * decoding step; decompression +6-7% on float64, +16% on float32, float64
+ * compression +1-2%: bench/RESULTS.md).
  * The float32 encoder, latency-bound with three bits a count, keeps the
  * bit-sliced prefix (one ballot per bit, population counts below the
  * lane; no chain of shuffles), 1% faster there. The total by one warp
@@ -369,10 +369,6 @@ __global__ void __launch_bounds__(NTC) k_gdchk(GParams p) {
     }
 }
 
-/* A warp stages len bytes from g into its slot: slot[o0 + i] = g[i] with
- * o0 = g mod 16, so that 16-byte aligned pieces of g are 16-byte aligned in
- * the slot (asynchronous copies, all in flight before one wait); the bytes
- * of the two partial pieces one by one. Returns o0. */
 /* The copies of stage_in by NTHR threads (tid < NTHR): buf[i] = ga[i] for
  * i in [o0, end), ga 16-byte aligned; then a wait for them. */
 template <uint32_t NTHR>
@@ -390,6 +386,10 @@ __device__ __forceinline__ void stage_copy(uint8_t *buf, const uint8_t *ga, uint
     scz_ku::cp_async_wait_all();
 }
 
+/* A warp stages len bytes from g into its slot: slot[o0 + i] = g[i] with
+ * o0 = g mod 16, so that 16-byte aligned pieces of g are 16-byte aligned in
+ * the slot (asynchronous copies, all in flight before one wait); the bytes
+ * of the two partial pieces one by one. Returns o0. */
 __device__ __forceinline__ uint32_t stage_in(uint8_t *slot, const uint8_t *g, uint32_t len, uint32_t lane) {
     const uint32_t o0 = (uint32_t)(reinterpret_cast<uintptr_t>(g) & 15);
     stage_copy<32>(slot, g - o0, o0, o0 + len, lane);
