@@ -489,6 +489,7 @@ static void test_params(void) {
     scz_shape big = {SCZ_DTYPE_F64, 3, {64, 64, 300, 1}}; /* slices of 32 KiB, 9.4 MiB */
     const size_t bn = (size_t)64 * 64 * 300;
     double *bx = calloc(bn, sizeof *bx);
+    CHECK(bx != NULL, "allocation for the default chunk size cases");
     const uint64_t want[3] = {3, 1, 5}; /* 128, 300 and 64 slices a chunk */
     for (int k = 0; k < 3 && bx; k++) {
         scz_params_init(&p, k == 1 ? SCZ_CODEC_NDZIP : SCZ_CODEC_GFC);
