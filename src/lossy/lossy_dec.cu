@@ -164,6 +164,7 @@ struct Params {
     uint16_t *codes;            /* n x count_full (a narrow chunk: its escaped codes only) */
     uint8_t *codes8;            /* level 0: n x count_full, the codes of narrow chunks (narrow_tables) */
     uint32_t *ct0, *ctv, *ctl;  /* n x tpc: outliers, new verbatim, last outlier + 1 (then scanned) */
+    uint32_t *cvr;              /* level 1: n x tpc, nonzero where the tile has a repeat-verbatim code (k_ires) */
     uint64_t *rsum;             /* n x tpc: run tile sums, then exclusive prefixes */
     uint64_t *bsum;             /* n x btpc: terminators per byte tile, then prefixes */
     uint64_t *ckpt;             /* n x ckpc: byte offset of pair k * CK */
@@ -184,7 +185,7 @@ struct Params {
 };
 
 struct Layout {
-    size_t meta, bad, ib, tables, ctabs, longs, codes, codes8, ct0, ctv, ctl, rsum, bsum, ckpt, done, hctr, lrun, bodies, Rv, vbits, sw, total;
+    size_t meta, bad, ib, tables, ctabs, longs, codes, codes8, ct0, ctv, ctl, cvr, rsum, bsum, ckpt, done, hctr, lrun, bodies, Rv, vbits, sw, total;
     uint64_t lcap;
     uint32_t long_cap, tpc, btpc, ckpc, dpc, nsl, swn, vbw;
     uint64_t bodycap;
@@ -239,6 +240,7 @@ Layout layout(const scz_cuda_batch *b) {
     L.ct0 = B.o, B.take<uint32_t>(n * L.tpc);
     L.ctv = B.o, B.take<uint32_t>(n * L.tpc);
     L.ctl = B.o, B.take<uint32_t>(n * L.tpc);
+    L.cvr = B.o, B.take<uint32_t>(l1 ? n * L.tpc : 0);
     L.rsum = B.o, B.take<uint64_t>(n * L.tpc);
     L.bsum = B.o, B.take<uint64_t>(n * (uint64_t)L.btpc);
     L.ckpt = B.o, B.take<uint64_t>(n * (uint64_t)L.ckpc);
@@ -748,22 +750,31 @@ __device__ __forceinline__ const uint16_t *load_tables(HSharedT<W, LS> &sm, cons
 }
 
 /* Counts of k_ctile for the codes of a Huffman chunk, as k_huff writes
- * them (outliers and new verbatim values are rare: a few atomics). */
-struct CntSink {
+ * them (outliers and verbatim codes are rare: a few atomics). GE (wide
+ * codes, whose largest symbol is 2r + 1): both verbatim codes are seen,
+ * and a repeat (2r + 1) marks its tile in cvr where the batch has it
+ * (level 1: k_ires skips the tiles without outliers or verbatim codes);
+ * narrow codes: vnew only. */
+template <bool GE> struct CntSink {
     static constexpr bool WIDE = true; /* narrow streams' escapes (narrow_tables) */
     uint32_t *ct0, *ctv, *ctl; /* the chunk's tiles; NULL: nothing counted */
     uint32_t vnew;             /* narrow: NV_NEW */
     uint32_t off;              /* code index of the stream's first symbol */
     uint16_t *e16;             /* narrow: the chunk's wide codes, where escapes go */
+    uint32_t *cvr;             /* GE: the chunk's tiles' repeat marks, or NULL */
     __device__ __forceinline__ void wide(uint64_t i, uint32_t s) const { e16[i + off] = (uint16_t)(s - 256); }
-    __device__ __forceinline__ bool test(uint32_t s) const { return ct0 != nullptr && ((s == 0) | (s == vnew)); }
+    __device__ __forceinline__ bool test(uint32_t s) const {
+        return ct0 != nullptr && ((s == 0) | (GE ? s >= vnew : s == vnew));
+    }
     __device__ __forceinline__ void operator()(uint64_t i, uint32_t s) const {
         const uint32_t t = (uint32_t)((i + off) / CT);
         if (s == 0) {
             atomicAdd(&ct0[t], 1u);
             atomicMax(&ctl[t], (uint32_t)(i + off) + 1);
-        } else {
+        } else if (!GE || s == vnew) {
             atomicAdd(&ctv[t], 1u);
+        } else if (cvr) {
+            cvr[t] = 1u; /* every writer stores the same value */
         }
     }
 };
@@ -805,12 +816,14 @@ template <bool NAR> __global__ void __launch_bounds__(NTH, KH_BLOCKS) k_huff(Par
         if (M.mode == 1) o16 = p.codes + (size_t)c * p.count_full + M.soff[s];
         else o16 = reinterpret_cast<uint16_t *>(out) + (s ? M.nruns : 0);
         /* narrow: the table holds the codes' bytes (narrow_tables); one stream, soff[0] = 0 */
-        CntSink sk{nullptr, nullptr, nullptr, NAR ? NV_NEW : 2 * M.r, M.soff[s], p.codes + (size_t)c * p.count_full};
+        CntSink<!NAR> sk{nullptr, nullptr, nullptr, NAR ? NV_NEW : 2 * M.r, M.soff[s], p.codes + (size_t)c * p.count_full,
+                         nullptr};
         if (M.mode == 1) {
             const size_t k0 = (size_t)c * p.tpc;
             sk.ct0 = p.ct0 + k0;
             sk.ctv = p.ctv + k0;
             sk.ctl = p.ctl + k0;
+            sk.cvr = p.cvr ? p.cvr + k0 : nullptr;
         }
         bool ok;
         if (NAR)
@@ -1003,6 +1016,7 @@ __device__ __forceinline__ void ctile_one(const Params &p, uint32_t c, uint32_t 
     const uint16_t *codes = p.codes + (size_t)c * p.count_full;
     const uint32_t vnew = 2 * M.r;
     Cnt3 a{0, 0, 0};
+    int rep = 0; /* a repeat-verbatim code (2r + 1) */
     if ((p.count_full & 7) == 0 && (uint64_t)(t + 1) * CT <= N) {
         /* a whole tile, 16-byte aligned: 8 codes per load */
         const uint4 *v = reinterpret_cast<const uint4 *>(codes + (size_t)t * CT);
@@ -1016,6 +1030,7 @@ __device__ __forceinline__ void ctile_one(const Params &p, uint32_t c, uint32_t 
                 const uint32_t x = (wd[k / 2] >> (16 * (k & 1))) & 0xffffu;
                 if (x == 0) a.o++, a.l = t * CT + w * 8 + k + 1;
                 a.v += x == vnew;
+                rep |= x == vnew + 1;
             }
         }
     } else {
@@ -1023,14 +1038,17 @@ __device__ __forceinline__ void ctile_one(const Params &p, uint32_t c, uint32_t 
             const uint32_t x = codes[i];
             if (x == 0) a.o++, a.l = i + 1;
             a.v += x == vnew;
+            rep |= x == vnew + 1;
         }
     }
     const Cnt3 r = Red(ts).Reduce(a, Cnt3Op());
+    rep = __syncthreads_or(rep);
     if (threadIdx.x == 0) {
         const size_t k = (size_t)c * p.tpc + t;
         p.ct0[k] = r.o;
         p.ctv[k] = r.v;
         p.ctl[k] = r.l;
+        if (p.cvr) p.cvr[k] = (uint32_t)rep;
     }
 }
 
@@ -1814,6 +1832,14 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_ires(Params p) {
     if ((M.mode != 1 && M.mode != 2) || M.pred == LZ_PRED_LORENZO || p.bad[c]) return;
     const uint32_t N = M.N;
     if ((uint64_t)t * CT >= N) return;
+    const size_t k0 = (size_t)c * p.tpc + t;
+    { /* a tile without outliers, new or repeated verbatim codes has nothing
+       * to do (k_cscan's prefixes, the chunk's totals after the last tile;
+       * cvr from k_huff or k_ctile): its codes are not read */
+        const bool lt = (uint64_t)(t + 1) * CT >= N;
+        const uint32_t on = lt ? M.n_out : p.ct0[k0 + 1], vn = lt ? M.n_verb : p.ctv[k0 + 1];
+        if (on == p.ct0[k0] && vn == p.ctv[k0] && !p.cvr[k0]) return;
+    }
     const uint32_t r = M.r, vnew = 2 * r, vrep = 2 * r + 1;
     const uint64_t co = (uint64_t)t * CT;
     const uint16_t *codes = p.codes + (size_t)c * p.count_full;
@@ -1847,7 +1873,6 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_ires(Params p) {
     ScanU(ts).ExclusiveSum(f0, f0, n0);
     __syncthreads();
     ScanU(ts).ExclusiveSum(fv, fv);
-    const size_t k0 = (size_t)c * p.tpc + t;
     const uint32_t pre_o = p.ct0[k0], pre_v = p.ctv[k0], pre_l = p.ctl[k0];
     const Sweep *W = p.sw + (size_t)c * p.swn;
     const uint32_t e0 = M.e[0], e1 = M.e[1];
@@ -1930,8 +1955,11 @@ __device__ __forceinline__ void sw_ctx(const Params &p, uint32_t j, uint32_t c, 
 
 /* One element of a sweep in two steps, so that a thread has several in
  * flight: load (its code, its error if an outlier, its neighbours' T(x')
- * and verbatim bits) and finish (P, x'). */
-template <bool F32> struct SwElem {
+ * and verbatim bits) and finish (P, x'). COH: the neighbours' T(x') by
+ * plain loads, not the read-only path (k_coarse reads what its own block
+ * wrote before a barrier of the same launch; k_sweep's neighbours come
+ * from earlier launches). */
+template <bool F32, bool COH = false> struct SwElem {
     typedef typename std::conditional<F32, float, double>::type T;
     uint32_t i, code, fl; /* fl: bits 0-2 which of B, A3, B3 exist; bits 4-7 which of A, B, A3, B3 are verbatim */
     T v[4];               /* T(x') of A, B, A3, B3 */
@@ -1958,7 +1986,7 @@ template <bool F32> struct SwElem {
                 if (q == 0 || (fl >> (q - 1) & 1)) {
                     const uint32_t m = nbr(X, q);
                     if (X.hasv) fl |= (__ldg(X.vb + (m >> 5)) >> (m & 31) & 1u) << (4 + q);
-                    v[q] = __ldg(out + m);
+                    v[q] = COH ? out[m] : __ldg(out + m);
                 }
             }
         }
@@ -2025,13 +2053,234 @@ __device__ __forceinline__ bool rows_takes(const LMeta &M) {
     return M.e[0] >= 2 && (M.e[0] & 1) == 0 && M.e[1] >= 2 && M.e[2] >= 2;
 }
 
-template <bool F32> __global__ void __launch_bounds__(NT) k_rows(Params p, uint32_t cls, uint32_t cbase) {
-    scz_ku::grid_wait(); /* launched with launch_pdl */
+/* k_rows' loop over the warp items of its block, for one chunk: the
+ * chunk's predictor (CUBIC), whether it has verbatim elements (HASV: else
+ * no bitmap reads) and the class's xafter as template arguments (a
+ * block-uniform dispatch in k_rows), the context's fields in registers and
+ * the neighbours' R from earlier launches (read-only loads). */
+template <bool F32, bool CUBIC, bool HASV, bool XAFTER> __device__ __forceinline__ void rows_loop(const RowCtx &X) {
     typedef typename std::conditional<F32, uint32_t, unsigned long long>::type U;
     typedef typename std::conditional<F32, uint2, ulonglong2>::type U2;
+    const RowGeo &G = X.g;
+    const uint32_t lane = threadIdx.x & 31;
+    const uint32_t e0 = G.e[0], e1 = G.e[1];
+#define RW_OUT reinterpret_cast<const U *>(X.out)
+    /* R of the point at index idx whose T(x') bits are u */
+    auto Rof = [&](uint32_t idx, U u) -> double {
+        if (HASV && (__ldg(X.vb + (idx >> 5)) >> (idx & 31) & 1u)) return __ldg(X.Rv + idx);
+        return F32 ? (double)__uint_as_float((uint32_t)u) : __longlong_as_double((long long)u);
+    };
+    /* element idx with code `code`, prediction P: its T(x') bits into *v, its R returned */
+    auto fin = [&](uint32_t idx, uint32_t code, double P, U *v) -> double {
+        if (P != P) P = __longlong_as_double((long long)DNAN_BITS);
+        if (code >= 2 * X.r) { /* verbatim: R = P; its value (k_ires) stays in *v */
+            X.Rv[idx] = P;
+            return P;
+        }
+        const int64_t Dq = code ? (int64_t)code - (int64_t)X.r : (int64_t)__double_as_longlong(__ldg(X.Rv + idx));
+        const double xr = lz_rrecon(P, Dq, X.h, F32);
+        if (F32) *v = xr != xr ? 0xFFC00000u : __float_as_uint(__double2float_rn(xr));
+        else *v = xr != xr ? DNAN_BITS : (unsigned long long)__double_as_longlong(xr);
+        return F32 ? (double)__uint_as_float((uint32_t)*v) : __longlong_as_double((long long)*v);
+    };
+    /* the element at (x, y, z) of the sweep along axis a (1 or 2): P from the rows at +-1, +-3 */
+    auto along = [&](uint32_t a, uint32_t x, uint32_t y, uint32_t z, uint32_t idx, U *v) -> double {
+        const uint32_t ca = a == 1 ? y : z, ea = G.e[a], ga = a == 1 ? e0 : e0 * e1;
+        const bool hb = ca + 1 < ea, ha3 = CUBIC && hb && ca >= 3, hb3 = CUBIC && hb && ca + 3 < ea;
+        const uint32_t code = __ldg(X.codes + scz_l1::row_code(G, a, x, y, z));
+        const U ua = __ldg(RW_OUT + idx - ga);
+        const U ub = hb ? __ldg(RW_OUT + idx + ga) : (U)0;
+        const U ua3 = ha3 ? __ldg(RW_OUT + idx - 3 * ga) : (U)0;
+        const U ub3 = hb3 ? __ldg(RW_OUT + idx + 3 * ga) : (U)0;
+        const double A = Rof(idx - ga, ua);
+        const double B = hb ? Rof(idx + ga, ub) : 0.0;
+        const double A3 = ha3 ? Rof(idx - 3 * ga, ua3) : 0.0;
+        const double B3 = hb3 ? Rof(idx + 3 * ga, ub3) : 0.0;
+        const double P = lz_finterp((int)CUBIC, A, hb, B, ha3, A3, hb3, B3);
+        return fin(idx, code, P, v);
+    };
+    const uint32_t nw = G.nrows * G.nseg, R = G.ax;
+    for (uint32_t w = (blockIdx.x * NT + threadIdx.x) >> 5; w < nw; w += (gridDim.x * NT) >> 5) {
+        const scz_l1::RowAt at = scz_l1::row_at(G, w, lane);
+        const uint32_t y = at.y, z = at.z, rb = at.rb;
+        const int32_t jp = at.jp;
+        const bool valid = at.valid, own = at.own;
+        const uint32_t x0 = 2 * (uint32_t)max(jp, 0), i0 = rb + x0;
+        U2 pr;
+        pr.x = 0, pr.y = 0;
+        if (valid) pr = __ldg(reinterpret_cast<const U2 *>(RW_OUT + rb) + jp);
+        double Re = 0.0;
+        if (valid && R == 3) Re = Rof(i0, pr.x);
+        else if (valid) Re = along(R, x0, y, z, i0, &pr.x);
+        if (XAFTER) { /* the odd element from the even ones of the row */
+            const double Rb = __shfl_down_sync(0xffffffffu, Re, 1), Ra3 = __shfl_up_sync(0xffffffffu, Re, 1),
+                         Rb3 = __shfl_down_sync(0xffffffffu, Re, 2);
+            if (own) {
+                const uint32_t xo = x0 + 1;
+                const bool hb = xo + 1 < e0, ha3 = CUBIC && hb && xo >= 3, hb3 = CUBIC && hb && xo + 3 < e0;
+                const double P = lz_finterp((int)CUBIC, Re, hb, Rb, ha3, Ra3, hb3, Rb3);
+                fin(i0 + 1, __ldg(X.codes + scz_l1::row_code(G, 0, xo, y, z)), P, &pr.y);
+            }
+        } else if (own) {
+            along(R, x0 + 1, y, z, i0 + 1, &pr.y);
+        }
+        if (own) reinterpret_cast<U2 *>(X.out + (size_t)rb * sizeof(U))[jp] = pr;
+    }
+#undef RW_OUT
+}
+
+/* Classes 1 and 2 by walks along the class axis R (k_rwalk): a warp takes
+ * a row segment (lanes as k_rows') and RW_STEPS consecutive rows of the
+ * class along R (R coordinate 1, 3, 5, ...: the rows at +-1 and +-3 are
+ * at even R coordinates, of earlier classes), keeping the four neighbour
+ * rows' pairs in registers, so that a step loads one new neighbour row
+ * instead of four (eight where the odd elements go along R too). */
+constexpr uint32_t RW_STEPS = 8;
+
+template <bool F32, bool CUBIC, bool HASV, bool XAFTER> __device__ __forceinline__ void walk_loop(const RowCtx &X) {
+    typedef typename std::conditional<F32, uint32_t, unsigned long long>::type U;
+    typedef typename std::conditional<F32, uint2, ulonglong2>::type U2;
+    const RowGeo &G = X.g;
+    const uint32_t lane = threadIdx.x & 31;
+    const uint32_t e0 = G.e[0], e1 = G.e[1], Ra = G.ax; /* Ra: 1 or 2 */
+    const uint32_t ea = G.e[Ra], ga = Ra == 1 ? e0 : e0 * e1;
+    /* rows: y = rs[0] + rsp[0] u (u < rn0), z = rs[1] + rsp[1] v; the walk runs over R's index */
+    const uint32_t nu = G.rn0, nv = G.nrows / G.rn0;
+    const uint32_t nR = Ra == 1 ? nu : nv, nO = Ra == 1 ? nv : nu;
+    const uint32_t npc = (nR + RW_STEPS - 1) / RW_STEPS;
+    const uint32_t nw = G.nseg * nO * npc;
+    auto R_of = [&](U u, bool verb, uint32_t idx) -> double {
+        if (HASV && verb) return __ldg(X.Rv + idx);
+        return F32 ? (double)__uint_as_float((uint32_t)u) : __longlong_as_double((long long)u);
+    };
+    auto fin = [&](uint32_t idx, uint32_t code, double P, U *v) {
+        if (P != P) P = __longlong_as_double((long long)DNAN_BITS);
+        if (code >= 2 * X.r) { /* verbatim: R = P; its value (k_ires) stays in *v */
+            X.Rv[idx] = P;
+            return;
+        }
+        const int64_t Dq = code ? (int64_t)code - (int64_t)X.r : (int64_t)__double_as_longlong(__ldg(X.Rv + idx));
+        const double xr = lz_rrecon(P, Dq, X.h, F32);
+        if (F32) *v = xr != xr ? 0xFFC00000u : __float_as_uint(__double2float_rn(xr));
+        else *v = xr != xr ? DNAN_BITS : (unsigned long long)__double_as_longlong(xr);
+    };
+    const U *out = reinterpret_cast<const U *>(X.out);
+    for (uint32_t w = (blockIdx.x * NT + threadIdx.x) >> 5; w < nw; w += (gridDim.x * NT) >> 5) {
+        const uint32_t seg = w % G.nseg, t = w / G.nseg, pc = t % npc, oi = t / npc;
+        const int32_t jp = (int32_t)(seg * scz_l1::ROW_OWN + lane) - 1;
+        const bool valid = jp >= 0 && (uint32_t)jp < G.np, own = valid && lane >= 1 && lane <= scz_l1::ROW_OWN;
+        const uint32_t x0 = 2 * (uint32_t)max(jp, 0);
+        const uint32_t k0 = pc * RW_STEPS, k1 = k0 + RW_STEPS < nR ? k0 + RW_STEPS : nR;
+        /* the rows' coordinates: R's from k, the other's from oi */
+        const uint32_t u0 = Ra == 1 ? k0 : oi, v0 = Ra == 1 ? oi : k0;
+        const uint32_t y0 = G.rs[0] + G.rsp[0] * u0, z0 = G.rs[1] + G.rsp[1] * v0;
+        const uint32_t ca0 = Ra == 1 ? y0 : z0; /* odd */
+        uint32_t i0 = (z0 * e1 + y0) * e0 + x0; /* the lane's even element in row k */
+        /* the pair at idx (even: aligned) of a neighbour row; its verbatim bits (1: x0, 2: x0 + 1) */
+        auto ldp = [&](uint32_t idx) -> U2 { return __ldg(reinterpret_cast<const U2 *>(out + idx)); };
+        auto ldb = [&](uint32_t idx) -> uint32_t { return HASV ? (__ldg(X.vb + (idx >> 5)) >> (idx & 31)) & 3u : 0u; };
+        U2 w0, w1, w2, w3; /* rows ca - 3, ca - 1, ca + 1, ca + 3 */
+        w0.x = w0.y = w1.x = w1.y = w2.x = w2.y = w3.x = w3.y = 0;
+        uint32_t wb = 0; /* their verbatim bits: w_q's at bits 2 q, 2 q + 1 */
+        if (valid) {
+            if (CUBIC && ca0 >= 3) w0 = ldp(i0 - 3 * ga), wb = ldb(i0 - 3 * ga);
+            w1 = ldp(i0 - ga), wb |= ldb(i0 - ga) << 2;
+            if (ca0 + 1 < ea) w2 = ldp(i0 + ga), wb |= ldb(i0 + ga) << 4;
+        }
+        for (uint32_t k = k0; k < k1; k++) {
+            const uint32_t ca = ca0 + 2 * (k - k0);
+            const uint32_t y = Ra == 1 ? ca : y0, z = Ra == 1 ? z0 : ca;
+            const bool hb = ca + 1 < ea, ha3 = CUBIC && hb && ca >= 3, hb3 = CUBIC && hb && ca + 3 < ea;
+            U2 pr;
+            pr.x = 0, pr.y = 0;
+            uint32_t ce = 0, co = 0;
+            if (valid) {
+                /* row ca + 3: this step's B3 (cubic), the next step's B */
+                if (ca + 3 < ea) w3 = ldp(i0 + 3 * ga), wb = (wb & 63u) | ldb(i0 + 3 * ga) << 6;
+                /* the pair's own values only where verbatim (k_ires wrote them); the rest is computed */
+                if (HASV && ldb(i0)) pr = ldp(i0);
+                ce = __ldg(X.codes + scz_l1::row_code(G, Ra, x0, y, z));
+                if (own) co = __ldg(X.codes + scz_l1::row_code(G, XAFTER ? 0 : Ra, x0 + 1, y, z));
+            }
+            double Re = 0.0;
+            if (valid) {
+                const double A = R_of(w1.x, wb >> 2 & 1, i0 - ga);
+                const double B = hb ? R_of(w2.x, wb >> 4 & 1, i0 + ga) : 0.0;
+                const double A3 = ha3 ? R_of(w0.x, wb & 1, i0 - 3 * ga) : 0.0;
+                const double B3 = hb3 ? R_of(w3.x, wb >> 6 & 1, i0 + 3 * ga) : 0.0;
+                double P = lz_finterp((int)CUBIC, A, hb, B, ha3, A3, hb3, B3);
+                fin(i0, ce, P, &pr.x);
+                if (P != P) P = __longlong_as_double((long long)DNAN_BITS);
+                Re = ce >= 2 * X.r ? P : F32 ? (double)__uint_as_float((uint32_t)pr.x) : __longlong_as_double((long long)pr.x);
+            }
+            if (XAFTER) { /* the odd element from the even ones of the row */
+                const double Rb = __shfl_down_sync(0xffffffffu, Re, 1), Ra3 = __shfl_up_sync(0xffffffffu, Re, 1),
+                             Rb3 = __shfl_down_sync(0xffffffffu, Re, 2);
+                if (own) {
+                    const uint32_t xo = x0 + 1;
+                    const bool hbx = xo + 1 < e0, ha3x = CUBIC && hbx && xo >= 3, hb3x = CUBIC && hbx && xo + 3 < e0;
+                    const double P = lz_finterp((int)CUBIC, Re, hbx, Rb, ha3x, Ra3, hb3x, Rb3);
+                    fin(i0 + 1, co, P, &pr.y);
+                }
+            } else if (own) {
+                const double A = R_of(w1.y, wb >> 3 & 1, i0 + 1 - ga);
+                const double B = hb ? R_of(w2.y, wb >> 5 & 1, i0 + 1 + ga) : 0.0;
+                const double A3 = ha3 ? R_of(w0.y, wb >> 1 & 1, i0 + 1 - 3 * ga) : 0.0;
+                const double B3 = hb3 ? R_of(w3.y, wb >> 7 & 1, i0 + 1 + 3 * ga) : 0.0;
+                fin(i0 + 1, co, lz_finterp((int)CUBIC, A, hb, B, ha3, A3, hb3, B3), &pr.y);
+            }
+            if (own) *reinterpret_cast<U2 *>(X.out + (size_t)i0 * sizeof(U)) = pr;
+            /* the next row: its neighbours at -3, -1, +1 are this one's -1, +1, +3 */
+            w0 = w1, w1 = w2, w2 = w3;
+            wb >>= 2;
+            i0 += 2 * ga;
+        }
+    }
+}
+
+template <bool F32> __global__ void __launch_bounds__(NT, 5) k_rwalk(Params p, uint32_t cls, uint32_t cbase) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     __shared__ RowCtx X;
     __shared__ int ok;
-    const uint32_t c = cbase + blockIdx.y, lane = threadIdx.x & 31;
+    const uint32_t c = cbase + blockIdx.y;
+    if (threadIdx.x == 0) {
+        const LMeta &M = p.meta[c];
+        ok = !((M.mode != 1 && M.mode != 2) || M.pred == LZ_PRED_LORENZO || p.bad[c] || M.nsw == 0) && rows_takes(M);
+        if (ok) {
+            const Sweep *W = p.sw + (size_t)c * p.swn;
+            uint32_t nf = 0;
+            for (uint32_t j = M.nsw + 1; j-- > 1 && W[j].s == 1;) nf++;
+            ok = nf == 3;
+            if (ok) {
+                X.h = W[M.nsw - 2].h;
+                X.codes = p.codes + (size_t)c * p.count_full;
+                X.Rv = p.Rv + (size_t)c * p.count_full;
+                X.vb = p.vbits + (size_t)c * p.vbw;
+                X.out = p.dst + (uint64_t)c * p.raw_full;
+                X.cubic = M.pred == LZ_PRED_CUBIC, X.r = M.r, X.hasv = M.n_verb != 0;
+                ok = scz_l1::row_geo(X.g, W + M.nsw - 2, M.e, cls) && X.g.ax != 3;
+            }
+        }
+    }
+    __syncthreads();
+    if (!ok) return;
+    switch (X.cubic * 4 + X.hasv * 2 + X.g.xafter) { /* block-uniform */
+    case 0: walk_loop<F32, false, false, false>(X); break;
+    case 1: walk_loop<F32, false, false, true>(X); break;
+    case 2: walk_loop<F32, false, true, false>(X); break;
+    case 3: walk_loop<F32, false, true, true>(X); break;
+    case 4: walk_loop<F32, true, false, false>(X); break;
+    case 5: walk_loop<F32, true, false, true>(X); break;
+    case 6: walk_loop<F32, true, true, false>(X); break;
+    default: walk_loop<F32, true, true, true>(X); break;
+    }
+}
+
+template <bool F32> __global__ void __launch_bounds__(NT, 8) k_rows(Params p, uint32_t cls, uint32_t cbase) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
+    __shared__ RowCtx X;
+    __shared__ int ok;
+    const uint32_t c = cbase + blockIdx.y;
     if (threadIdx.x == 0) {
         const LMeta &M = p.meta[c];
         ok = !((M.mode != 1 && M.mode != 2) || M.pred == LZ_PRED_LORENZO || p.bad[c] || M.nsw == 0) && rows_takes(M);
@@ -2053,64 +2302,49 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_rows(Params p, uint3
     }
     __syncthreads();
     if (!ok) return;
-    const RowGeo &G = X.g;
-    const uint32_t e0 = G.e[0], e1 = G.e[1], r = X.r, vnew = 2 * r, cubic = X.cubic;
-    const U *out = reinterpret_cast<const U *>(X.out);
-    /* R of the point at index idx whose T(x') bits are u */
-    auto Rof = [&](uint32_t idx, U u) -> double {
-        if (X.hasv && (__ldg(X.vb + (idx >> 5)) >> (idx & 31) & 1u)) return X.Rv[idx];
-        return F32 ? (double)__uint_as_float((uint32_t)u) : __longlong_as_double((long long)u);
-    };
-    /* element idx with code `code`, prediction P: its T(x') bits into *v, its R returned */
-    auto fin = [&](uint32_t idx, uint32_t code, double P, U *v) -> double {
-        if (P != P) P = __longlong_as_double((long long)DNAN_BITS);
-        if (code >= vnew) { /* verbatim: R = P; its value (k_ires) stays in *v */
-            X.Rv[idx] = P;
-            return P;
-        }
-        const int64_t Dq = code ? (int64_t)code - (int64_t)r : (int64_t)__double_as_longlong(X.Rv[idx]);
-        const double xr = lz_rrecon(P, Dq, X.h, F32);
-        if (F32) *v = xr != xr ? 0xFFC00000u : __float_as_uint(__double2float_rn(xr));
-        else *v = xr != xr ? DNAN_BITS : (unsigned long long)__double_as_longlong(xr);
-        return F32 ? (double)__uint_as_float((uint32_t)*v) : __longlong_as_double((long long)*v);
-    };
-    /* the element at (x, y, z) of the sweep along axis a (1 or 2): P from the rows at +-1, +-3 */
-    auto along = [&](uint32_t a, uint32_t x, uint32_t y, uint32_t z, uint32_t idx, U *v) -> double {
-        const uint32_t ca = a == 1 ? y : z, ea = G.e[a], ga = a == 1 ? e0 : e0 * e1;
-        const bool hb = ca + 1 < ea, c3 = cubic && hb, ha3 = c3 && ca >= 3, hb3 = c3 && ca + 3 < ea;
-        const double A = Rof(idx - ga, __ldg(out + idx - ga));
-        const double B = hb ? Rof(idx + ga, __ldg(out + idx + ga)) : 0.0;
-        const double A3 = ha3 ? Rof(idx - 3 * ga, __ldg(out + idx - 3 * ga)) : 0.0;
-        const double B3 = hb3 ? Rof(idx + 3 * ga, __ldg(out + idx + 3 * ga)) : 0.0;
-        const double P = lz_finterp((int)cubic, A, hb, B, ha3, A3, hb3, B3);
-        return fin(idx, __ldg(X.codes + scz_l1::row_code(G, a, x, y, z)), P, v);
-    };
-    const uint32_t nw = G.nrows * G.nseg, R = G.ax, xafter = G.xafter;
-    for (uint32_t w = (blockIdx.x * NT + threadIdx.x) >> 5; w < nw; w += (gridDim.x * NT) >> 5) {
-        const scz_l1::RowAt at = scz_l1::row_at(G, w, lane);
-        const uint32_t y = at.y, z = at.z, rb = at.rb;
-        const int32_t jp = at.jp;
-        const bool valid = at.valid, own = at.own;
-        const uint32_t x0 = 2 * (uint32_t)max(jp, 0), i0 = rb + x0;
-        U2 pr;
-        pr.x = 0, pr.y = 0;
-        if (valid) pr = __ldg(reinterpret_cast<const U2 *>(out + rb) + jp);
-        double Re = 0.0;
-        if (valid && R == 3) Re = Rof(i0, pr.x);
-        else if (valid) Re = along(R, x0, y, z, i0, &pr.x);
-        if (xafter) { /* the odd element from the even ones of the row */
-            const double Rb = __shfl_down_sync(0xffffffffu, Re, 1), Ra3 = __shfl_up_sync(0xffffffffu, Re, 1),
-                         Rb3 = __shfl_down_sync(0xffffffffu, Re, 2);
-            if (own) {
-                const uint32_t xo = x0 + 1;
-                const bool hb = xo + 1 < e0, c3 = cubic && hb, ha3 = c3 && xo >= 3, hb3 = c3 && xo + 3 < e0;
-                const double P = lz_finterp((int)cubic, Re, hb, Rb, ha3, Ra3, hb3, Rb3);
-                fin(i0 + 1, __ldg(X.codes + scz_l1::row_code(G, 0, xo, y, z)), P, &pr.y);
-            }
-        } else if (own) {
-            along(R, x0 + 1, y, z, i0 + 1, &pr.y);
-        }
-        if (own) reinterpret_cast<U2 *>(X.out + (size_t)rb * sizeof(U))[jp] = pr;
+    switch (X.cubic * 4 + X.hasv * 2 + X.g.xafter) { /* block-uniform */
+    case 0: rows_loop<F32, false, false, false>(X); break;
+    case 1: rows_loop<F32, false, false, true>(X); break;
+    case 2: rows_loop<F32, false, true, false>(X); break;
+    case 3: rows_loop<F32, false, true, true>(X); break;
+    case 4: rows_loop<F32, true, false, false>(X); break;
+    case 5: rows_loop<F32, true, false, true>(X); break;
+    case 6: rows_loop<F32, true, true, false>(X); break;
+    default: rows_loop<F32, true, true, true>(X); break;
+    }
+}
+
+/* The small sweeps of the coarsest levels (entries 0 .. nj - 1, each with
+ * at most NTF * 4 elements in every chunk of the batch): one launch, a
+ * block per chunk going through them in order, a barrier between sweeps
+ * (their neighbours are earlier sweeps' elements, written by the same
+ * block), four elements a thread loaded before any is finished. Was one
+ * k_sweep launch per sweep, each a few microseconds of latency (H100, wmag
+ * 512^3: twelve launches of 6-7 us under Nsight Compute). */
+constexpr uint32_t NTF = 512;
+constexpr uint32_t CO_MAX = 4 * NTF; /* elements of a sweep k_coarse takes */
+template <bool F32>
+__global__ void __launch_bounds__(NTF) k_coarse(Params p, uint32_t nj, uint32_t cbase, uint32_t rows) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
+    __shared__ SwCtx X;
+    const uint32_t c = cbase + blockIdx.y;
+    const LMeta &M = p.meta[c];
+    if ((M.mode != 1 && M.mode != 2) || M.pred == LZ_PRED_LORENZO || p.bad[c]) return;
+    const uint32_t jn = nj < M.nsw + 1 ? nj : M.nsw + 1;
+    const bool rt = rows && rows_takes(M);
+    for (uint32_t j = 0; j < jn; j++) {
+        if (rt && j > 0 && p.sw[(size_t)c * p.swn + j].s == 1) break; /* k_rows' (the last sweeps) */
+        if (threadIdx.x == 0) sw_ctx(p, j, c, X);
+        __syncthreads();
+        const uint32_t n = X.n;
+        SwElem<F32, true> E[4];
+#pragma unroll
+        for (uint32_t q = 0; q < 4; q++)
+            if (threadIdx.x + q * NTF < n) E[q].load(X, threadIdx.x + q * NTF);
+#pragma unroll
+        for (uint32_t q = 0; q < 4; q++)
+            if (threadIdx.x + q * NTF < n) E[q].finish(X);
+        __syncthreads(); /* this sweep's outputs (and X) before the next */
     }
 }
 
@@ -2185,6 +2419,7 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     p.ct0 = reinterpret_cast<uint32_t *>(sc + L.ct0);
     p.ctv = reinterpret_cast<uint32_t *>(sc + L.ctv);
     p.ctl = reinterpret_cast<uint32_t *>(sc + L.ctl);
+    p.cvr = b->h->knobs[2] ? reinterpret_cast<uint32_t *>(sc + L.cvr) : nullptr;
     p.rsum = reinterpret_cast<uint64_t *>(sc + L.rsum);
     p.bsum = reinterpret_cast<uint64_t *>(sc + L.bsum);
     p.ckpt = reinterpret_cast<uint64_t *>(sc + L.ckpt);
@@ -2230,7 +2465,7 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
      * Huffman chunks, its item counter, k_rfast's blocks done */
     const size_t ntiles = (size_t)b->n * L.tpc * sizeof(uint32_t);
     if ((e = cudaMemsetAsync(p.ct0, 0, ntiles, s)) || (e = cudaMemsetAsync(p.ctv, 0, ntiles, s)) ||
-        (e = cudaMemsetAsync(p.ctl, 0, ntiles, s)) ||
+        (e = cudaMemsetAsync(p.ctl, 0, ntiles, s)) || (p.cvr && (e = cudaMemsetAsync(p.cvr, 0, ntiles, s))) ||
         (e = cudaMemsetAsync(p.hctr, 0, 3 * sizeof(unsigned long long), s)) ||
         (e = cudaMemsetAsync(p.done, 0, (size_t)b->n * L.dpc * sizeof(uint32_t), s)))
         return e;
@@ -2296,10 +2531,30 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
         const int rows_env = scz_ku::env_once("SCZ_LZ1_ROWS", [](const char *ev) { return ev && atoi(ev) == 0 ? 0 : 1; });
         const uint32_t rows = rows_env && ((uintptr_t)d_dst & 15) == 0;
         const int pg = persistent_grid(kf);
-        const uint32_t gp = (uint32_t)pg / b->n > 0 ? (uint32_t)pg / b->n : 1;
         uint64_t exf[3], exl[3];
         const uint32_t rkf = coding_extents(b->full, exf), rkl = coding_extents(b->last, exl);
-        for (uint32_t j = 0; j < p.swn; j++) {
+        /* the leading sweeps with at most CO_MAX elements by k_coarse */
+        uint32_t j0 = 0;
+        while (j0 < p.swn && lz1_sweep_bound(rkf, exf, j0) <= CO_MAX && lz1_sweep_bound(rkl, exl, j0) <= CO_MAX) j0++;
+        if (j0 && sv == 1)
+            for (uint32_t cb = 0; cb < b->n; cb += 65535) {
+                const dim3 gs(1, b->n - cb < 65535 ? b->n - cb : 65535);
+                if (p.es == 4) e = scz_ku::launch_pdl(k_coarse<true>, gs, NTF, 0, s, p, j0, cb, rows);
+                else e = scz_ku::launch_pdl(k_coarse<false>, gs, NTF, 0, s, p, j0, cb, rows);
+                if (e) return e;
+            }
+        else
+            j0 = 0; /* SCZ_LZ1_SV 2 or 4: every sweep by k_sweep */
+        /* k_rows' sweeps (the last three, level 1, where rows_takes) need no
+         * k_sweep launch when every chunk's geometry has them */
+        const uint32_t nsf = lz1_nsweeps(rkf, exf), nsl = lz1_nsweeps(rkl, exl);
+        auto rows_geo = [&](uint32_t rk, const uint64_t *ex) {
+            return rk == 3 && ex[0] >= 2 && (ex[0] & 1) == 0 && ex[1] >= 2 && ex[2] >= 2;
+        };
+        const bool rskip = rows && rows_geo(rkf, exf) && rows_geo(rkl, exl);
+        const uint32_t gp = (uint32_t)pg / b->n > 0 ? (uint32_t)pg / b->n : 1;
+        for (uint32_t j = j0; j < p.swn; j++) {
+            if (rskip && j + 2 >= nsf && j + 2 >= nsl) continue; /* k_rows' in every chunk */
             /* no more blocks than the sweep's elements need (the coarse
              * levels' sweeps are small; empty blocks cost launch time) */
             const uint64_t mf = lz1_sweep_bound(rkf, exf, j), ml = lz1_sweep_bound(rkl, exl, j);
@@ -2307,7 +2562,7 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
             const uint32_t gx = need < gp ? (uint32_t)(need ? need : 1) : gp;
             for (uint32_t cb = 0; cb < b->n; cb += 65535) { /* grid y: at most 65535 chunks a launch */
                 /* programmatic dependent launches: a sweep's blocks start
-                 * while the one before drains (23 launches a batch) */
+                 * while the one before drains */
                 const dim3 gs(gx, b->n - cb < 65535 ? b->n - cb : 65535);
                 if (p.es == 4 && sv == 1) e = scz_ku::launch_pdl(k_sweep<true, 1>, gs, NT, 0, s, p, j, cb, rows);
                 else if (p.es == 4 && sv == 2) e = scz_ku::launch_pdl(k_sweep<true, 2>, gs, NT, 0, s, p, j, cb, rows);
@@ -2323,10 +2578,14 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
             const void *kr = p.es == 4 ? (const void *)k_rows<true> : (const void *)k_rows<false>;
             const int rg = persistent_grid(kr);
             const uint32_t rx = (uint32_t)rg / b->n > 0 ? (uint32_t)rg / b->n : 1;
+            /* classes 1 and 2 by walks (k_rwalk); SCZ_LZ1_WALK=0: by k_rows */
+            const int walk = scz_ku::env_once("SCZ_LZ1_WALK", [](const char *ev) { return ev && atoi(ev) == 0 ? 0 : 1; });
             for (uint32_t cls = 0; cls < 3; cls++)
                 for (uint32_t cb = 0; cb < b->n; cb += 65535) {
                     const dim3 gs(rx, b->n - cb < 65535 ? b->n - cb : 65535);
-                    if (p.es == 4) e = scz_ku::launch_pdl(k_rows<true>, gs, NT, 0, s, p, cls, cb);
+                    if (cls && walk) e = p.es == 4 ? scz_ku::launch_pdl(k_rwalk<true>, gs, NT, 0, s, p, cls, cb)
+                                                   : scz_ku::launch_pdl(k_rwalk<false>, gs, NT, 0, s, p, cls, cb);
+                    else if (p.es == 4) e = scz_ku::launch_pdl(k_rows<true>, gs, NT, 0, s, p, cls, cb);
                     else e = scz_ku::launch_pdl(k_rows<false>, gs, NT, 0, s, p, cls, cb);
                     if (e) return e;
                 }
