@@ -2176,6 +2176,14 @@ template <bool F32, bool CUBIC, bool HASV, bool XAFTER> __device__ __forceinline
         const uint32_t y0 = G.rs[0] + G.rsp[0] * u0, z0 = G.rs[1] + G.rsp[1] * v0;
         const uint32_t ca0 = Ra == 1 ? y0 : z0; /* odd */
         uint32_t i0 = (z0 * e1 + y0) * e0 + x0; /* the lane's even element in row k */
+        /* the pair's code positions (row_code), advanced a row (2 along R) a step */
+        const uint32_t ao = XAFTER ? 0 : Ra;
+        auto dstep = [&](uint32_t a) {
+            const scz_l1::RowPh &Q = G.ph[a];
+            return Ra == 1 ? (2u >> Q.dsh[1]) * Q.c0 : (2u >> Q.dsh[2]) * Q.c1 * Q.c0;
+        };
+        uint32_t pe = scz_l1::row_code(G, Ra, x0, y0, z0), po = scz_l1::row_code(G, ao, x0 + 1, y0, z0);
+        const uint32_t de = dstep(Ra), dod = dstep(ao);
         /* the pair at idx (even: aligned) of a neighbour row; its verbatim bits (1: x0, 2: x0 + 1) */
         auto ldp = [&](uint32_t idx) -> U2 { return __ldg(reinterpret_cast<const U2 *>(out + idx)); };
         auto ldb = [&](uint32_t idx) -> uint32_t { return HASV ? (__ldg(X.vb + (idx >> 5)) >> (idx & 31)) & 3u : 0u; };
@@ -2189,7 +2197,6 @@ template <bool F32, bool CUBIC, bool HASV, bool XAFTER> __device__ __forceinline
         }
         for (uint32_t k = k0; k < k1; k++) {
             const uint32_t ca = ca0 + 2 * (k - k0);
-            const uint32_t y = Ra == 1 ? ca : y0, z = Ra == 1 ? z0 : ca;
             const bool hb = ca + 1 < ea, ha3 = CUBIC && hb && ca >= 3, hb3 = CUBIC && hb && ca + 3 < ea;
             U2 pr;
             pr.x = 0, pr.y = 0;
@@ -2199,8 +2206,8 @@ template <bool F32, bool CUBIC, bool HASV, bool XAFTER> __device__ __forceinline
                 if (ca + 3 < ea) w3 = ldp(i0 + 3 * ga), wb = (wb & 63u) | ldb(i0 + 3 * ga) << 6;
                 /* the pair's own values only where verbatim (k_ires wrote them); the rest is computed */
                 if (HASV && ldb(i0)) pr = ldp(i0);
-                ce = __ldg(X.codes + scz_l1::row_code(G, Ra, x0, y, z));
-                if (own) co = __ldg(X.codes + scz_l1::row_code(G, XAFTER ? 0 : Ra, x0 + 1, y, z));
+                ce = __ldg(X.codes + pe);
+                if (own) co = __ldg(X.codes + po);
             }
             double Re = 0.0;
             if (valid) {
@@ -2234,6 +2241,7 @@ template <bool F32, bool CUBIC, bool HASV, bool XAFTER> __device__ __forceinline
             w0 = w1, w1 = w2, w2 = w3;
             wb >>= 2;
             i0 += 2 * ga;
+            pe += de, po += dod;
         }
     }
 }
@@ -2575,15 +2583,18 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
         }
         pf.mark("sweeps");
         if (rows) {
-            const void *kr = p.es == 4 ? (const void *)k_rows<true> : (const void *)k_rows<false>;
-            const int rg = persistent_grid(kr);
-            const uint32_t rx = (uint32_t)rg / b->n > 0 ? (uint32_t)rg / b->n : 1;
             /* classes 1 and 2 by walks (k_rwalk); SCZ_LZ1_WALK=0: by k_rows */
             const int walk = scz_ku::env_once("SCZ_LZ1_WALK", [](const char *ev) { return ev && atoi(ev) == 0 ? 0 : 1; });
             for (uint32_t cls = 0; cls < 3; cls++)
                 for (uint32_t cb = 0; cb < b->n; cb += 65535) {
+                    /* a persistent grid of the kernel's own residency */
+                    const bool wk = cls && walk;
+                    const void *kr = wk ? (p.es == 4 ? (const void *)k_rwalk<true> : (const void *)k_rwalk<false>)
+                                        : (p.es == 4 ? (const void *)k_rows<true> : (const void *)k_rows<false>);
+                    const int rg = persistent_grid(kr);
+                    const uint32_t rx = (uint32_t)rg / b->n > 0 ? (uint32_t)rg / b->n : 1;
                     const dim3 gs(rx, b->n - cb < 65535 ? b->n - cb : 65535);
-                    if (cls && walk) e = p.es == 4 ? scz_ku::launch_pdl(k_rwalk<true>, gs, NT, 0, s, p, cls, cb)
+                    if (wk) e = p.es == 4 ? scz_ku::launch_pdl(k_rwalk<true>, gs, NT, 0, s, p, cls, cb)
                                                    : scz_ku::launch_pdl(k_rwalk<false>, gs, NT, 0, s, p, cls, cb);
                     else if (p.es == 4) e = scz_ku::launch_pdl(k_rows<true>, gs, NT, 0, s, p, cls, cb);
                     else e = scz_ku::launch_pdl(k_rows<false>, gs, NT, 0, s, p, cls, cb);

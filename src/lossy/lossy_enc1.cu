@@ -1758,6 +1758,9 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
         /* the grid of the sweep's size (the coarse levels' sweeps are small:
          * a grid of the chunk's size cost ~28 us a launch in blocks that
          * found nothing to do) */
+        /* no launch where every chunk's sweep j is k_erows' (or past its last) */
+        const uint32_t Sf = lz1_nsweeps(p.gfull.rank, p.gfull.e), Sl = lz1_nsweeps(p.glast.rank, p.glast.e);
+        if ((j > Sf || rows_sweep(p.gfull, j, rows)) && (j > Sl || rows_sweep(p.glast, j, rows))) continue;
         uint64_t gj = rows_sweep(p.gfull, j, rows) ? 1 : sweep_blocks(p.gfull, j);
         const uint64_t gl = rows_sweep(p.glast, j, rows) ? 1 : sweep_blocks(p.glast, j);
         gj = gj > gl ? gj : gl;
