@@ -50,9 +50,11 @@
  * into body scratch; k_prep and k_books then take the body as above (up to
  * g + 1 sweep streams per chunk), Lorenzo chunks go through k_recon with
  * their own radius, and interpolated chunks through k_ires (outlier and
- * verbatim ordinals over traversal positions), one k_sweep launch per
- * sweep index, and for chunks of rank 3 the finest level by rows (k_rows,
- * three launches; docs/GPU.md "Level 1").
+ * verbatim ordinals over traversal positions; tiles without either
+ * skipped), the leading small sweeps in one launch (k_coarse), one k_sweep
+ * launch per further sweep index, and for chunks of rank 3 the finest level
+ * by rows (k_rows for class 0, walks along the class axis for classes 1
+ * and 2, k_rwalk; three launches; docs/GPU.md "Level 1").
  */
 #include "../util/ieee.h" /* first: the host side of lossy_interp_hd.h seals its operations */
 
