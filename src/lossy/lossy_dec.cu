@@ -2048,11 +2048,50 @@ struct RowCtx {
     uint8_t *out;
     double h;
     uint32_t cubic, r, hasv;
+    uint32_t er0, er1; /* the chunk's extents along axes 0, 1 (g.e: those of the level's grid) */
     RowGeo g; /* lossy_sweep_cuda.h: the classes, rows and sweeps, as the writer's k_erows */
 };
 
 __device__ __forceinline__ bool rows_takes(const LMeta &M) {
     return M.e[0] >= 2 && (M.e[0] & 1) == 0 && M.e[1] >= 2 && M.e[2] >= 2;
+}
+/* The level of stride 2 by rows as well (k_rows / k_rwalk with S = 2, on
+ * the grid of even coordinates): rows of that grid of an even length whose
+ * pairs (x = 4 j, 4 j + 2) keep their two verbatim bits in one bitmap word
+ * (e0 divisible by 4), every axis with a sweep at that level. */
+__device__ __forceinline__ bool rows_takes2(const LMeta &M) {
+    return M.e[0] >= 4 && (M.e[0] & 3) == 0 && M.e[1] >= 3 && M.e[2] >= 3;
+}
+
+/* Whether k_rows / k_rwalk code sweep entry j (stride ws) of chunk M:
+ * rows bit 0, the finest level (rows_takes); bit 1, the level of stride 2
+ * too (rows_takes2). k_sweep and k_coarse leave those sweeps alone. */
+__device__ __forceinline__ bool rows_sweep_d(const LMeta &M, uint32_t j, uint32_t ws, uint32_t rows) {
+    if (j == 0 || !rows_takes(M)) return false;
+    return ((rows & 1) && ws == 1) || ((rows & 2) && ws == 2 && rows_takes2(M));
+}
+
+/* A lane's pair (x, x + S) of the level's grid at index i (S = 1: the
+ * elements i, i + 1, one aligned load; S = 2: i, i + 2) */
+template <uint32_t S, typename U, typename U2> __device__ __forceinline__ U2 ld_pair(const U *out, uint32_t i) {
+    if (S == 1) return __ldg(reinterpret_cast<const U2 *>(out + i));
+    U2 v;
+    v.x = __ldg(out + i), v.y = __ldg(out + i + S);
+    return v;
+}
+template <uint32_t S, typename U, typename U2> __device__ __forceinline__ void st_pair(uint8_t *out, uint32_t i, U2 v) {
+    U *o = reinterpret_cast<U *>(out);
+    if (S == 1) {
+        *reinterpret_cast<U2 *>(o + i) = v;
+    } else { /* the elements between belong to the finer level: not touched */
+        o[i] = v.x;
+        o[i + S] = v.y;
+    }
+}
+/* the verbatim bits of the pair at i (bit 0: i, bit 1: i + S; i % 4 == 0 for S = 2) */
+template <uint32_t S> __device__ __forceinline__ uint32_t vb_pair(const uint32_t *vb, uint32_t i) {
+    const uint32_t w = __ldg(vb + (i >> 5)) >> (i & 31);
+    return S == 1 ? w & 3u : (w & 1u) | (w >> (S - 1) & 2u);
 }
 
 /* k_rows' loop over the warp items of its block, for one chunk: the
@@ -2060,12 +2099,13 @@ __device__ __forceinline__ bool rows_takes(const LMeta &M) {
  * no bitmap reads) and the class's xafter as template arguments (a
  * block-uniform dispatch in k_rows), the context's fields in registers and
  * the neighbours' R from earlier launches (read-only loads). */
-template <bool F32, bool CUBIC, bool HASV, bool XAFTER> __device__ __forceinline__ void rows_loop(const RowCtx &X) {
+template <bool F32, uint32_t S, bool CUBIC, bool HASV, bool XAFTER>
+__device__ __forceinline__ void rows_loop(const RowCtx &X) {
     typedef typename std::conditional<F32, uint32_t, unsigned long long>::type U;
     typedef typename std::conditional<F32, uint2, ulonglong2>::type U2;
     const RowGeo &G = X.g;
     const uint32_t lane = threadIdx.x & 31;
-    const uint32_t e0 = G.e[0], e1 = G.e[1];
+    const uint32_t e0 = G.e[0]; /* the level's grid (S = 1: the chunk's) */
 #define RW_OUT reinterpret_cast<const U *>(X.out)
     /* R of the point at index idx whose T(x') bits are u */
     auto Rof = [&](uint32_t idx, U u) -> double {
@@ -2087,7 +2127,7 @@ template <bool F32, bool CUBIC, bool HASV, bool XAFTER> __device__ __forceinline
     };
     /* the element at (x, y, z) of the sweep along axis a (1 or 2): P from the rows at +-1, +-3 */
     auto along = [&](uint32_t a, uint32_t x, uint32_t y, uint32_t z, uint32_t idx, U *v) -> double {
-        const uint32_t ca = a == 1 ? y : z, ea = G.e[a], ga = a == 1 ? e0 : e0 * e1;
+        const uint32_t ca = a == 1 ? y : z, ea = G.e[a], ga = S * (a == 1 ? X.er0 : X.er0 * X.er1);
         const bool hb = ca + 1 < ea, ha3 = CUBIC && hb && ca >= 3, hb3 = CUBIC && hb && ca + 3 < ea;
         const uint32_t code = __ldg(X.codes + scz_l1::row_code(G, a, x, y, z));
         const U ua = __ldg(RW_OUT + idx - ga);
@@ -2104,13 +2144,13 @@ template <bool F32, bool CUBIC, bool HASV, bool XAFTER> __device__ __forceinline
     const uint32_t nw = G.nrows * G.nseg, R = G.ax;
     for (uint32_t w = (blockIdx.x * NT + threadIdx.x) >> 5; w < nw; w += (gridDim.x * NT) >> 5) {
         const scz_l1::RowAt at = scz_l1::row_at(G, w, lane);
-        const uint32_t y = at.y, z = at.z, rb = at.rb;
+        const uint32_t y = at.y, z = at.z;
         const int32_t jp = at.jp;
         const bool valid = at.valid, own = at.own;
-        const uint32_t x0 = 2 * (uint32_t)max(jp, 0), i0 = rb + x0;
+        const uint32_t x0 = 2 * (uint32_t)max(jp, 0), i0 = ((z * S) * X.er1 + y * S) * X.er0 + x0 * S;
         U2 pr;
         pr.x = 0, pr.y = 0;
-        if (valid) pr = __ldg(reinterpret_cast<const U2 *>(RW_OUT + rb) + jp);
+        if (valid) pr = ld_pair<S, U, U2>(RW_OUT, i0);
         double Re = 0.0;
         if (valid && R == 3) Re = Rof(i0, pr.x);
         else if (valid) Re = along(R, x0, y, z, i0, &pr.x);
@@ -2121,12 +2161,12 @@ template <bool F32, bool CUBIC, bool HASV, bool XAFTER> __device__ __forceinline
                 const uint32_t xo = x0 + 1;
                 const bool hb = xo + 1 < e0, ha3 = CUBIC && hb && xo >= 3, hb3 = CUBIC && hb && xo + 3 < e0;
                 const double P = lz_finterp((int)CUBIC, Re, hb, Rb, ha3, Ra3, hb3, Rb3);
-                fin(i0 + 1, __ldg(X.codes + scz_l1::row_code(G, 0, xo, y, z)), P, &pr.y);
+                fin(i0 + S, __ldg(X.codes + scz_l1::row_code(G, 0, xo, y, z)), P, &pr.y);
             }
         } else if (own) {
-            along(R, x0 + 1, y, z, i0 + 1, &pr.y);
+            along(R, x0 + 1, y, z, i0 + S, &pr.y);
         }
-        if (own) reinterpret_cast<U2 *>(X.out + (size_t)rb * sizeof(U))[jp] = pr;
+        if (own) st_pair<S, U, U2>(X.out, i0, pr);
     }
 #undef RW_OUT
 }
@@ -2139,13 +2179,14 @@ template <bool F32, bool CUBIC, bool HASV, bool XAFTER> __device__ __forceinline
  * instead of four (eight where the odd elements go along R too). */
 constexpr uint32_t RW_STEPS = 8;
 
-template <bool F32, bool CUBIC, bool HASV, bool XAFTER> __device__ __forceinline__ void walk_loop(const RowCtx &X) {
+template <bool F32, uint32_t S, bool CUBIC, bool HASV, bool XAFTER>
+__device__ __forceinline__ void walk_loop(const RowCtx &X) {
     typedef typename std::conditional<F32, uint32_t, unsigned long long>::type U;
     typedef typename std::conditional<F32, uint2, ulonglong2>::type U2;
     const RowGeo &G = X.g;
     const uint32_t lane = threadIdx.x & 31;
-    const uint32_t e0 = G.e[0], e1 = G.e[1], Ra = G.ax; /* Ra: 1 or 2 */
-    const uint32_t ea = G.e[Ra], ga = Ra == 1 ? e0 : e0 * e1;
+    const uint32_t e0 = G.e[0], Ra = G.ax; /* Ra: 1 or 2; G.e: the level's grid */
+    const uint32_t ea = G.e[Ra], ga = S * (Ra == 1 ? X.er0 : X.er0 * X.er1);
     /* rows: y = rs[0] + rsp[0] u (u < rn0), z = rs[1] + rsp[1] v; the walk runs over R's index */
     const uint32_t nu = G.rn0, nv = G.nrows / G.rn0;
     const uint32_t nR = Ra == 1 ? nu : nv, nO = Ra == 1 ? nv : nu;
@@ -2177,7 +2218,7 @@ template <bool F32, bool CUBIC, bool HASV, bool XAFTER> __device__ __forceinline
         const uint32_t u0 = Ra == 1 ? k0 : oi, v0 = Ra == 1 ? oi : k0;
         const uint32_t y0 = G.rs[0] + G.rsp[0] * u0, z0 = G.rs[1] + G.rsp[1] * v0;
         const uint32_t ca0 = Ra == 1 ? y0 : z0; /* odd */
-        uint32_t i0 = (z0 * e1 + y0) * e0 + x0; /* the lane's even element in row k */
+        uint32_t i0 = ((z0 * S) * X.er1 + y0 * S) * X.er0 + x0 * S; /* the lane's even element in row k */
         /* the pair's code positions (row_code), advanced a row (2 along R) a step */
         const uint32_t ao = XAFTER ? 0 : Ra;
         auto dstep = [&](uint32_t a) {
@@ -2187,8 +2228,8 @@ template <bool F32, bool CUBIC, bool HASV, bool XAFTER> __device__ __forceinline
         uint32_t pe = scz_l1::row_code(G, Ra, x0, y0, z0), po = scz_l1::row_code(G, ao, x0 + 1, y0, z0);
         const uint32_t de = dstep(Ra), dod = dstep(ao);
         /* the pair at idx (even: aligned) of a neighbour row; its verbatim bits (1: x0, 2: x0 + 1) */
-        auto ldp = [&](uint32_t idx) -> U2 { return __ldg(reinterpret_cast<const U2 *>(out + idx)); };
-        auto ldb = [&](uint32_t idx) -> uint32_t { return HASV ? (__ldg(X.vb + (idx >> 5)) >> (idx & 31)) & 3u : 0u; };
+        auto ldp = [&](uint32_t idx) -> U2 { return ld_pair<S, U, U2>(out, idx); };
+        auto ldb = [&](uint32_t idx) -> uint32_t { return HASV ? vb_pair<S>(X.vb, idx) : 0u; };
         U2 w0, w1, w2, w3; /* rows ca - 3, ca - 1, ca + 1, ca + 3 */
         w0.x = w0.y = w1.x = w1.y = w2.x = w2.y = w3.x = w3.y = 0;
         uint32_t wb = 0; /* their verbatim bits: w_q's at bits 2 q, 2 q + 1 */
@@ -2229,16 +2270,16 @@ template <bool F32, bool CUBIC, bool HASV, bool XAFTER> __device__ __forceinline
                     const uint32_t xo = x0 + 1;
                     const bool hbx = xo + 1 < e0, ha3x = CUBIC && hbx && xo >= 3, hb3x = CUBIC && hbx && xo + 3 < e0;
                     const double P = lz_finterp((int)CUBIC, Re, hbx, Rb, ha3x, Ra3, hb3x, Rb3);
-                    fin(i0 + 1, co, P, &pr.y);
+                    fin(i0 + S, co, P, &pr.y);
                 }
             } else if (own) {
-                const double A = R_of(w1.y, wb >> 3 & 1, i0 + 1 - ga);
-                const double B = hb ? R_of(w2.y, wb >> 5 & 1, i0 + 1 + ga) : 0.0;
-                const double A3 = ha3 ? R_of(w0.y, wb >> 1 & 1, i0 + 1 - 3 * ga) : 0.0;
-                const double B3 = hb3 ? R_of(w3.y, wb >> 7 & 1, i0 + 1 + 3 * ga) : 0.0;
-                fin(i0 + 1, co, lz_finterp((int)CUBIC, A, hb, B, ha3, A3, hb3, B3), &pr.y);
+                const double A = R_of(w1.y, wb >> 3 & 1, i0 + S - ga);
+                const double B = hb ? R_of(w2.y, wb >> 5 & 1, i0 + S + ga) : 0.0;
+                const double A3 = ha3 ? R_of(w0.y, wb >> 1 & 1, i0 + S - 3 * ga) : 0.0;
+                const double B3 = hb3 ? R_of(w3.y, wb >> 7 & 1, i0 + S + 3 * ga) : 0.0;
+                fin(i0 + S, co, lz_finterp((int)CUBIC, A, hb, B, ha3, A3, hb3, B3), &pr.y);
             }
-            if (own) *reinterpret_cast<U2 *>(X.out + (size_t)i0 * sizeof(U)) = pr;
+            if (own) st_pair<S, U, U2>(X.out, i0, pr);
             /* the next row: its neighbours at -3, -1, +1 are this one's -1, +1, +3 */
             w0 = w1, w1 = w2, w2 = w3;
             wb >>= 2;
@@ -2248,79 +2289,68 @@ template <bool F32, bool CUBIC, bool HASV, bool XAFTER> __device__ __forceinline
     }
 }
 
-template <bool F32> __global__ void __launch_bounds__(NT, 5) k_rwalk(Params p, uint32_t cls, uint32_t cbase) {
+/* The context of class cls of chunk c at the level of stride S (1: the
+ * last three sweeps; 2: the three before them), by thread 0; false where
+ * the chunk's level is not coded by rows. */
+template <uint32_t S> __device__ __forceinline__ bool row_setup(const Params &p, uint32_t c, uint32_t cls, RowCtx &X) {
+    const LMeta &M = p.meta[c];
+    if ((M.mode != 1 && M.mode != 2) || M.pred == LZ_PRED_LORENZO || p.bad[c] || !rows_takes(M) ||
+        (S == 2 && !rows_takes2(M)) || M.nsw < 3 * S)
+        return false;
+    const Sweep *W = p.sw + (size_t)c * p.swn;
+    for (uint32_t j = M.nsw + 1 - 3 * S; j <= M.nsw; j++) /* the last levels: 2 (S = 2) then 1 */
+        if (W[j].s != (S == 2 && j + 3 <= M.nsw ? 2u : 1u)) return false;
+    if (M.nsw > 3 * S && W[M.nsw - 3 * S].s <= S) return false; /* exactly three sweeps at each */
+    const Sweep *Wl = W + M.nsw + 1 - 3 * S; /* the level's three sweeps */
+    const uint32_t e[3] = {(M.e[0] + S - 1) / S, (M.e[1] + S - 1) / S, (M.e[2] + S - 1) / S};
+    X.h = Wl[0].h; /* one level: one step */
+    X.codes = p.codes + (size_t)c * p.count_full;
+    X.Rv = p.Rv + (size_t)c * p.count_full;
+    X.vb = p.vbits + (size_t)c * p.vbw;
+    X.out = p.dst + (uint64_t)c * p.raw_full;
+    X.cubic = M.pred == LZ_PRED_CUBIC, X.r = M.r, X.hasv = M.n_verb != 0;
+    X.er0 = M.e[0], X.er1 = M.e[1];
+    return scz_l1::row_geo(X.g, Wl, e, cls);
+}
+
+template <bool F32, uint32_t S> __global__ void __launch_bounds__(NT, 5) k_rwalk(Params p, uint32_t cls, uint32_t cbase) {
     scz_ku::grid_wait(); /* launched with launch_pdl */
     __shared__ RowCtx X;
     __shared__ int ok;
     const uint32_t c = cbase + blockIdx.y;
-    if (threadIdx.x == 0) {
-        const LMeta &M = p.meta[c];
-        ok = !((M.mode != 1 && M.mode != 2) || M.pred == LZ_PRED_LORENZO || p.bad[c] || M.nsw == 0) && rows_takes(M);
-        if (ok) {
-            const Sweep *W = p.sw + (size_t)c * p.swn;
-            uint32_t nf = 0;
-            for (uint32_t j = M.nsw + 1; j-- > 1 && W[j].s == 1;) nf++;
-            ok = nf == 3;
-            if (ok) {
-                X.h = W[M.nsw - 2].h;
-                X.codes = p.codes + (size_t)c * p.count_full;
-                X.Rv = p.Rv + (size_t)c * p.count_full;
-                X.vb = p.vbits + (size_t)c * p.vbw;
-                X.out = p.dst + (uint64_t)c * p.raw_full;
-                X.cubic = M.pred == LZ_PRED_CUBIC, X.r = M.r, X.hasv = M.n_verb != 0;
-                ok = scz_l1::row_geo(X.g, W + M.nsw - 2, M.e, cls) && X.g.ax != 3;
-            }
-        }
-    }
+    if (threadIdx.x == 0) ok = row_setup<S>(p, c, cls, X) && X.g.ax != 3;
     __syncthreads();
     if (!ok) return;
     switch (X.cubic * 4 + X.hasv * 2 + X.g.xafter) { /* block-uniform */
-    case 0: walk_loop<F32, false, false, false>(X); break;
-    case 1: walk_loop<F32, false, false, true>(X); break;
-    case 2: walk_loop<F32, false, true, false>(X); break;
-    case 3: walk_loop<F32, false, true, true>(X); break;
-    case 4: walk_loop<F32, true, false, false>(X); break;
-    case 5: walk_loop<F32, true, false, true>(X); break;
-    case 6: walk_loop<F32, true, true, false>(X); break;
-    default: walk_loop<F32, true, true, true>(X); break;
+    case 0: walk_loop<F32, S, false, false, false>(X); break;
+    case 1: walk_loop<F32, S, false, false, true>(X); break;
+    case 2: walk_loop<F32, S, false, true, false>(X); break;
+    case 3: walk_loop<F32, S, false, true, true>(X); break;
+    case 4: walk_loop<F32, S, true, false, false>(X); break;
+    case 5: walk_loop<F32, S, true, false, true>(X); break;
+    case 6: walk_loop<F32, S, true, true, false>(X); break;
+    default: walk_loop<F32, S, true, true, true>(X); break;
     }
 }
 
-template <bool F32> __global__ void __launch_bounds__(NT, 8) k_rows(Params p, uint32_t cls, uint32_t cbase) {
+
+template <bool F32, uint32_t S> __global__ void __launch_bounds__(NT, 8) k_rows(Params p, uint32_t cls, uint32_t cbase) {
     scz_ku::grid_wait(); /* launched with launch_pdl */
     __shared__ RowCtx X;
     __shared__ int ok;
     const uint32_t c = cbase + blockIdx.y;
-    if (threadIdx.x == 0) {
-        const LMeta &M = p.meta[c];
-        ok = !((M.mode != 1 && M.mode != 2) || M.pred == LZ_PRED_LORENZO || p.bad[c] || M.nsw == 0) && rows_takes(M);
-        if (ok) {
-            const Sweep *W = p.sw + (size_t)c * p.swn;
-            uint32_t nf = 0;
-            for (uint32_t j = M.nsw + 1; j-- > 1 && W[j].s == 1;) nf++;
-            ok = nf == 3;
-            if (ok) {
-                X.h = W[M.nsw - 2].h; /* one level: one step */
-                X.codes = p.codes + (size_t)c * p.count_full;
-                X.Rv = p.Rv + (size_t)c * p.count_full;
-                X.vb = p.vbits + (size_t)c * p.vbw;
-                X.out = p.dst + (uint64_t)c * p.raw_full;
-                X.cubic = M.pred == LZ_PRED_CUBIC, X.r = M.r, X.hasv = M.n_verb != 0;
-                ok = scz_l1::row_geo(X.g, W + M.nsw - 2, M.e, cls);
-            }
-        }
-    }
+    if (threadIdx.x == 0) ok = row_setup<S>(p, c, cls, X);
     __syncthreads();
     if (!ok) return;
     switch (X.cubic * 4 + X.hasv * 2 + X.g.xafter) { /* block-uniform */
-    case 0: rows_loop<F32, false, false, false>(X); break;
-    case 1: rows_loop<F32, false, false, true>(X); break;
-    case 2: rows_loop<F32, false, true, false>(X); break;
-    case 3: rows_loop<F32, false, true, true>(X); break;
-    case 4: rows_loop<F32, true, false, false>(X); break;
-    case 5: rows_loop<F32, true, false, true>(X); break;
-    case 6: rows_loop<F32, true, true, false>(X); break;
-    default: rows_loop<F32, true, true, true>(X); break;
+    case 0: rows_loop<F32, S, false, false, false>(X); break;
+    case 1: rows_loop<F32, S, false, false, true>(X); break;
+    case 2: rows_loop<F32, S, false, true, false>(X); break;
+    case 3: rows_loop<F32, S, false, true, true>(X); break;
+    case 4: rows_loop<F32, S, true, false, false>(X); break;
+    case 5: rows_loop<F32, S, true, false, true>(X); break;
+    case 6: rows_loop<F32, S, true, true, false>(X); break;
+    default: rows_loop<F32, S, true, true, true>(X); break;
     }
 }
 
@@ -2341,9 +2371,8 @@ __global__ void __launch_bounds__(NTF) k_coarse(Params p, uint32_t nj, uint32_t 
     const LMeta &M = p.meta[c];
     if ((M.mode != 1 && M.mode != 2) || M.pred == LZ_PRED_LORENZO || p.bad[c]) return;
     const uint32_t jn = nj < M.nsw + 1 ? nj : M.nsw + 1;
-    const bool rt = rows && rows_takes(M);
     for (uint32_t j = 0; j < jn; j++) {
-        if (rt && j > 0 && p.sw[(size_t)c * p.swn + j].s == 1) break; /* k_rows' (the last sweeps) */
+        if (rows_sweep_d(M, j, p.sw[(size_t)c * p.swn + j].s, rows)) break; /* k_rows' (the last sweeps) */
         if (threadIdx.x == 0) sw_ctx(p, j, c, X);
         __syncthreads();
         const uint32_t n = X.n;
@@ -2374,7 +2403,7 @@ __global__ void __launch_bounds__(NT) k_sweep(Params p, uint32_t j, uint32_t cba
     {
         const LMeta &M = p.meta[c];
         if ((M.mode != 1 && M.mode != 2) || M.pred == LZ_PRED_LORENZO || j > M.nsw || p.bad[c]) return;
-        if (rows && j > 0 && p.sw[(size_t)c * p.swn + j].s == 1 && rows_takes(M)) return; /* k_rows' */
+        if (rows_sweep_d(M, j, p.sw[(size_t)c * p.swn + j].s, rows)) return; /* k_rows' / k_rwalk's */
     }
     if (threadIdx.x == 0) sw_ctx(p, j, c, X);
     __syncthreads();
@@ -2539,7 +2568,11 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
         /* the finest level by rows (k_rows) where the output is 16-byte
          * aligned; SCZ_LZ1_ROWS=0: by k_sweep, as the other levels */
         const int rows_env = scz_ku::env_once("SCZ_LZ1_ROWS", [](const char *ev) { return ev && atoi(ev) == 0 ? 0 : 1; });
-        const uint32_t rows = rows_env && ((uintptr_t)d_dst & 15) == 0;
+        /* classes 1 and 2 by walks (k_rwalk), and the level of stride 2 by
+         * rows and walks too; SCZ_LZ1_WALK=0: the finest level by k_rows,
+         * the level of stride 2 by k_sweep */
+        const int walk = scz_ku::env_once("SCZ_LZ1_WALK", [](const char *ev) { return ev && atoi(ev) == 0 ? 0 : 1; });
+        const uint32_t rows = rows_env && ((uintptr_t)d_dst & 15) == 0 ? 1u | (walk ? 2u : 0u) : 0u;
         const int pg = persistent_grid(kf);
         uint64_t exf[3], exl[3];
         const uint32_t rkf = coding_extents(b->full, exf), rkl = coding_extents(b->last, exl);
@@ -2555,16 +2588,19 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
             }
         else
             j0 = 0; /* SCZ_LZ1_SV 2 or 4: every sweep by k_sweep */
-        /* k_rows' sweeps (the last three, level 1, where rows_takes) need no
-         * k_sweep launch when every chunk's geometry has them */
+        /* the sweeps of the levels by rows (the last three, or six with the
+         * level of stride 2; rows_sweep_d) need no k_sweep launch when every
+         * chunk's geometry has them */
         const uint32_t nsf = lz1_nsweeps(rkf, exf), nsl = lz1_nsweeps(rkl, exl);
-        auto rows_geo = [&](uint32_t rk, const uint64_t *ex) {
-            return rk == 3 && ex[0] >= 2 && (ex[0] & 1) == 0 && ex[1] >= 2 && ex[2] >= 2;
+        auto rows_j = [&](uint32_t rk, const uint64_t *ex, uint32_t ns, uint32_t j) {
+            if (j > ns) return true; /* no such sweep */
+            if (!rows || rk != 3 || ex[0] < 2 || (ex[0] & 1) || ex[1] < 2 || ex[2] < 2) return false;
+            if (j + 2 >= ns) return true;
+            return (rows & 2) && ex[0] >= 4 && (ex[0] & 3) == 0 && ex[1] >= 3 && ex[2] >= 3 && j + 5 >= ns;
         };
-        const bool rskip = rows && rows_geo(rkf, exf) && rows_geo(rkl, exl);
         const uint32_t gp = (uint32_t)pg / b->n > 0 ? (uint32_t)pg / b->n : 1;
         for (uint32_t j = j0; j < p.swn; j++) {
-            if (rskip && j + 2 >= nsf && j + 2 >= nsl) continue; /* k_rows' in every chunk */
+            if (rows_j(rkf, exf, nsf, j) && rows_j(rkl, exl, nsl, j)) continue; /* by rows in every chunk */
             /* no more blocks than the sweep's elements need (the coarse
              * levels' sweeps are small; empty blocks cost launch time) */
             const uint64_t mf = lz1_sweep_bound(rkf, exf, j), ml = lz1_sweep_bound(rkl, exl, j);
@@ -2584,26 +2620,25 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
             }
         }
         pf.mark("sweeps");
-        if (rows) {
-            /* classes 1 and 2 by walks (k_rwalk); SCZ_LZ1_WALK=0: by k_rows */
-            const int walk = scz_ku::env_once("SCZ_LZ1_WALK", [](const char *ev) { return ev && atoi(ev) == 0 ? 0 : 1; });
+        /* the level of stride 2 (rows bit 1), then the finest, three classes
+         * each: class 0 by k_rows, classes 1 and 2 by k_rwalk (k_rows with
+         * SCZ_LZ1_WALK=0), each on a persistent grid of its own residency */
+        for (uint32_t lv = 2; lv-- > 0;) {
+            if (!(rows >> lv & 1)) continue;
             for (uint32_t cls = 0; cls < 3; cls++)
                 for (uint32_t cb = 0; cb < b->n; cb += 65535) {
-                    /* a persistent grid of the kernel's own residency */
                     const bool wk = cls && walk;
-                    const void *kr = wk ? (p.es == 4 ? (const void *)k_rwalk<true> : (const void *)k_rwalk<false>)
-                                        : (p.es == 4 ? (const void *)k_rows<true> : (const void *)k_rows<false>);
-                    const int rg = persistent_grid(kr);
+                    void (*kr)(Params, uint32_t, uint32_t) =
+                        p.es == 4 ? (wk ? (lv ? k_rwalk<true, 2> : k_rwalk<true, 1>) : (lv ? k_rows<true, 2> : k_rows<true, 1>))
+                                  : (wk ? (lv ? k_rwalk<false, 2> : k_rwalk<false, 1>) : (lv ? k_rows<false, 2> : k_rows<false, 1>));
+                    const int rg = persistent_grid((const void *)kr);
                     const uint32_t rx = (uint32_t)rg / b->n > 0 ? (uint32_t)rg / b->n : 1;
                     const dim3 gs(rx, b->n - cb < 65535 ? b->n - cb : 65535);
-                    if (wk) e = p.es == 4 ? scz_ku::launch_pdl(k_rwalk<true>, gs, NT, 0, s, p, cls, cb)
-                                                   : scz_ku::launch_pdl(k_rwalk<false>, gs, NT, 0, s, p, cls, cb);
-                    else if (p.es == 4) e = scz_ku::launch_pdl(k_rows<true>, gs, NT, 0, s, p, cls, cb);
-                    else e = scz_ku::launch_pdl(k_rows<false>, gs, NT, 0, s, p, cls, cb);
+                    e = scz_ku::launch_pdl(kr, gs, NT, 0, s, p, cls, cb);
                     if (e) return e;
                 }
-            pf.mark("finest level");
         }
+        if (rows) pf.mark("finest level");
     }
     return cudaGetLastError();
 }

@@ -127,14 +127,16 @@ struct RowGeo {
 
 /* G for class cls of a chunk of extents e whose last three sweeps are
  * Wf[0 .. 2] (level 1, one along each axis); false if the class has no
- * rows. */
+ * rows. The decoder also takes the level of stride 2 so (Wf its three
+ * sweeps, e the extents of the grid of even coordinates, ceil(e_k / 2)):
+ * coordinates and code positions are then in units of the stride. */
 __device__ __forceinline__ bool row_geo(RowGeo &G, const Sweep *Wf, const uint32_t *e, uint32_t cls) {
     for (uint32_t f = 0; f < 3; f++) {
         const Sweep &w = Wf[f];
         G.pos[w.a] = f;
         RowPh &P = G.ph[w.a];
         P.p0 = w.p0, P.c0 = w.c0, P.c1 = w.c1;
-        for (int k = 0; k < 3; k++) P.dsh[k] = w.d[k] == 2 ? 1 : 0;
+        for (int k = 0; k < 3; k++) P.dsh[k] = w.d[k] == 2 * w.s ? 1 : 0; /* in units of the level's stride */
     }
     for (int k = 0; k < 3; k++) G.e[k] = e[k];
     G.np = e[0] / 2;
