@@ -2097,8 +2097,9 @@ template <uint32_t S> __device__ __forceinline__ uint32_t vb_pair(const uint32_t
 /* k_rows' loop over the warp items of its block, for one chunk: the
  * chunk's predictor (CUBIC), whether it has verbatim elements (HASV: else
  * no bitmap reads) and the class's xafter as template arguments (a
- * block-uniform dispatch in k_rows), the context's fields in registers and
- * the neighbours' R from earlier launches (read-only loads). */
+ * block-uniform dispatch in k_rows), the neighbours' R from earlier
+ * launches (read-only loads); the level of stride S (1: the finest; 2: the
+ * one before it, on the grid of even coordinates). */
 template <bool F32, uint32_t S, bool CUBIC, bool HASV, bool XAFTER>
 __device__ __forceinline__ void rows_loop(const RowCtx &X) {
     typedef typename std::conditional<F32, uint32_t, unsigned long long>::type U;
@@ -2227,7 +2228,7 @@ __device__ __forceinline__ void walk_loop(const RowCtx &X) {
         };
         uint32_t pe = scz_l1::row_code(G, Ra, x0, y0, z0), po = scz_l1::row_code(G, ao, x0 + 1, y0, z0);
         const uint32_t de = dstep(Ra), dod = dstep(ao);
-        /* the pair at idx (even: aligned) of a neighbour row; its verbatim bits (1: x0, 2: x0 + 1) */
+        /* the pair at idx of a neighbour row; its verbatim bits (1: x0, 2: x0 + 1) */
         auto ldp = [&](uint32_t idx) -> U2 { return ld_pair<S, U, U2>(out, idx); };
         auto ldb = [&](uint32_t idx) -> uint32_t { return HASV ? vb_pair<S>(X.vb, idx) : 0u; };
         U2 w0, w1, w2, w3; /* rows ca - 3, ca - 1, ca + 1, ca + 3 */
