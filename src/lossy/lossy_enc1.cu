@@ -1754,13 +1754,13 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
                           ((uintptr_t)p.src & (2 * p.es - 1)) == 0 && (p.cf & 1) == 0 && p.raw_full == p.cf * p.es &&
                           ((uintptr_t)p.Rv & 15) == 0 && (!F32 || ((uintptr_t)p.Rf & 7) == 0);
     k_stab<<<(p.nch + NT / 32 - 1) / (NT / 32), NT, 0, s>>>(p); /* a warp a chunk */
+    const uint32_t Sf = lz1_nsweeps(p.gfull.rank, p.gfull.e), Sl = lz1_nsweeps(p.glast.rank, p.glast.e);
     for (uint32_t j = 0; j < p.swn; j++) {
+        /* no launch where every chunk's sweep j is k_erows' (or past its last) */
+        if ((j > Sf || rows_sweep(p.gfull, j, rows)) && (j > Sl || rows_sweep(p.glast, j, rows))) continue;
         /* the grid of the sweep's size (the coarse levels' sweeps are small:
          * a grid of the chunk's size cost ~28 us a launch in blocks that
          * found nothing to do) */
-        /* no launch where every chunk's sweep j is k_erows' (or past its last) */
-        const uint32_t Sf = lz1_nsweeps(p.gfull.rank, p.gfull.e), Sl = lz1_nsweeps(p.glast.rank, p.glast.e);
-        if ((j > Sf || rows_sweep(p.gfull, j, rows)) && (j > Sl || rows_sweep(p.glast, j, rows))) continue;
         uint64_t gj = rows_sweep(p.gfull, j, rows) ? 1 : sweep_blocks(p.gfull, j);
         const uint64_t gl = rows_sweep(p.glast, j, rows) ? 1 : sweep_blocks(p.glast, j);
         gj = gj > gl ? gj : gl;
