@@ -54,7 +54,8 @@
  * skipped), the leading small sweeps in one launch (k_coarse), one k_sweep
  * launch per further sweep index, and for chunks of rank 3 the finest level
  * by rows (k_rows for class 0, walks along the class axis for classes 1
- * and 2, k_rwalk; three launches; docs/GPU.md "Level 1").
+ * and 2, k_rwalk; three launches), the level of stride 2 the same way
+ * before it where e0 is divisible by 4 (docs/GPU.md "Level 1").
  */
 #include "../util/ieee.h" /* first: the host side of lossy_interp_hd.h seals its operations */
 
