@@ -2053,16 +2053,19 @@ struct RowCtx {
     RowGeo g; /* lossy_sweep_cuda.h: the classes, rows and sweeps, as the writer's k_erows */
 };
 
-__device__ __forceinline__ bool rows_takes(const LMeta &M) {
-    return M.e[0] >= 2 && (M.e[0] & 1) == 0 && M.e[1] >= 2 && M.e[2] >= 2;
+/* Whether a chunk of coding extents e[0..2] codes the level of stride S
+ * by rows. S = 1: the finest level (rank 3, every axis of extent 2 or
+ * more, rows of an even length). S = 2, asked where S = 1 holds: the
+ * level before it as well (on the grid of even coordinates: rows of an
+ * even length whose pairs x = 4 j, 4 j + 2 keep their two verbatim bits
+ * in one bitmap word, e0 divisible by 4; every axis with a sweep at that
+ * level). The host's launch plan and the kernels ask the same question. */
+template <typename I> __host__ __device__ __forceinline__ bool rows_ext(const I *e, uint32_t S) {
+    if (S == 1) return e[0] >= 2 && (e[0] & 1) == 0 && e[1] >= 2 && e[2] >= 2;
+    return e[0] >= 4 && (e[0] & 3) == 0 && e[1] >= 3 && e[2] >= 3;
 }
-/* The level of stride 2 by rows as well (k_rows / k_rwalk with S = 2, on
- * the grid of even coordinates): rows of that grid of an even length whose
- * pairs (x = 4 j, 4 j + 2) keep their two verbatim bits in one bitmap word
- * (e0 divisible by 4), every axis with a sweep at that level. */
-__device__ __forceinline__ bool rows_takes2(const LMeta &M) {
-    return M.e[0] >= 4 && (M.e[0] & 3) == 0 && M.e[1] >= 3 && M.e[2] >= 3;
-}
+__device__ __forceinline__ bool rows_takes(const LMeta &M) { return rows_ext(M.e, 1); }
+__device__ __forceinline__ bool rows_takes2(const LMeta &M) { return rows_ext(M.e, 2); }
 
 /* Whether k_rows / k_rwalk code sweep entry j (stride ws) of chunk M:
  * rows bit 0, the finest level (rows_takes); bit 1, the level of stride 2
@@ -2291,6 +2294,24 @@ __device__ __forceinline__ void walk_loop(const RowCtx &X) {
     }
 }
 
+/* f(cubic, hasv, xafter) with the chunk's three flags as compile-time
+ * constants (std::integral_constant): the rows kernels' block-uniform
+ * choice of a specialised loop. */
+template <typename F> __device__ __forceinline__ void row_dispatch(const RowCtx &X, F &&f) {
+    typedef std::false_type N;
+    typedef std::true_type Y;
+    switch (X.cubic * 4 + X.hasv * 2 + X.g.xafter) {
+    case 0: f(N(), N(), N()); break;
+    case 1: f(N(), N(), Y()); break;
+    case 2: f(N(), Y(), N()); break;
+    case 3: f(N(), Y(), Y()); break;
+    case 4: f(Y(), N(), N()); break;
+    case 5: f(Y(), N(), Y()); break;
+    case 6: f(Y(), Y(), N()); break;
+    default: f(Y(), Y(), Y()); break;
+    }
+}
+
 /* The context of class cls of chunk c at the level of stride S (1: the
  * last three sweeps; 2: the three before them), by thread 0; false where
  * the chunk's level is not coded by rows. */
@@ -2323,16 +2344,9 @@ template <bool F32, uint32_t S> __global__ void __launch_bounds__(NT, 5) k_rwalk
     if (threadIdx.x == 0) ok = row_setup<S>(p, c, cls, X) && X.g.ax != 3;
     __syncthreads();
     if (!ok) return;
-    switch (X.cubic * 4 + X.hasv * 2 + X.g.xafter) { /* block-uniform */
-    case 0: walk_loop<F32, S, false, false, false>(X); break;
-    case 1: walk_loop<F32, S, false, false, true>(X); break;
-    case 2: walk_loop<F32, S, false, true, false>(X); break;
-    case 3: walk_loop<F32, S, false, true, true>(X); break;
-    case 4: walk_loop<F32, S, true, false, false>(X); break;
-    case 5: walk_loop<F32, S, true, false, true>(X); break;
-    case 6: walk_loop<F32, S, true, true, false>(X); break;
-    default: walk_loop<F32, S, true, true, true>(X); break;
-    }
+    row_dispatch(X, [&](auto cu, auto hv, auto xa) { /* block-uniform */
+        walk_loop<F32, S, decltype(cu)::value, decltype(hv)::value, decltype(xa)::value>(X);
+    });
 }
 
 
@@ -2344,16 +2358,9 @@ template <bool F32, uint32_t S> __global__ void __launch_bounds__(NT, 8) k_rows(
     if (threadIdx.x == 0) ok = row_setup<S>(p, c, cls, X);
     __syncthreads();
     if (!ok) return;
-    switch (X.cubic * 4 + X.hasv * 2 + X.g.xafter) { /* block-uniform */
-    case 0: rows_loop<F32, S, false, false, false>(X); break;
-    case 1: rows_loop<F32, S, false, false, true>(X); break;
-    case 2: rows_loop<F32, S, false, true, false>(X); break;
-    case 3: rows_loop<F32, S, false, true, true>(X); break;
-    case 4: rows_loop<F32, S, true, false, false>(X); break;
-    case 5: rows_loop<F32, S, true, false, true>(X); break;
-    case 6: rows_loop<F32, S, true, true, false>(X); break;
-    default: rows_loop<F32, S, true, true, true>(X); break;
-    }
+    row_dispatch(X, [&](auto cu, auto hv, auto xa) { /* block-uniform */
+        rows_loop<F32, S, decltype(cu)::value, decltype(hv)::value, decltype(xa)::value>(X);
+    });
 }
 
 /* The small sweeps of the coarsest levels (entries 0 .. nj - 1, each with
@@ -2596,9 +2603,9 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
         const uint32_t nsf = lz1_nsweeps(rkf, exf), nsl = lz1_nsweeps(rkl, exl);
         auto rows_j = [&](uint32_t rk, const uint64_t *ex, uint32_t ns, uint32_t j) {
             if (j > ns) return true; /* no such sweep */
-            if (!rows || rk != 3 || ex[0] < 2 || (ex[0] & 1) || ex[1] < 2 || ex[2] < 2) return false;
+            if (!rows || rk != 3 || !rows_ext(ex, 1)) return false;
             if (j + 2 >= ns) return true;
-            return (rows & 2) && ex[0] >= 4 && (ex[0] & 3) == 0 && ex[1] >= 3 && ex[2] >= 3 && j + 5 >= ns;
+            return (rows & 2) && rows_ext(ex, 2) && j + 5 >= ns; /* (S = 1 holds) */
         };
         const uint32_t gp = (uint32_t)pg / b->n > 0 ? (uint32_t)pg / b->n : 1;
         for (uint32_t j = j0; j < p.swn; j++) {
