@@ -2098,6 +2098,23 @@ template <uint32_t S> __device__ __forceinline__ uint32_t vb_pair(const uint32_t
     return S == 1 ? w & 3u : (w & 1u) | (w >> (S - 1) & 2u);
 }
 
+/* Element idx of a rows kernel's level with code `code` and prediction
+ * P: its T(x') bits into *v (a verbatim element keeps its value, written
+ * by k_ires, and R = P goes to Rv); its R returned. */
+template <bool F32, typename U>
+__device__ __forceinline__ double row_fin(const RowCtx &X, uint32_t idx, uint32_t code, double P, U *v) {
+    if (P != P) P = __longlong_as_double((long long)DNAN_BITS);
+    if (code >= 2 * X.r) {
+        X.Rv[idx] = P;
+        return P;
+    }
+    const int64_t Dq = code ? (int64_t)code - (int64_t)X.r : (int64_t)__double_as_longlong(__ldg(X.Rv + idx));
+    const double xr = lz_rrecon(P, Dq, X.h, F32);
+    if (F32) *v = xr != xr ? 0xFFC00000u : __float_as_uint(__double2float_rn(xr));
+    else *v = xr != xr ? DNAN_BITS : (unsigned long long)__double_as_longlong(xr);
+    return F32 ? (double)__uint_as_float((uint32_t)*v) : __longlong_as_double((long long)*v);
+}
+
 /* k_rows' loop over the warp items of its block, for one chunk: the
  * chunk's predictor (CUBIC), whether it has verbatim elements (HASV: else
  * no bitmap reads) and the class's xafter as template arguments (a
@@ -2117,19 +2134,7 @@ __device__ __forceinline__ void rows_loop(const RowCtx &X) {
         if (HASV && (__ldg(X.vb + (idx >> 5)) >> (idx & 31) & 1u)) return __ldg(X.Rv + idx);
         return F32 ? (double)__uint_as_float((uint32_t)u) : __longlong_as_double((long long)u);
     };
-    /* element idx with code `code`, prediction P: its T(x') bits into *v, its R returned */
-    auto fin = [&](uint32_t idx, uint32_t code, double P, U *v) -> double {
-        if (P != P) P = __longlong_as_double((long long)DNAN_BITS);
-        if (code >= 2 * X.r) { /* verbatim: R = P; its value (k_ires) stays in *v */
-            X.Rv[idx] = P;
-            return P;
-        }
-        const int64_t Dq = code ? (int64_t)code - (int64_t)X.r : (int64_t)__double_as_longlong(__ldg(X.Rv + idx));
-        const double xr = lz_rrecon(P, Dq, X.h, F32);
-        if (F32) *v = xr != xr ? 0xFFC00000u : __float_as_uint(__double2float_rn(xr));
-        else *v = xr != xr ? DNAN_BITS : (unsigned long long)__double_as_longlong(xr);
-        return F32 ? (double)__uint_as_float((uint32_t)*v) : __longlong_as_double((long long)*v);
-    };
+    auto fin = [&](uint32_t idx, uint32_t code, double P, U *v) -> double { return row_fin<F32>(X, idx, code, P, v); };
     /* the element at (x, y, z) of the sweep along axis a (1 or 2): P from the rows at +-1, +-3 */
     auto along = [&](uint32_t a, uint32_t x, uint32_t y, uint32_t z, uint32_t idx, U *v) -> double {
         const uint32_t ca = a == 1 ? y : z, ea = G.e[a], ga = S * (a == 1 ? X.er0 : X.er0 * X.er1);
@@ -2201,17 +2206,7 @@ __device__ __forceinline__ void walk_loop(const RowCtx &X) {
         if (HASV && verb) return __ldg(X.Rv + idx);
         return F32 ? (double)__uint_as_float((uint32_t)u) : __longlong_as_double((long long)u);
     };
-    auto fin = [&](uint32_t idx, uint32_t code, double P, U *v) {
-        if (P != P) P = __longlong_as_double((long long)DNAN_BITS);
-        if (code >= 2 * X.r) { /* verbatim: R = P; its value (k_ires) stays in *v */
-            X.Rv[idx] = P;
-            return;
-        }
-        const int64_t Dq = code ? (int64_t)code - (int64_t)X.r : (int64_t)__double_as_longlong(__ldg(X.Rv + idx));
-        const double xr = lz_rrecon(P, Dq, X.h, F32);
-        if (F32) *v = xr != xr ? 0xFFC00000u : __float_as_uint(__double2float_rn(xr));
-        else *v = xr != xr ? DNAN_BITS : (unsigned long long)__double_as_longlong(xr);
-    };
+    auto fin = [&](uint32_t idx, uint32_t code, double P, U *v) -> double { return row_fin<F32>(X, idx, code, P, v); };
     const U *out = reinterpret_cast<const U *>(X.out);
     for (uint32_t w = (blockIdx.x * NT + threadIdx.x) >> 5; w < nw; w += (gridDim.x * NT) >> 5) {
         const uint32_t seg = w % G.nseg, t = w / G.nseg, pc = t % npc, oi = t / npc;
@@ -2266,6 +2261,8 @@ __device__ __forceinline__ void walk_loop(const RowCtx &X) {
                 double P = lz_finterp((int)CUBIC, A, hb, B, ha3, A3, hb3, B3);
                 fin(i0, ce, P, &pr.x);
                 if (P != P) P = __longlong_as_double((long long)DNAN_BITS);
+                /* R: P where verbatim, else T(x') (what row_fin returns; taking
+                 * its return value instead compiles to other SASS, untested) */
                 Re = ce >= 2 * X.r ? P : F32 ? (double)__uint_as_float((uint32_t)pr.x) : __longlong_as_double((long long)pr.x);
             }
             if (XAFTER) { /* the odd element from the even ones of the row */
