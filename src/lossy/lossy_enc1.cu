@@ -506,21 +506,32 @@ __device__ __forceinline__ void rmax_warp(const E1 &p, uint32_t c, uint32_t m) {
     if ((threadIdx.x & 31) == 0 && m) atomicMax(&p.rmax[c], m);
 }
 
-/* Whether chunk c (S sweeps) codes its finest level by rows (k_erows)
- * instead of k_isw: coding rank 3 (every extent 2 or more), rows (axis 0)
- * of an even number of elements, and the last three sweeps those of level
- * s = 1, one along each axis (always so for rank 3; checked, since k_isw
- * skips exactly the sweeps k_erows codes). */
-__device__ __forceinline__ bool erows_takes(const E1 &p, uint32_t c, uint32_t S) {
+/* Whether chunk c (S sweeps) codes the level of stride L by rows
+ * (k_erows) instead of k_isw. L = 1, the finest level: coding rank 3
+ * (every extent 2 or more), rows (axis 0) of an even number of elements,
+ * and the last three sweeps those of level s = 1, one along each axis
+ * (always so for rank 3; checked, since k_isw skips exactly the sweeps
+ * k_erows codes). L = 2, asked where L = 1 holds: the three sweeps before
+ * them too (on the grid of even coordinates: e0 divisible by 4, so that
+ * its rows have an even length; every axis with a sweep at s = 2, e1, e2
+ * >= 3), as the decoder's rows_ext. */
+__host__ __device__ __forceinline__ bool erows_ext(const uint64_t *e, uint32_t L) {
+    if (L == 1) return e[0] >= 2 && (e[0] & 1) == 0 && e[1] >= 2 && e[2] >= 2;
+    return e[0] >= 4 && (e[0] & 3) == 0 && e[1] >= 3 && e[2] >= 3;
+}
+__device__ __forceinline__ bool erows_takes(const E1 &p, uint32_t c, uint32_t S, uint32_t L = 1) {
     const CGeo &g = geo(p, c);
-    if (g.rank != 3 || g.e[0] < 2 || (g.e[0] & 1) || g.e[1] < 2 || g.e[2] < 2 || S < 3) return false;
+    if (g.rank != 3 || !erows_ext(g.e, 1) || (L == 2 && !erows_ext(g.e, 2)) || S < 3 * L) return false;
     const Sweep *W = p.sw + (uint64_t)c * p.swn;
-    uint32_t axes = 0;
-    for (uint32_t k = 0; k < 3; k++) {
-        if (W[S - k].s != 1 || W[S - k].a > 2) return false;
-        axes |= 1u << W[S - k].a;
+    for (uint32_t l = 1; l <= L; l++) { /* levels 1 (the last three sweeps) .. L */
+        uint32_t axes = 0;
+        for (uint32_t k = 3 * (l - 1); k < 3 * l; k++) {
+            if (W[S - k].s != l || W[S - k].a > 2) return false;
+            axes |= 1u << W[S - k].a;
+        }
+        if (axes != 7) return false;
     }
-    return axes == 7 && W[S - 3].s != 1;
+    return W[S - 3 * L].s > L || S == 3 * L;
 }
 
 /* Sweep index j (entry 0: element 0) of every interpolated chunk, chunk
@@ -543,7 +554,8 @@ __global__ void __launch_bounds__(NT, MB) k_isw(E1 p, uint32_t j, uint32_t cbase
     const uint32_t S = p.nsw[c];
     if (S == NONE || j > S || p.dec[(uint64_t)c * ND + 5] == LZ_PRED_LORENZO) return;
     const Sweep W = p.sw[(uint64_t)c * p.swn + j];
-    if (rows && W.s == 1 && j > 0 && erows_takes(p, c, S)) return; /* k_erows' */
+    if (rows && j > 0 && ((W.s == 1 && erows_takes(p, c, S)) || ((rows & 2) && W.s == 2 && erows_takes(p, c, S, 2))))
+        return; /* k_erows' */
     const CGeo &g = geo(p, c);
     const int cubic = p.dec[(uint64_t)c * ND + 5] == LZ_PRED_CUBIC;
     using scz_ku::opaque;
@@ -653,10 +665,35 @@ __global__ void __launch_bounds__(NT, MB) k_isw(E1 p, uint32_t j, uint32_t cbase
 struct ERowCtx {
     double h, rh;
     uint32_t cubic;
+    uint32_t er0, er1; /* the chunk's extents along axes 0, 1 (g.e: those of the level's grid) */
     scz_l1::RowGeo g; /* lossy_sweep_cuda.h: the classes, rows and sweeps, as the decoder's k_rows */
 };
 
-template <bool F32> __global__ void __launch_bounds__(NT) k_erows(E1 p, uint32_t cls, uint32_t cbase) {
+/* A lane's pair (x, x + L) of the level's grid at index i (L = 1: one
+ * aligned load or store; L = 2: the elements i, i + 2, the one between
+ * belonging to the finer level) */
+template <uint32_t L, typename T, typename T2> __device__ __forceinline__ T2 erow_ld(const T *a, uint32_t i) {
+    if (L == 1) return __ldg(reinterpret_cast<const T2 *>(a + i));
+    T2 v;
+    v.x = __ldg(a + i), v.y = __ldg(a + i + L);
+    return v;
+}
+template <uint32_t L, typename T, typename T2> __device__ __forceinline__ void erow_st(T *a, uint32_t i, T2 v) {
+    if (L == 1) {
+        *reinterpret_cast<T2 *>(a + i) = v;
+    } else {
+        a[i] = v.x;
+        a[i + L] = v.y;
+    }
+}
+
+/* L = 1: the finest level (above); L = 2: the level of stride 2 the same
+ * way on the grid of even coordinates (erows_takes(.., 2); coordinates and
+ * code positions in units of the stride, the pairs x = 4 j, 4 j + 2 by
+ * scalar loads and stores, every class storing its R, which the finest
+ * level reads), launched before the finest level's classes, as the
+ * decoder's k_rows / k_rwalk with S = 2. */
+template <bool F32, uint32_t L> __global__ void __launch_bounds__(NT) k_erows(E1 p, uint32_t cls, uint32_t cbase) {
     scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef typename std::conditional<F32, float, double>::type T;
     typedef typename std::conditional<F32, float2, double2>::type T2;
@@ -665,14 +702,16 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_erows(E1 p, uint32_t
     const uint32_t c = cbase + blockIdx.y, lane = threadIdx.x & 31;
     if (threadIdx.x == 0) {
         const uint32_t S = p.nsw[c];
-        ok = S != NONE && p.dec[(uint64_t)c * ND + 5] != LZ_PRED_LORENZO && erows_takes(p, c, S);
+        ok = S != NONE && p.dec[(uint64_t)c * ND + 5] != LZ_PRED_LORENZO && erows_takes(p, c, S, L);
         if (ok) {
-            const Sweep *W = p.sw + (uint64_t)c * p.swn;
+            const Sweep *Wl = p.sw + (uint64_t)c * p.swn + S + 1 - 3 * L; /* the level's three sweeps */
             const CGeo &g = geo(p, c);
-            const uint32_t e[3] = {(uint32_t)g.e[0], (uint32_t)g.e[1], (uint32_t)g.e[2]};
-            X.h = W[S - 2].h, X.rh = W[S - 2].rh; /* one level: one step */
+            const uint32_t e[3] = {(uint32_t)((g.e[0] + L - 1) / L), (uint32_t)((g.e[1] + L - 1) / L),
+                                   (uint32_t)((g.e[2] + L - 1) / L)};
+            X.h = Wl[0].h, X.rh = Wl[0].rh; /* one level: one step */
             X.cubic = p.dec[(uint64_t)c * ND + 5] == LZ_PRED_CUBIC;
-            ok = scz_l1::row_geo(X.g, W + S - 2, e, cls);
+            X.er0 = (uint32_t)g.e[0], X.er1 = (uint32_t)g.e[1];
+            ok = scz_l1::row_geo(X.g, Wl, e, cls);
         }
     }
     __syncthreads();
@@ -685,9 +724,9 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_erows(E1 p, uint32_t
     long long *aux = opaque(p.aux + (uint64_t)c * p.cf);
     const T *src = opaque(reinterpret_cast<const T *>(p.src + (uint64_t)sc(p, c) * p.raw_full));
     const scz_l1::RowGeo &G = X.g;
-    const uint32_t e0 = G.e[0], e1 = G.e[1], cubic = X.cubic, Rr = p.R;
+    const uint32_t e0 = G.e[0], er0 = X.er0, er1 = X.er1, cubic = X.cubic, Rr = p.R;
     const uint64_t span = 2 * (uint64_t)Rr - 1;
-    const bool store = cls < 2;
+    const bool store = L == 2 || cls < 2;
     const double h = X.h, rh = X.rh, eb = p.eb;
     uint32_t m = 0;
     /* R of the element at idx whose Rt entry is t (float32: NaN marks a verbatim one, its R in Rv) */
@@ -715,7 +754,7 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_erows(E1 p, uint32_t
     };
     /* the element at (x, y, z) of the sweep along axis a (1 or 2): P from the rows at +-1, +-3 */
     auto along = [&](uint32_t a, uint32_t x, uint32_t y, uint32_t z, uint32_t idx, T xv, T *t, bool wr) -> double {
-        const uint32_t ca = a == 1 ? y : z, ea = G.e[a], ga = a == 1 ? e0 : e0 * e1;
+        const uint32_t ca = a == 1 ? y : z, ea = G.e[a], ga = L * (a == 1 ? er0 : er0 * er1);
         const bool hb = ca + 1 < ea, c3 = cubic && hb, ha3 = c3 && ca >= 3, hb3 = c3 && ca + 3 < ea;
         const T tA = __ldg(Rt + idx - ga); /* written by earlier launches */
         const T tB = hb ? __ldg(Rt + idx + ga) : (T)0;
@@ -728,15 +767,15 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_erows(E1 p, uint32_t
     const uint32_t nw = G.nrows * G.nseg, ax = G.ax, xafter = G.xafter;
     for (uint32_t w = (blockIdx.x * NT + threadIdx.x) >> 5; w < nw; w += (gridDim.x * NT) >> 5) {
         const scz_l1::RowAt at = scz_l1::row_at(G, w, lane);
-        const uint32_t y = at.y, z = at.z, rb = at.rb;
+        const uint32_t y = at.y, z = at.z;
         const int32_t jp = at.jp;
         const bool valid = at.valid, own = at.own;
-        const uint32_t x0 = 2 * (uint32_t)(jp > 0 ? jp : 0), i0 = rb + x0;
+        const uint32_t x0 = 2 * (uint32_t)(jp > 0 ? jp : 0), i0 = ((z * L) * er1 + y * L) * er0 + x0 * L;
         T2 xp, rp;
         xp.x = xp.y = rp.x = rp.y = (T)0;
         if (valid) {
-            xp = __ldg(reinterpret_cast<const T2 *>(src + rb) + jp);
-            if (ax == 3) rp = __ldg(reinterpret_cast<const T2 *>(Rt + rb) + jp); /* the even element: coarser */
+            xp = erow_ld<L, T, T2>(src, i0);
+            if (ax == 3) rp = erow_ld<L, T, T2>(Rt, i0); /* the even element: coarser */
         }
         double Re = 0.0;
         if (valid && ax == 3) Re = Rof(i0, rp.x);
@@ -748,12 +787,12 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_erows(E1 p, uint32_t
                 const uint32_t xo = x0 + 1;
                 const bool hb = xo + 1 < e0, c3 = cubic && hb, ha3 = c3 && xo >= 3, hb3 = c3 && xo + 3 < e0;
                 const double P = lz_finterp((int)cubic, Re, hb, Rb, ha3, Ra3, hb3, Rb3);
-                fin(i0 + 1, scz_l1::row_code(G, 0, xo, y, z), xp.y, P, &rp.y, true);
+                fin(i0 + L, scz_l1::row_code(G, 0, xo, y, z), xp.y, P, &rp.y, true);
             }
         } else if (own) {
-            along(ax, x0 + 1, y, z, i0 + 1, xp.y, &rp.y, true);
+            along(ax, x0 + 1, y, z, i0 + L, xp.y, &rp.y, true);
         }
-        if (own && store) reinterpret_cast<T2 *>(Rt + rb)[jp] = rp;
+        if (own && store) erow_st<L, T, T2>(Rt, i0, rp);
     }
     rmax_warp(p, c, m);
 }
@@ -1698,17 +1737,25 @@ int erows_env() {
     return scz_ku::env_once("SCZ_L1_ROWS", [](const char *v) { return v && *v && atoi(v) == 0 ? 0 : 1; });
 }
 
-/* A geometry k_erows can take (erows_takes: rank 3, rows of even length);
- * then whether k_erows codes sweep entry j of every chunk of geometry g
- * (erows_takes: rank 3, even rows; the last three of lz1_nsweeps sweeps),
- * so that k_isw's blocks would all exit: a grid of one block (the sweeps
- * are grid-stride loops, so the grid only costs time if this were wrong;
- * 2048 blocks a chunk that found nothing to do took ~50 us a sweep, H100). */
-bool rows_geo(const CGeo &g) { return g.rank == 3 && (g.e[0] & 1) == 0; }
+/* The level of stride 2 by rows too (k_erows<F32, 2>): SCZ_L1_ROWS2=0
+ * codes it by k_isw instead. */
+int erows2_env() {
+    return scz_ku::env_once("SCZ_L1_ROWS2", [](const char *v) { return v && *v && atoi(v) == 0 ? 0 : 1; });
+}
+
+/* A geometry k_erows can take at the finest level (erows_takes: rank 3,
+ * rows of even length); then whether k_erows codes sweep entry j of every
+ * chunk of geometry g (rows bit 0: the last three of lz1_nsweeps sweeps;
+ * bit 1: the three before them where erows_ext(.., 2) holds), so that
+ * k_isw's blocks would all exit: a grid of one block (the sweeps are
+ * grid-stride loops, so the grid only costs time if this were wrong; 2048
+ * blocks a chunk that found nothing to do took ~50 us a sweep, H100). */
+bool rows_geo(const CGeo &g) { return g.rank == 3 && erows_ext(g.e, 1); }
 bool rows_sweep(const CGeo &g, uint32_t j, uint32_t rows) {
     if (!rows || !rows_geo(g)) return false;
     const uint32_t S = lz1_nsweeps(g.rank, g.e);
-    return S >= 3 && j + 2 >= S && j <= S;
+    if (S >= 3 && j + 2 >= S && j <= S) return true;
+    return (rows & 2) && erows_ext(g.e, 2) && S >= 6 && j + 5 >= S && j <= S;
 }
 
 /* Blocks of NT for sweep entry j of a chunk of geometry g (at least 1). */
@@ -1730,8 +1777,8 @@ template <bool F32> cudaError_t launch_est(const E1 &p, cudaStream_t s) {
 /* Everything after the estimate (est: with it) for the group p: chunks
  * [0, nreal) and the trial's [nreal, nch). */
 template <bool F32>
-cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void *hstate3, void *hwork3, void *hstate5,
-                       void *hwork5, cudaStream_t s, cudaEvent_t *ev, ScProf *pf) {
+cudaError_t launch_all(const E1 &p0, bool est, bool lor, void *hstate, void *hstate2, void *hstate3, void *hwork3,
+                       void *hstate5, void *hwork5, cudaStream_t s, cudaEvent_t *ev, ScProf *pf) {
     E1 p = p0;
     {   /* the run-length set's histograms: a layout of this group's streams */
         const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr, 1};
@@ -1751,8 +1798,11 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
      * pairs are aligned (8-byte pairs of float32, 16 of float64; cf even);
      * SCZ_L1_ROWS=0: by k_isw */
     const uint32_t rows = erows_env() && (rows_geo(p.gfull) || rows_geo(p.glast)) &&
-                          ((uintptr_t)p.src & (2 * p.es - 1)) == 0 && (p.cf & 1) == 0 && p.raw_full == p.cf * p.es &&
-                          ((uintptr_t)p.Rv & 15) == 0 && (!F32 || ((uintptr_t)p.Rf & 7) == 0);
+                                  ((uintptr_t)p.src & (2 * p.es - 1)) == 0 && (p.cf & 1) == 0 &&
+                                  p.raw_full == p.cf * p.es && ((uintptr_t)p.Rv & 15) == 0 &&
+                                  (!F32 || ((uintptr_t)p.Rf & 7) == 0)
+                              ? 1u | (erows2_env() ? 2u : 0u)
+                              : 0u;
     k_stab<<<(p.nch + NT / 32 - 1) / (NT / 32), NT, 0, s>>>(p); /* a warp a chunk */
     const uint32_t Sf = lz1_nsweeps(p.gfull.rank, p.gfull.e), Sl = lz1_nsweeps(p.glast.rank, p.glast.e);
     for (uint32_t j = 0; j < p.swn; j++) {
@@ -1774,16 +1824,20 @@ cudaError_t launch_all(const E1 &p0, bool est, void *hstate, void *hstate2, void
             if (e) return e;
         }
     }
-    if (rows) { /* the finest level of chunks of rank 3 (erows_takes) */
-        const int rg = scz_ku::persistent_grid((const void *)k_erows<F32>, NT); /* the current device's */
+    /* the level of stride 2 (rows bit 1), then the finest level of chunks
+     * of rank 3 (erows_takes), three classes each */
+    for (uint32_t lv = 2; lv-- > 0;) {
+        if (!(rows >> lv & 1)) continue;
+        void (*kr)(E1, uint32_t, uint32_t) = lv ? k_erows<F32, 2> : k_erows<F32, 1>;
+        const int rg = scz_ku::persistent_grid((const void *)kr, NT); /* the current device's */
         const uint32_t rx = (uint32_t)rg / p.nch > 0 ? (uint32_t)rg / p.nch : 1;
         for (uint32_t cls = 0; cls < 3; cls++)
             for (uint32_t cb = 0; cb < p.nch; cb += 65535) {
                 const dim3 gs(rx, p.nch - cb < 65535 ? p.nch - cb : 65535);
-                if ((e = scz_ku::launch_pdl(k_erows<F32>, gs, NT, 0, s, p, cls, cb))) return e;
+                if ((e = scz_ku::launch_pdl(kr, gs, NT, 0, s, p, cls, cb))) return e;
             }
     }
-    k_lor<F32><<<dim3(p.nbl, p.nch), NT, 0, s>>>(p);
+    if (lor) k_lor<F32><<<dim3(p.nbl, p.nch), NT, 0, s>>>(p); /* its blocks exit in interpolated chunks */
     mk(2, "sweeps");
     k_tlast<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     k_vscan<<<p.nch, NT, 0, s>>>(p, p.tlast);
@@ -2037,8 +2091,9 @@ cudaError_t l1_zero(void *const m[NM], const size_t sz[NM], bool costs, bool dbg
 }
 
 template <bool F32>
-cudaError_t launch_l1(const E1 &p, bool est, void *const m[NM], cudaStream_t s, cudaEvent_t *ev, ScProf *pf) {
-    return launch_all<F32>(p, est, m[15], m[27], m[48], m[49], m[62], m[63], s, ev, pf);
+cudaError_t launch_l1(const E1 &p, bool est, bool lor, void *const m[NM], cudaStream_t s, cudaEvent_t *ev,
+                      ScProf *pf) {
+    return launch_all<F32>(p, est, lor, m[15], m[27], m[48], m[49], m[62], m[63], s, ev, pf);
 }
 
 /* Per chunk c of the group: the payload kept (the trial's where strictly
@@ -2205,7 +2260,12 @@ cudaError_t scz__lossy1_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32
         if (T && (e = cudaMemcpyAsync(m[64], ts, (size_t)T * 4, cudaMemcpyHostToDevice, s))) break;
         if ((e = l1_zero(m, gsz, false, false, s))) break;
         pf.mark("zero");
-        if ((e = p.es == 4 ? launch_l1<true>(p, false, m, s, nullptr, &pf) : launch_l1<false>(p, false, m, s, nullptr, &pf)))
+        /* k_lor only where a chunk of the group predicts by Lorenzo (k_stab:
+         * the decision's predictor; the trial's chunks interpolate) */
+        bool lor = false;
+        for (uint32_t c = 0; c < G; c++) lor |= dec[(size_t)c * ND] == LZ_PRED_LORENZO;
+        if ((e = p.es == 4 ? launch_l1<true>(p, false, lor, m, s, nullptr, &pf)
+                           : launch_l1<false>(p, false, lor, m, s, nullptr, &pf)))
             break;
         k_pfinal<<<1, NT, 0, s>>>(p, c0, choff, chsize, chinfo);
         e = l1_place(p, m[62], m[63], s);
@@ -2249,8 +2309,8 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
         cudaEvent_t ev[7];
         int nev = 0;
         for (; nev < 7 && cudaEventCreate(&ev[nev]) == cudaSuccess; nev++) {}
-        e = p.es == 4 ? launch_l1<true>(p, true, m, 0, nev == 7 ? ev : nullptr, nullptr)
-                      : launch_l1<false>(p, true, m, 0, nev == 7 ? ev : nullptr, nullptr);
+        e = p.es == 4 ? launch_l1<true>(p, true, true, m, 0, nev == 7 ? ev : nullptr, nullptr)
+                      : launch_l1<false>(p, true, true, m, 0, nev == 7 ? ev : nullptr, nullptr);
         if (!e) e = cudaDeviceSynchronize();
         for (int k = 0; k < 6; k++) {
             float ms = 0;
