@@ -693,7 +693,11 @@ template <uint32_t L, typename T, typename T2> __device__ __forceinline__ void e
  * scalar loads and stores, every class storing its R, which the finest
  * level reads), launched before the finest level's classes, as the
  * decoder's k_rows / k_rwalk with S = 2. */
-template <bool F32, uint32_t L> __global__ void __launch_bounds__(NT) k_erows(E1 p, uint32_t cls, uint32_t cbase) {
+#ifndef SCZ_EROWS_MB
+#define SCZ_EROWS_MB 5
+#endif
+template <bool F32, uint32_t L, uint32_t CLS>
+__global__ void __launch_bounds__(NT, SCZ_EROWS_MB) k_erows(E1 p, uint32_t cbase) {
     scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef typename std::conditional<F32, float, double>::type T;
     typedef typename std::conditional<F32, float2, double2>::type T2;
@@ -711,7 +715,7 @@ template <bool F32, uint32_t L> __global__ void __launch_bounds__(NT) k_erows(E1
             X.h = Wl[0].h, X.rh = Wl[0].rh; /* one level: one step */
             X.cubic = p.dec[(uint64_t)c * ND + 5] == LZ_PRED_CUBIC;
             X.er0 = (uint32_t)g.e[0], X.er1 = (uint32_t)g.e[1];
-            ok = scz_l1::row_geo(X.g, Wl, e, cls);
+            ok = scz_l1::row_geo(X.g, Wl, e, CLS);
         }
     }
     __syncthreads();
@@ -724,9 +728,9 @@ template <bool F32, uint32_t L> __global__ void __launch_bounds__(NT) k_erows(E1
     long long *aux = opaque(p.aux + (uint64_t)c * p.cf);
     const T *src = opaque(reinterpret_cast<const T *>(p.src + (uint64_t)sc(p, c) * p.raw_full));
     const scz_l1::RowGeo &G = X.g;
-    const uint32_t e0 = G.e[0], er0 = X.er0, er1 = X.er1, cubic = X.cubic, Rr = p.R;
+    const uint32_t e0 = G.e[0], er0 = X.er0, er1 = X.er1, Rr = p.R;
     const uint64_t span = 2 * (uint64_t)Rr - 1;
-    const bool store = L == 2 || cls < 2;
+    constexpr bool store = L == 2 || CLS < 2;
     const double h = X.h, rh = X.rh, eb = p.eb;
     uint32_t m = 0;
     /* R of the element at idx whose Rt entry is t (float32: NaN marks a verbatim one, its R in Rv) */
@@ -752,47 +756,64 @@ template <bool F32, uint32_t L> __global__ void __launch_bounds__(NT) k_erows(E1
         if (wr) code_err(q, Rr, span, codes + pos, aux + pos, &m);
         return xr;
     };
-    /* the element at (x, y, z) of the sweep along axis a (1 or 2): P from the rows at +-1, +-3 */
-    auto along = [&](uint32_t a, uint32_t x, uint32_t y, uint32_t z, uint32_t idx, T xv, T *t, bool wr) -> double {
-        const uint32_t ca = a == 1 ? y : z, ea = G.e[a], ga = L * (a == 1 ? er0 : er0 * er1);
-        const bool hb = ca + 1 < ea, c3 = cubic && hb, ha3 = c3 && ca >= 3, hb3 = c3 && ca + 3 < ea;
-        const T tA = __ldg(Rt + idx - ga); /* written by earlier launches */
-        const T tB = hb ? __ldg(Rt + idx + ga) : (T)0;
-        const T tA3 = ha3 ? __ldg(Rt + idx - 3 * ga) : (T)0;
-        const T tB3 = hb3 ? __ldg(Rt + idx + 3 * ga) : (T)0;
-        const double P = lz_finterp((int)cubic, Rof(idx - ga, tA), hb, hb ? Rof(idx + ga, tB) : 0.0, ha3,
-                                    ha3 ? Rof(idx - 3 * ga, tA3) : 0.0, hb3, hb3 ? Rof(idx + 3 * ga, tB3) : 0.0);
-        return fin(idx, scz_l1::row_code(G, a, x, y, z), xv, P, t, wr);
-    };
-    const uint32_t nw = G.nrows * G.nseg, ax = G.ax, xafter = G.xafter;
-    for (uint32_t w = (blockIdx.x * NT + threadIdx.x) >> 5; w < nw; w += (gridDim.x * NT) >> 5) {
-        const scz_l1::RowAt at = scz_l1::row_at(G, w, lane);
-        const uint32_t y = at.y, z = at.z;
-        const int32_t jp = at.jp;
-        const bool valid = at.valid, own = at.own;
-        const uint32_t x0 = 2 * (uint32_t)(jp > 0 ? jp : 0), i0 = ((z * L) * er1 + y * L) * er0 + x0 * L;
-        T2 xp, rp;
-        xp.x = xp.y = rp.x = rp.y = (T)0;
-        if (valid) {
-            xp = erow_ld<L, T, T2>(src, i0);
-            if (ax == 3) rp = erow_ld<L, T, T2>(Rt, i0); /* the even element: coarser */
-        }
-        double Re = 0.0;
-        if (valid && ax == 3) Re = Rof(i0, rp.x);
-        else if (valid) Re = along(ax, x0, y, z, i0, xp.x, &rp.x, own);
-        if (xafter) { /* the odd element from the even ones of the row */
-            const double Rb = __shfl_down_sync(0xffffffffu, Re, 1), Ra3 = __shfl_up_sync(0xffffffffu, Re, 1),
-                         Rb3 = __shfl_down_sync(0xffffffffu, Re, 2);
-            if (own) {
-                const uint32_t xo = x0 + 1;
-                const bool hb = xo + 1 < e0, c3 = cubic && hb, ha3 = c3 && xo >= 3, hb3 = c3 && xo + 3 < e0;
-                const double P = lz_finterp((int)cubic, Re, hb, Rb, ha3, Ra3, hb3, Rb3);
-                fin(i0 + L, scz_l1::row_code(G, 0, xo, y, z), xp.y, P, &rp.y, true);
+    /* the rows, specialised on the predictor and xafter (block-uniform) */
+    auto rows = [&](auto cu, auto xa) {
+        constexpr bool CUBIC = decltype(cu)::value, XAFTER = decltype(xa)::value;
+        /* the element at (x, y, z) of the sweep along axis a (1 or 2): P from the rows at +-1, +-3 */
+        auto along = [&](uint32_t a, uint32_t x, uint32_t y, uint32_t z, uint32_t idx, T xv, T *t, bool wr) -> double {
+            const uint32_t ca = a == 1 ? y : z, ea = G.e[a], ga = L * (a == 1 ? er0 : er0 * er1);
+            const bool hb = ca + 1 < ea, c3 = CUBIC && hb, ha3 = c3 && ca >= 3, hb3 = c3 && ca + 3 < ea;
+            const T tA = __ldg(Rt + idx - ga); /* written by earlier launches */
+            const T tB = hb ? __ldg(Rt + idx + ga) : (T)0;
+            const T tA3 = ha3 ? __ldg(Rt + idx - 3 * ga) : (T)0;
+            const T tB3 = hb3 ? __ldg(Rt + idx + 3 * ga) : (T)0;
+            const double P = lz_finterp((int)CUBIC, Rof(idx - ga, tA), hb, hb ? Rof(idx + ga, tB) : 0.0, ha3,
+                                        ha3 ? Rof(idx - 3 * ga, tA3) : 0.0, hb3, hb3 ? Rof(idx + 3 * ga, tB3) : 0.0);
+            return fin(idx, scz_l1::row_code(G, a, x, y, z), xv, P, t, wr);
+        };
+        const uint32_t nw = G.nrows * G.nseg, ax = CLS == 0 ? 3u : G.ax;
+        for (uint32_t w = (blockIdx.x * NT + threadIdx.x) >> 5; w < nw; w += (gridDim.x * NT) >> 5) {
+            const scz_l1::RowAt at = scz_l1::row_at(G, w, lane);
+            const uint32_t y = at.y, z = at.z;
+            const int32_t jp = at.jp;
+            const bool valid = at.valid, own = at.own;
+            const uint32_t x0 = 2 * (uint32_t)(jp > 0 ? jp : 0), i0 = ((z * L) * er1 + y * L) * er0 + x0 * L;
+            T2 xp, rp;
+            xp.x = xp.y = rp.x = rp.y = (T)0;
+            if (valid) {
+                xp = erow_ld<L, T, T2>(src, i0);
+                if (CLS == 0) rp = erow_ld<L, T, T2>(Rt, i0); /* the even element: coarser */
             }
-        } else if (own) {
-            along(ax, x0 + 1, y, z, i0 + L, xp.y, &rp.y, true);
+            double Re = 0.0;
+            if (valid && CLS == 0) Re = Rof(i0, rp.x);
+            else if (valid) Re = along(ax, x0, y, z, i0, xp.x, &rp.x, own);
+            if (XAFTER) { /* the odd element from the even ones of the row */
+                const double Rb = __shfl_down_sync(0xffffffffu, Re, 1), Ra3 = __shfl_up_sync(0xffffffffu, Re, 1),
+                             Rb3 = __shfl_down_sync(0xffffffffu, Re, 2);
+                if (own) {
+                    const uint32_t xo = x0 + 1;
+                    const bool hb = xo + 1 < e0, c3 = CUBIC && hb, ha3 = c3 && xo >= 3, hb3 = c3 && xo + 3 < e0;
+                    const double P = lz_finterp((int)CUBIC, Re, hb, Rb, ha3, Ra3, hb3, Rb3);
+                    fin(i0 + L, scz_l1::row_code(G, 0, xo, y, z), xp.y, P, &rp.y, true);
+                }
+            } else if (own) {
+                along(ax, x0 + 1, y, z, i0 + L, xp.y, &rp.y, true);
+            }
+            if (own && store) erow_st<L, T, T2>(Rt, i0, rp);
         }
-        if (own && store) erow_st<L, T, T2>(Rt, i0, rp);
+    };
+    typedef std::false_type N;
+    typedef std::true_type Y;
+    if (CLS == 0) { /* xafter: every odd element of class 0 goes along axis 0 */
+        if (X.cubic) rows(Y(), Y());
+        else rows(N(), Y());
+    } else {
+        switch (X.cubic * 2 + G.xafter) {
+        case 0: rows(N(), N()); break;
+        case 1: rows(N(), Y()); break;
+        case 2: rows(Y(), N()); break;
+        default: rows(Y(), Y()); break;
+        }
     }
     rmax_warp(p, c, m);
 }
@@ -1828,14 +1849,16 @@ cudaError_t launch_all(const E1 &p0, bool est, bool lor, void *hstate, void *hst
      * of rank 3 (erows_takes), three classes each */
     for (uint32_t lv = 2; lv-- > 0;) {
         if (!(rows >> lv & 1)) continue;
-        void (*kr)(E1, uint32_t, uint32_t) = lv ? k_erows<F32, 2> : k_erows<F32, 1>;
-        const int rg = scz_ku::persistent_grid((const void *)kr, NT); /* the current device's */
-        const uint32_t rx = (uint32_t)rg / p.nch > 0 ? (uint32_t)rg / p.nch : 1;
-        for (uint32_t cls = 0; cls < 3; cls++)
+        for (uint32_t cls = 0; cls < 3; cls++) {
+            void (*kr)(E1, uint32_t) = lv ? (cls == 0 ? k_erows<F32, 2, 0> : cls == 1 ? k_erows<F32, 2, 1> : k_erows<F32, 2, 2>)
+                                          : (cls == 0 ? k_erows<F32, 1, 0> : cls == 1 ? k_erows<F32, 1, 1> : k_erows<F32, 1, 2>);
+            const int rg = scz_ku::persistent_grid((const void *)kr, NT); /* the current device's */
+            const uint32_t rx = (uint32_t)rg / p.nch > 0 ? (uint32_t)rg / p.nch : 1;
             for (uint32_t cb = 0; cb < p.nch; cb += 65535) {
                 const dim3 gs(rx, p.nch - cb < 65535 ? p.nch - cb : 65535);
-                if ((e = scz_ku::launch_pdl(kr, gs, NT, 0, s, p, cls, cb))) return e;
+                if ((e = scz_ku::launch_pdl(kr, gs, NT, 0, s, p, cb))) return e;
             }
+        }
     }
     if (lor) k_lor<F32><<<dim3(p.nbl, p.nch), NT, 0, s>>>(p); /* its blocks exit in interpolated chunks */
     mk(2, "sweeps");
