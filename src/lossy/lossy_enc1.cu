@@ -1797,10 +1797,45 @@ template <bool F32> cudaError_t launch_est(const E1 &p, cudaStream_t s) {
 
 /* Everything after the estimate (est: with it) for the group p: chunks
  * [0, nreal) and the trial's [nreal, nch). */
+/* The bodies of a group sized from their largest (L1Dyn: the batch's fast
+ * layout, l1_layout): after k_bsize, one wait for the largest body formed;
+ * the bodies (2 nch of that stride, a multiple of 256) and the back end's
+ * set state and work go at `at` where they fit in `avail` bytes, else the
+ * group is redone in the safe layout (*redo). NULL: the bodies at their
+ * cap, the back end's state and work at hstate5 / hwork5 (the debug entry
+ * and the safe layout). */
+struct L1Dyn {
+    uint8_t *at;
+    size_t avail;
+    unsigned long long *d_bmax; /* 8 bytes of device scratch */
+    bool redo;
+};
+
+/* The largest body formed in the group (body_len). */
+__global__ void __launch_bounds__(NT) k_bmax(E1 p, unsigned long long *out) {
+    typedef cub::BlockReduce<unsigned long long, NT> BR;
+    __shared__ typename BR::TempStorage tmp;
+    unsigned long long m = 0;
+    for (uint32_t c = threadIdx.x; c < p.nch; c += NT) {
+        const uint64_t a = body_len(p, c, 0), b = body_len(p, c, 1);
+        m = a > m ? a : m;
+        m = b > m ? b : m;
+    }
+    m = BR(tmp).Reduce(m, [](unsigned long long x, unsigned long long y) { return x > y ? x : y; });
+    if (threadIdx.x == 0) *out = m;
+}
+
+/* The bytes of the fast layout's bodies of stride st and the back end's
+ * state and work for them. */
+size_t dyn_bytes(uint32_t nch, uint64_t st, size_t *h5s, size_t *h5w) {
+    *h5s = scz_ku::rup(scz__hse_scratch(nch * 2, st, 256), 256);
+    *h5w = scz_ku::rup(scz__hse_work(nch * 2, st), 256);
+    return scz_ku::rup((size_t)2 * nch * st, 256) + *h5s + *h5w;
+}
+
 template <bool F32>
-cudaError_t launch_all(const E1 &p0, bool est, bool lor, void *hstate, void *hstate2, void *hstate3, void *hwork3,
-                       void *hstate5, void *hwork5, cudaStream_t s, cudaEvent_t *ev, ScProf *pf) {
-    E1 p = p0;
+cudaError_t launch_all(E1 &p, bool est, bool lor, void *hstate, void *hstate2, void *hstate3, void *hwork3,
+                       void *&hstate5, void *&hwork5, L1Dyn *dyn, cudaStream_t s, cudaEvent_t *ev, ScProf *pf) {
     {   /* the run-length set's histograms: a layout of this group's streams */
         const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr, 1};
         p.hist2 = scz__hse_hist(&h2, hstate2, &p.h2stride);
@@ -1910,6 +1945,25 @@ cudaError_t launch_all(const E1 &p0, bool est, bool lor, void *hstate, void *hst
     k_vscan<<<p.nch, NT, 0, s>>>(p, p.olast);
     k_ot2<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     k_bsize<<<gc, NT, 0, s>>>(p);
+    if (dyn) { /* the bodies' stride: the largest formed, where it fits */
+        k_bmax<<<1, NT, 0, s>>>(p, dyn->d_bmax);
+        unsigned long long bm = 0;
+        if ((e = cudaMemcpyAsync(&bm, dyn->d_bmax, 8, cudaMemcpyDeviceToHost, s)) || (e = cudaStreamSynchronize(s)))
+            return e;
+        const uint64_t st = scz_ku::rup(bm ? bm : 1, 256);
+        size_t h5s, h5w;
+        if (st > p.bodycap || dyn_bytes(p.nch, st, &h5s, &h5w) > dyn->avail) {
+            dyn->redo = true;
+            return cudaSuccess;
+        }
+        p.bodycap = st;
+        p.paycap = st + LZ1_HDR;
+        p.bodies = dyn->at;
+        p.rbodies = p.bodies + st;
+        hstate5 = dyn->at + scz_ku::rup((size_t)2 * p.nch * st, 256);
+        hwork5 = static_cast<uint8_t *>(hstate5) + h5s;
+        mk(-1, "body wait");
+    }
     mk(5, "olist");
     /* the Huffman bodies */
     k_w3init<<<gc, NT, 0, s>>>(p);
@@ -2027,7 +2081,7 @@ void l1_sizes(const E1 &p, bool pay, size_t sz[NM]) {
                           /* 55.. */ 0, nch * 2 * 4, nch * 2 * 8, nch * 2 * 8, pay ? nch * p.paycap : 0,
                           nch * 8, nch * 4, scz__hse_scratch((uint32_t)(nch * 2), p.bodycap, 256),
                           scz__hse_work((uint32_t)(nch * 2), p.bodycap), /* 64.. */ nch * 4, nch * 4,
-                          0};
+                          8 /* 66: k_bmax's result */};
     memcpy(sz, v, sizeof v);
 }
 
@@ -2114,9 +2168,10 @@ cudaError_t l1_zero(void *const m[NM], const size_t sz[NM], bool costs, bool dbg
 }
 
 template <bool F32>
-cudaError_t launch_l1(const E1 &p, bool est, bool lor, void *const m[NM], cudaStream_t s, cudaEvent_t *ev,
-                      ScProf *pf) {
-    return launch_all<F32>(p, est, lor, m[15], m[27], m[48], m[49], m[62], m[63], s, ev, pf);
+cudaError_t launch_l1(E1 &p, bool est, bool lor, void *const m[NM], void *&hstate5, void *&hwork5, L1Dyn *dyn,
+                      cudaStream_t s, cudaEvent_t *ev, ScProf *pf) {
+    hstate5 = m[62], hwork5 = m[63];
+    return launch_all<F32>(p, est, lor, m[15], m[27], m[48], m[49], hstate5, hwork5, dyn, s, ev, pf);
 }
 
 /* Per chunk c of the group: the payload kept (the trial's where strictly
@@ -2170,26 +2225,61 @@ cudaError_t l1_place(const E1 &p, void *hstate5, void *hwork5, cudaStream_t s) {
  * of the batch takes (so compressing adds no peak to a round trip). A
  * group takes the next chunks whose trial payloads (where the estimate
  * asks for them) fit beside them: S chunks of data that needs no trial.
- * A slot of a 33.5 MB float32 chunk is 337 MB (10 x): aux 67, the bodies
- * 134 (R inside them), the run pieces 34, the size set's stream state 39
- * and the body set's 21 (sized for 2 R + 2 symbols: 65536 at level 1's
- * radius bound), codes and codes_r 17 each. H100, wmag 512^3 float32 REL
- * 1e-3 (16 chunks): two groups 100.7 GB/s, one (SCZ_L1_BUDGET_MB=8000)
- * 114.7; one group for every input needs a slot within the decoder's
- * 7.2 x. */
+ * A slot of a 33.5 MB float32 chunk is 337 MB (10 x) in the safe layout:
+ * aux 67, the bodies 134 (R inside them), the run pieces 34, the size
+ * set's stream state 39 and the body set's 21 (sized for 2 R + 2 symbols:
+ * 65536 at level 1's radius bound), codes and codes_r 17 each; ~225 MB in
+ * the fast layout (l1_fast). H100, wmag 512^3 float32 REL 1e-3 (16
+ * chunks): two groups 100.7 GB/s, one (SCZ_L1_BUDGET_MB=8000) 114.7 (the
+ * twelfth session); 129.4 -> 143.0 with the fast layout's one group (the
+ * twenty-fourth). */
 constexpr size_t L1_BUDGET = 2ull << 30;
 
-struct L1Lay {
-    uint32_t S;
-    size_t total;
-};
+/* The fast layout: the regions whose data lives only after the sweeps
+ * (codes_r, the size sets' state and histograms, the bodies' set state and
+ * work, the run pieces: ARENA) go inside region 40, which holds R during
+ * the sweeps, followed by the bodies at the group's stride and the back
+ * end's state and work (L1Dyn), within a reserve of L1_BRES x the raw
+ * chunk a body: a slot of a 33.5 MB float32 chunk is ~225 MB instead of
+ * ~337 (H100, wmag 512^3: all 16 chunks in one group within the
+ * decompression's scratch). A group whose largest body does not fit is
+ * redone in the safe layout (every region apart, the bodies at their cap:
+ * FORMAT.md 7.10 step 3 forms none above LZ1_BODY_CAP x the raw chunk),
+ * which has fewer slots. */
+constexpr int ARENA[] = {13, 15, 27, 48, 49, 52};
+constexpr double L1_BRES = 0.375;
 
-size_t l1_total(const E1 &p) {
-    size_t sz[NM], t = 0;
+/* sz (l1_sizes) to the fast layout: ARENA's offsets into region 40 in off,
+ * their sizes 0, region 40 sized; returns the bytes of ARENA (where the
+ * bodies start). */
+size_t l1_fast(const E1 &p, size_t sz[NM], size_t off[NM]) {
+    size_t acc = 0;
+    for (int k : ARENA) {
+        off[k] = acc;
+        acc = scz_ku::rup(acc + sz[k], 256);
+        sz[k] = 0;
+    }
+    sz[62] = sz[63] = 0;
+    const uint64_t bres = scz_ku::rup((uint64_t)(L1_BRES * (double)p.raw_full) + 1, 256);
+    size_t h5s, h5w;
+    const size_t dyn = dyn_bytes(p.nch, bres, &h5s, &h5w);
+    const size_t rb = scz_ku::rup((size_t)p.nch * p.cf * 8, 256) + (p.es == 4 ? (size_t)p.nch * p.cf * 4 : 0);
+    sz[40] = acc + dyn > rb ? acc + dyn : rb;
+    return acc;
+}
+
+size_t l1_total(const E1 &p, bool fast) {
+    size_t sz[NM], off[NM], t = 0;
     l1_sizes(p, false, sz);
+    if (fast) l1_fast(p, sz, off);
     for (int k = 0; k < NM; k++) t = scz_ku::rup(t + sz[k], 256);
     return t;
 }
+
+struct L1Lay {
+    uint32_t S[2]; /* slots of the fast [0] and the safe [1] layout */
+    size_t total;
+};
 
 L1Lay l1_layout(const scz_cuda_batch *b) {
     /* SCZ_L1_BUDGET_MB: another budget, for measurements */
@@ -2202,16 +2292,23 @@ L1Lay l1_layout(const scz_cuda_batch *b) {
     }
     const uint32_t R = b->h->knobs[0];
     const int psnr = b->h->eb_mode == SCZ_EB_PSNR;
-    auto tot = [&](uint32_t S) {
-        return l1_total(l1_params(1, S, b->full, b->last, true, R, b->h->knobs[1], psnr, b->h->eb_abs));
-    };
-    uint64_t S = 2 * (uint64_t)b->n;
-    if (S > 65534) S = 65534;
-    const size_t one = tot(1);
-    if (one * S > budget) S = budget / one;
-    if (S < 2) S = 2;
-    while (S > 2 && tot((uint32_t)S) > budget) S--;
-    return L1Lay{(uint32_t)S, tot((uint32_t)S)};
+    L1Lay L;
+    L.total = 0;
+    for (int w = 0; w < 2; w++) {
+        auto tot = [&](uint32_t S) {
+            return l1_total(l1_params(1, S, b->full, b->last, true, R, b->h->knobs[1], psnr, b->h->eb_abs), w == 0);
+        };
+        uint64_t S = 2 * (uint64_t)b->n;
+        if (S > 65534) S = 65534;
+        const size_t one = tot(1);
+        if (one * S > budget) S = budget / one;
+        if (S < 2) S = 2;
+        while (S > 2 && tot((uint32_t)S) > budget) S--;
+        L.S[w] = (uint32_t)S;
+        const size_t t = tot((uint32_t)S);
+        L.total = t > L.total ? t : L.total;
+    }
+    return L;
 }
 
 } // namespace
@@ -2223,35 +2320,51 @@ cudaError_t scz__lossy1_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32
                                     void *scratch, cudaStream_t s) {
     if (ca >= cb || cb > b->n) return cudaErrorInvalidValue;
     const L1Lay L = l1_layout(b);
-    const uint32_t S = L.S, R = b->h->knobs[0], wfk = b->h->knobs[1];
+    const uint32_t R = b->h->knobs[0], wfk = b->h->knobs[1];
+    const uint32_t SM = L.S[0] > L.S[1] ? L.S[0] : L.S[1];
     const int psnr = b->h->eb_mode == SCZ_EB_PSNR;
-    /* the regions of S slots, the same for every group */
-    E1 base = l1_params(1, S, b->full, b->last, true, R, wfk, psnr, b->h->eb_abs);
-    size_t sz[NM];
-    void *m[NM];
-    l1_sizes(base, false, sz);
-    size_t o = 0;
-    for (int k = 0; k < NM; k++) {
-        m[k] = static_cast<uint8_t *>(scratch) + o;
-        o = scz_ku::rup(o + sz[k], 256);
+    /* the regions of each layout's slots, the same for every group: w = 0
+     * fast, 1 safe (l1_fast); both from the start of the scratch */
+    E1 base[2];
+    void *m[2][NM];
+    uint8_t *at = nullptr;
+    size_t avail = 0;
+    for (int w = 0; w < 2; w++) {
+        base[w] = l1_params(1, L.S[w], b->full, b->last, true, R, wfk, psnr, b->h->eb_abs);
+        size_t sz[NM], off[NM], fixed = 0;
+        l1_sizes(base[w], false, sz);
+        if (w == 0) fixed = l1_fast(base[w], sz, off);
+        size_t o = 0;
+        for (int k = 0; k < NM; k++) {
+            m[w][k] = static_cast<uint8_t *>(scratch) + o;
+            o = scz_ku::rup(o + sz[k], 256);
+        }
+        if (w == 0) {
+            for (int k : ARENA) m[0][k] = static_cast<uint8_t *>(m[0][40]) + off[k];
+            at = static_cast<uint8_t *>(m[0][40]) + fixed;
+            avail = sz[40] - fixed;
+        }
+        l1_bind(base[w], m[w], sz);
+        base[w].pbase = d_pay;
     }
-    l1_bind(base, m, sz);
-    base.pbase = d_pay;
-    const CGeo gfull = base.gfull, glast = cgeo(b->last);
-    uint8_t *dec = static_cast<uint8_t *>(malloc((size_t)S * ND));
-    uint32_t *tw = static_cast<uint32_t *>(malloc((size_t)S * 8));
+    const CGeo gfull = base[0].gfull, glast = cgeo(b->last);
+    uint8_t *dec = static_cast<uint8_t *>(malloc((size_t)SM * ND));
+    uint32_t *tw = static_cast<uint32_t *>(malloc((size_t)SM * 8));
     if (!dec || !tw) {
         free(dec);
         free(tw);
         return cudaErrorMemoryAllocation;
     }
-    uint32_t *ts = tw + S;
+    uint32_t *ts = tw + SM;
     cudaError_t e = cudaSuccess;
     ScProf pf("lossy1 encode", s);
+    int safe = 0; /* 1: this group in the safe layout (its bodies did not fit the fast one's) */
     for (uint32_t c0 = ca; c0 < cb && !e;) {
         /* the estimate of the next S chunks (at most), then the group */
+        const uint32_t S = L.S[safe];
+        void *const *mm = m[safe];
         const uint32_t W = cb - c0 < S ? cb - c0 : S;
-        E1 q = base;
+        E1 q = base[safe];
         q.nreal = q.nch = W;
         q.ntr = 0;
         q.glast = c0 + W == b->n ? glast : gfull;
@@ -2271,7 +2384,7 @@ cudaError_t scz__lossy1_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32
         }
         for (uint32_t c = 0, j = 0; c < G; c++)
             if (tw[c] != NONE) tw[c] = G + j, ts[j++] = c;
-        E1 p = base;
+        E1 p = base[safe];
         p.nreal = G;
         p.ntr = T;
         p.nch = G + T;
@@ -2279,21 +2392,29 @@ cudaError_t scz__lossy1_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32
         p.src = q.src;
         size_t gsz[NM];
         l1_sizes(p, false, gsz);
-        if ((e = cudaMemcpyAsync(m[65], tw, (size_t)G * 4, cudaMemcpyHostToDevice, s))) break;
-        if (T && (e = cudaMemcpyAsync(m[64], ts, (size_t)T * 4, cudaMemcpyHostToDevice, s))) break;
-        if ((e = l1_zero(m, gsz, false, false, s))) break;
+        if ((e = cudaMemcpyAsync(mm[65], tw, (size_t)G * 4, cudaMemcpyHostToDevice, s))) break;
+        if (T && (e = cudaMemcpyAsync(mm[64], ts, (size_t)T * 4, cudaMemcpyHostToDevice, s))) break;
+        if ((e = l1_zero(mm, gsz, false, false, s))) break;
         pf.mark("zero");
         /* k_lor only where a chunk of the group predicts by Lorenzo (k_stab:
          * the decision's predictor; the trial's chunks interpolate) */
         bool lor = false;
         for (uint32_t c = 0; c < G; c++) lor |= dec[(size_t)c * ND] == LZ_PRED_LORENZO;
-        if ((e = p.es == 4 ? launch_l1<true>(p, false, lor, m, s, nullptr, &pf)
-                           : launch_l1<false>(p, false, lor, m, s, nullptr, &pf)))
+        L1Dyn dy{at, avail, static_cast<unsigned long long *>(m[0][66]), false};
+        void *hs5 = nullptr, *hw5 = nullptr;
+        if ((e = p.es == 4 ? launch_l1<true>(p, false, lor, mm, hs5, hw5, safe ? nullptr : &dy, s, nullptr, &pf)
+                           : launch_l1<false>(p, false, lor, mm, hs5, hw5, safe ? nullptr : &dy, s, nullptr, &pf)))
             break;
+        if (dy.redo) { /* the group again, in the safe layout */
+            safe = 1;
+            pf.mark("redo");
+            continue;
+        }
         k_pfinal<<<1, NT, 0, s>>>(p, c0, choff, chsize, chinfo);
-        e = l1_place(p, m[62], m[63], s);
+        e = l1_place(p, hs5, hw5, s);
         pf.mark("output");
         c0 += G;
+        safe = 0;
     }
     /* the host arrays were copied (pageable memory: staged before the calls return) */
     free(dec);
@@ -2332,8 +2453,9 @@ extern "C" int scz__lossy1_cuda_debug(scz_l1dbg *d) {
         cudaEvent_t ev[7];
         int nev = 0;
         for (; nev < 7 && cudaEventCreate(&ev[nev]) == cudaSuccess; nev++) {}
-        e = p.es == 4 ? launch_l1<true>(p, true, true, m, 0, nev == 7 ? ev : nullptr, nullptr)
-                      : launch_l1<false>(p, true, true, m, 0, nev == 7 ? ev : nullptr, nullptr);
+        void *hs5, *hw5;
+        e = p.es == 4 ? launch_l1<true>(p, true, true, m, hs5, hw5, nullptr, 0, nev == 7 ? ev : nullptr, nullptr)
+                      : launch_l1<false>(p, true, true, m, hs5, hw5, nullptr, 0, nev == 7 ? ev : nullptr, nullptr);
         if (!e) e = cudaDeviceSynchronize();
         for (int k = 0; k < 6; k++) {
             float ms = 0;
