@@ -34,11 +34,13 @@
  *   k_erows   the finest level of rank-3 chunks (erows_takes) by rows,
  *             three launches after k_isw's (which skips those sweeps): the
  *             decoder's k_rows scheme with k_isw's arithmetic and outputs;
- *   k_tlast / k_vscan / k_vt2   V_new / V_repeat (7.4) in traversal order:
- *             the last verbatim position (and the last outlier's, for the
- *             list below) per tile of 4096 codes, their exclusive scan per
- *             chunk, then each code 2R compared with the previous verbatim
- *             element's bits (tiles without one skipped); V_new counts;
+ *             the level of stride 2 the same way before it (k_erows<.., 2>);
+ *   (tile_mark) / k_vscan / k_vt2   V_new / V_repeat (7.4) in traversal
+ *             order: the last verbatim position (and the last outlier's, for
+ *             the list below) per tile of 4096 codes, marked by the sweeps
+ *             as they code them, their exclusive scan per chunk, then each
+ *             code 2R compared with the previous verbatim element's bits
+ *             (tiles without one skipped); V_new counts;
  *   k_sinit / k_hist / k_rest, scz__hse_plan, k_gchoose   the sweep
  *             streams (7.9, 7.10 step 3): codes mapped to the chunk's
  *             radius r, histograms of each of the last G = min(Sw, 8)
@@ -100,6 +102,8 @@
 #include "../cuda/prof.h"
 
 #include <cub/cub.cuh>
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 
 using scz_l1::Sweep;
 
@@ -481,11 +485,27 @@ __global__ void k_stab(E1 p) {
     if (l0) p.nsw[c] = S;
 }
 
+/* Position pos of a chunk marked in its tile's entry of tl (nch x tpc:
+ * the tile's last such position + 1, 0 for none; k_vscan<true> scans
+ * them): the sweeps mark their outliers (olast) and verbatim elements
+ * (tlast) as they code them, so that no pass over the codes looks for
+ * them (a pass of its own before, ~0.1 ms of wmag REL 1e-3). The lanes here (rare codes)
+ * that mark the same tile take one atomic (a tile of outliers only: one a
+ * warp, not one a code). */
+__device__ __forceinline__ void tile_mark(uint32_t *tl, uint32_t pos) {
+    namespace cg = cooperative_groups;
+    const cg::coalesced_group g = cg::coalesced_threads();
+    const uint32_t t = pos / TILE;
+    const cg::coalesced_group part = cg::labeled_partition(g, t);
+    const uint32_t mx = cg::reduce(part, pos + 1, cg::greater<uint32_t>());
+    if (part.thread_rank() == 0) atomicMax(tl + t, mx);
+}
+
 /* The code of prediction error d with radius R (span = 2R - 1): d + R
- * inside, else an outlier (code 0, d in aux); |d| of a coded error raises
- * *m (the chunk's radius, 7.10 step 2). */
+ * inside, else an outlier (code 0, d in aux, its position pos marked in
+ * ol); |d| of a coded error raises *m (the chunk's radius, 7.10 step 2). */
 __device__ __forceinline__ void code_err(int64_t d, uint32_t R, uint64_t span, uint16_t *code, long long *aux,
-                                         uint32_t *m) {
+                                         uint32_t *m, uint32_t *ol, uint32_t pos) {
     if ((uint64_t)d + (uint64_t)(R - 1) < span) {
         __stwb(code, (unsigned short)(d + R)); /* global stores (pointers that may be opaque) */
         const uint32_t a = (uint32_t)(d < 0 ? -d : d);
@@ -493,6 +513,7 @@ __device__ __forceinline__ void code_err(int64_t d, uint32_t R, uint64_t span, u
     } else {
         __stwb(code, (unsigned short)LZ_CODE_OUTLIER);
         __stwb(aux, (long long)d);
+        tile_mark(ol, pos);
     }
 }
 
@@ -546,11 +567,14 @@ __device__ __forceinline__ bool erows_takes(const E1 &p, uint32_t c, uint32_t S,
  * Nsight (H100, wmag): ~250 -> ~150 instructions an element, but the time
  * is the loads' latency (long-scoreboard stalls, 40% occupancy): what
  * gained was the occupancy (MB, isw_sv). */
-template <bool F32, uint32_t SV, uint32_t MB>
-__global__ void __launch_bounds__(NT, MB) k_isw(E1 p, uint32_t j, uint32_t cbase, uint32_t rows) {
-    scz_ku::grid_wait(); /* launched with launch_pdl */
+/* Sweep j of chunk c by the blocks bx of gx (k_isw: the grid; k_icoarse:
+ * one block). PLAIN: the neighbours' R by plain loads (k_icoarse, whose
+ * block wrote them in this launch), else read-only loads (earlier
+ * launches). */
+template <bool F32, uint32_t SV, bool PLAIN>
+__device__ __forceinline__ void isw_sweep(const E1 &p, uint32_t j, uint32_t c, uint32_t rows, uint32_t bx,
+                                          uint32_t gx) {
     typedef typename std::conditional<F32, float, double>::type T;
-    const uint32_t c = cbase + blockIdx.y;
     const uint32_t S = p.nsw[c];
     if (S == NONE || j > S || p.dec[(uint64_t)c * ND + 5] == LZ_PRED_LORENZO) return;
     const Sweep W = p.sw[(uint64_t)c * p.swn + j];
@@ -564,6 +588,7 @@ __global__ void __launch_bounds__(NT, MB) k_isw(E1 p, uint32_t j, uint32_t cbase
     T *Rt = F32 ? reinterpret_cast<T *>(Rf) : reinterpret_cast<T *>(Rv);
     uint16_t *codes = opaque(p.codes + (uint64_t)c * p.cf + W.p0);
     long long *aux = opaque(p.aux + (uint64_t)c * p.cf + W.p0);
+    uint32_t *tlt = p.tlast + (uint64_t)c * p.tpc, *olt = p.olast + (uint64_t)c * p.tpc;
     const T *src = opaque(reinterpret_cast<const T *>(p.src + (uint64_t)sc(p, c) * p.raw_full));
     const uint32_t e0 = (uint32_t)g.e[0], e1 = (uint32_t)g.e[1];
     const uint32_t sta = W.a == 0 ? 1 : W.a == 1 ? e0 : e0 * e1, s = W.s, o = s * sta;
@@ -574,7 +599,9 @@ __global__ void __launch_bounds__(NT, MB) k_isw(E1 p, uint32_t j, uint32_t cbase
     const uint32_t n = W.n;
     const bool last = j == S; /* no sweep reads the last one's R (nor does anything after the sweeps) */
     uint32_t m = 0;
-    for (uint32_t b0 = blockIdx.x * NT * SV; b0 < n; b0 += gridDim.x * NT * SV) {
+    auto ldR = [&](const T *q) -> T { return PLAIN ? *q : __ldg(q); };
+    auto ldV = [&](const double *q) -> double { return PLAIN ? *q : __ldg(q); };
+    for (uint32_t b0 = bx * NT * SV; b0 < n; b0 += gx * NT * SV) {
         /* SV elements: everything each reads loaded first, then computed
          * (lz_ipred's neighbours: A, B, A3, B3 where they exist) */
         uint32_t iv[SV], fl[SV]; /* fl: 1 valid, 2 B, 4 A3, 8 B3 */
@@ -598,10 +625,10 @@ __global__ void __launch_bounds__(NT, MB) k_isw(E1 p, uint32_t j, uint32_t cbase
                 const uint32_t ca = W.a == 0 ? x : W.a == 1 ? y : z; /* ca < ea */
                 const bool hb = s < ea - ca, ha3 = cubic && hb && ca >= s3, hb3 = cubic && hb && s3 < ea - ca;
                 fl[v] |= (hb ? 2u : 0u) | (ha3 ? 4u : 0u) | (hb3 ? 8u : 0u);
-                nb[v][0] = __ldg(Rt + (i - o)); /* written by earlier sweeps (launches) */
-                if (hb) nb[v][1] = __ldg(Rt + (i + o));
-                if (ha3) nb[v][2] = __ldg(Rt + (i - 3 * o));
-                if (hb3) nb[v][3] = __ldg(Rt + (i + 3 * o));
+                nb[v][0] = ldR(Rt + (i - o)); /* written by earlier sweeps (launches) */
+                if (hb) nb[v][1] = ldR(Rt + (i + o));
+                if (ha3) nb[v][2] = ldR(Rt + (i - 3 * o));
+                if (hb3) nb[v][3] = ldR(Rt + (i + 3 * o));
                 if (F32) /* NaN marks a verbatim neighbour, its R in Rv */
                     vn |= nb[v][0] != nb[v][0] || nb[v][1] != nb[v][1] || nb[v][2] != nb[v][2] || nb[v][3] != nb[v][3];
             }
@@ -620,7 +647,7 @@ __global__ void __launch_bounds__(NT, MB) k_isw(E1 p, uint32_t j, uint32_t cbase
                     const uint32_t at[4] = {i - o, i + o, i - 3 * o, i + 3 * o};
 #pragma unroll
                     for (int q = 0; q < 4; q++)
-                        if (nb[v][q] != nb[v][q]) w[q] = __ldg(Rv + at[q]);
+                        if (nb[v][q] != nb[v][q]) w[q] = ldV(Rv + at[q]);
                 }
                 P = lz_finterp(cubic, w[0], fl[v] >> 1 & 1, w[1], fl[v] >> 2 & 1, w[2], fl[v] >> 3 & 1, w[3]);
             }
@@ -634,15 +661,38 @@ __global__ void __launch_bounds__(NT, MB) k_isw(E1 p, uint32_t j, uint32_t cbase
                 }
                 __stwb(codes + pos, (unsigned short)LZ_VNEW(R)); /* V_new or V_repeat: k_vt2 */
                 __stwb(aux + pos, (long long)i);
+                tile_mark(tlt, W.p0 + pos);
             } else {
                 if (last) {
                 } else if (F32) __stwb(Rf + i, (float)xr); /* T(x') of float32 data: exact */
                 else __stwb(Rv + i, xr);
-                code_err(q, R, span, codes + pos, aux + pos, &m);
+                code_err(q, R, span, codes + pos, aux + pos, &m, olt, W.p0 + pos);
             }
         }
     }
     rmax_warp(p, c, m);
+}
+
+template <bool F32, uint32_t SV, uint32_t MB>
+__global__ void __launch_bounds__(NT, MB) k_isw(E1 p, uint32_t j, uint32_t cbase, uint32_t rows) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
+    isw_sweep<F32, SV, false>(p, j, cbase + blockIdx.y, rows, blockIdx.x, gridDim.x);
+}
+
+/* The small sweeps of the coarsest levels (entries 0 .. nj - 1, each with
+ * at most ICO_MAX elements in every chunk of the group): one launch, a
+ * block a chunk going through them in order, a barrier between sweeps
+ * (their neighbours are earlier sweeps' elements, written by the same
+ * block), as the decoder's k_coarse. Was one k_isw launch a sweep, ~5-8 us
+ * each (H100, wmag: twelve under Nsight Compute). */
+constexpr uint32_t ICO_MAX = 4096;
+template <bool F32>
+__global__ void __launch_bounds__(NT) k_icoarse(E1 p, uint32_t nj, uint32_t cbase, uint32_t rows) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
+    for (uint32_t j = 0; j < nj; j++) {
+        isw_sweep<F32, 2, true>(p, j, cbase + blockIdx.y, rows, 0, 1);
+        __syncthreads();
+    }
 }
 
 /* The finest level (s = 1, 7/8 of the elements) of a chunk that
@@ -726,6 +776,7 @@ __global__ void __launch_bounds__(NT, SCZ_EROWS_MB) k_erows(E1 p, uint32_t cbase
     T *Rt = F32 ? reinterpret_cast<T *>(Rf) : reinterpret_cast<T *>(Rv);
     uint16_t *codes = opaque(p.codes + (uint64_t)c * p.cf);
     long long *aux = opaque(p.aux + (uint64_t)c * p.cf);
+    uint32_t *tlt = p.tlast + (uint64_t)c * p.tpc, *olt = p.olast + (uint64_t)c * p.tpc;
     const T *src = opaque(reinterpret_cast<const T *>(p.src + (uint64_t)sc(p, c) * p.raw_full));
     const scz_l1::RowGeo &G = X.g;
     const uint32_t e0 = G.e[0], er0 = X.er0, er1 = X.er1, Rr = p.R;
@@ -749,11 +800,12 @@ __global__ void __launch_bounds__(NT, SCZ_EROWS_MB) k_erows(E1 p, uint32_t cbase
             if (wr) {
                 __stwb(codes + pos, (unsigned short)LZ_VNEW(Rr)); /* V_new or V_repeat: k_vt2 */
                 __stwb(aux + pos, (long long)idx);
+                tile_mark(tlt, pos);
             }
             return P;
         }
         *t = (T)xr; /* float32: T(x') exact */
-        if (wr) code_err(q, Rr, span, codes + pos, aux + pos, &m);
+        if (wr) code_err(q, Rr, span, codes + pos, aux + pos, &m, olt, pos);
         return xr;
     };
     /* the rows, specialised on the predictor and xafter (block-uniform) */
@@ -861,6 +913,7 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_lor(E1 p) {
     const void *src = p.src + (uint64_t)sc(p, c) * p.raw_full;
     uint16_t *codes = p.codes + (uint64_t)c * p.cf + co;
     long long *aux = p.aux + (uint64_t)c * p.cf + co;
+    uint32_t *tlt = p.tlast + (uint64_t)c * p.tpc, *olt = p.olast + (uint64_t)c * p.tpc;
     const int64_t R = p.R;
     const uint64_t span = 2 * (uint64_t)R - 1;
     int any = 0;
@@ -877,7 +930,7 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_lor(E1 p) {
     if (!any) {
         for (uint32_t i = threadIdx.x; i < m; i += NT) {
             const uint64_t P = lor_pred(q, i, ex, ey, exy);
-            code_err((int64_t)((uint64_t)q[i] - P), R, span, &codes[i], &aux[i], &mx);
+            code_err((int64_t)((uint64_t)q[i] - P), R, span, &codes[i], &aux[i], &mx, olt, (uint32_t)co + i);
         }
     } else if (threadIdx.x == 0) {
         /* verbatim elements: Q = P there, sequentially (lossy_kern.h compress_range) */
@@ -888,42 +941,15 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_lor(E1 p) {
                 q[i] = (long long)P;
                 codes[i] = (uint16_t)LZ_VNEW(R);
                 aux[i] = (long long)(base + z * e01 + y * e0 + x);
+                tile_mark(tlt, (uint32_t)co + i);
                 continue;
             }
-            code_err((int64_t)((uint64_t)q[i] - P), R, span, &codes[i], &aux[i], &mx);
+            code_err((int64_t)((uint64_t)q[i] - P), R, span, &codes[i], &aux[i], &mx, olt, (uint32_t)co + i);
         }
     }
     rmax_warp(p, c, mx);
 }
 
-/* The last position of each tile (NONE: none) of a verbatim element
- * (code 2R, into tlast) and of an outlier (code 0, into olast), in one pass
- * over the codes (k_vt2 turns some codes 2R into 2R + 1, never an outlier's). */
-__global__ void __launch_bounds__(NT) k_tlast(E1 p) {
-    typedef cub::BlockReduce<uint32_t, NT> BR;
-    __shared__ typename BR::TempStorage tmp;
-    const uint32_t c = blockIdx.y, t = blockIdx.x;
-    if (p.nsw[c] == NONE) return;
-    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
-    if (a >= n) return;
-    uint16_t cv[PER];
-    const uint64_t a0 = a + threadIdx.x * PER;
-    const uint16_t vnew = (uint16_t)LZ_VNEW(p.R);
-    tile_codes(p.codes + (uint64_t)c * p.cf, a0, n, 1, cv);
-    uint32_t lv = 0, lo = 0; /* position + 1 */
-#pragma unroll
-    for (uint32_t k = 0; k < PER; k++) {
-        if (cv[k] == vnew) lv = (uint32_t)(a0 + k) + 1;
-        if (cv[k] == LZ_CODE_OUTLIER) lo = (uint32_t)(a0 + k) + 1;
-    }
-    const uint32_t v = BR(tmp).Reduce(lv, MaxOp());
-    __syncthreads();
-    const uint32_t o = BR(tmp).Reduce(lo, MaxOp());
-    if (threadIdx.x == 0) {
-        p.tlast[(uint64_t)c * p.tpc + t] = v ? v - 1 : NONE;
-        p.olast[(uint64_t)c * p.tpc + t] = o ? o - 1 : NONE;
-    }
-}
 
 /* Per chunk: the last position (verbatim element, run start) before each
  * tile, from each tile's last in arr (nch x tpc). */
@@ -931,7 +957,7 @@ constexpr uint32_t SIPT = 8; /* tiles per thread of the per-chunk scans */
 
 /* A block per chunk (positions grow with the tile: the last one before a
  * tile is the largest, a max-scan of position + 1, 0 for none). */
-__global__ void __launch_bounds__(NT) k_vscan(E1 p, uint32_t *arr) {
+template <bool P1> __global__ void __launch_bounds__(NT) k_vscan(E1 p, uint32_t *arr) {
     typedef cub::BlockScan<uint32_t, NT> BS;
     __shared__ typename BS::TempStorage ts;
     const uint32_t c = blockIdx.x;
@@ -943,8 +969,8 @@ __global__ void __launch_bounds__(NT) k_vscan(E1 p, uint32_t *arr) {
 #pragma unroll
         for (uint32_t j = 0; j < SIPT; j++) {
             const uint64_t t = t0 + threadIdx.x * SIPT + j;
-            const uint32_t x = t < nt ? tl[t] : NONE;
-            v[j] = x == NONE ? 0 : x + 1;
+            const uint32_t x = t < nt ? tl[t] : P1 ? 0 : NONE;
+            v[j] = P1 ? x : x == NONE ? 0 : x + 1; /* P1: position + 1 already (tile_mark), 0 none */
         }
         uint32_t agg;
         BS(ts).ExclusiveScan(v, v, carry, MaxOp(), agg);
@@ -1861,7 +1887,18 @@ cudaError_t launch_all(E1 &p, bool est, bool lor, void *hstate, void *hstate2, v
                               : 0u;
     k_stab<<<(p.nch + NT / 32 - 1) / (NT / 32), NT, 0, s>>>(p); /* a warp a chunk */
     const uint32_t Sf = lz1_nsweeps(p.gfull.rank, p.gfull.e), Sl = lz1_nsweeps(p.glast.rank, p.glast.e);
-    for (uint32_t j = 0; j < p.swn; j++) {
+    /* the leading sweeps with at most ICO_MAX elements by k_icoarse */
+    uint32_t j0 = 0;
+    while (j0 < p.swn && lz1_sweep_bound(p.gfull.rank, p.gfull.e, j0) <= ICO_MAX &&
+           lz1_sweep_bound(p.glast.rank, p.glast.e, j0) <= ICO_MAX)
+        j0++;
+    if (isw_sv() == 1) j0 = 0; /* SCZ_L1_ISV=1: every sweep by k_isw */
+    if (j0)
+        for (uint32_t cb = 0; cb < p.nch; cb += 65535) {
+            const dim3 gs(1, p.nch - cb < 65535 ? p.nch - cb : 65535);
+            if ((e = scz_ku::launch_pdl(k_icoarse<F32>, gs, NT, 0, s, p, j0, cb, rows))) return e;
+        }
+    for (uint32_t j = j0; j < p.swn; j++) {
         /* no launch where every chunk's sweep j is k_erows' (or past its last) */
         if ((j > Sf || rows_sweep(p.gfull, j, rows)) && (j > Sl || rows_sweep(p.glast, j, rows))) continue;
         /* the grid of the sweep's size (the coarse levels' sweeps are small:
@@ -1897,8 +1934,7 @@ cudaError_t launch_all(E1 &p, bool est, bool lor, void *hstate, void *hstate2, v
     }
     if (lor) k_lor<F32><<<dim3(p.nbl, p.nch), NT, 0, s>>>(p); /* its blocks exit in interpolated chunks */
     mk(2, "sweeps");
-    k_tlast<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
-    k_vscan<<<p.nch, NT, 0, s>>>(p, p.tlast);
+    k_vscan<true><<<p.nch, NT, 0, s>>>(p, p.tlast); /* marked by the sweeps (tile_mark) */
     k_vt2<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     mk(3, "V_new");
     /* The one wait of a group: the largest alphabet of its chunks, so that
@@ -1931,7 +1967,7 @@ cudaError_t launch_all(E1 &p, bool est, bool lor, void *hstate, void *hstate2, v
     mk(4, "plan g");
     /* the run-length candidate */
     if ((e = cudaMemsetAsync(p.hist2, 0, (size_t)p.nch * 2 * p.h2stride * 4, s))) return e;
-    k_vscan<<<p.nch, NT, 0, s>>>(p, p.rlast); /* rlast, runs: k_hist (tile_runs) */
+    k_vscan<false><<<p.nch, NT, 0, s>>>(p, p.rlast); /* rlast, runs: k_hist (tile_runs) */
     k_rcrit<<<gc, NT, 0, s>>>(p);
     k_rt2<<<dim3((p.tpc + RT_TPB - 1) / RT_TPB, p.nch), NT, 0, s>>>(p);
     k_rcnt<<<gc, NT, 0, s>>>(p);
@@ -1942,7 +1978,7 @@ cudaError_t launch_all(E1 &p, bool est, bool lor, void *hstate, void *hstate2, v
     mk(-1, "rle plan");
     /* the outlier list, the bodies' sizes */
     if ((e = cudaMemsetAsync(p.obytes, 0, (size_t)p.nch * 8, s))) return e;
-    k_vscan<<<p.nch, NT, 0, s>>>(p, p.olast);
+    k_vscan<true><<<p.nch, NT, 0, s>>>(p, p.olast);
     k_ot2<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
     k_bsize<<<gc, NT, 0, s>>>(p);
     if (dyn) { /* the bodies' stride: the largest formed, where it fits */
@@ -2152,7 +2188,8 @@ void l1_bind(E1 &p, void *const m[NM], const size_t sz[NM]) {
 }
 
 /* The regions the kernels expect zeroed: the estimate's sums (atomics),
- * tpp (chunks without a run-length candidate); the codes and aux for the
+ * tpp (chunks without a run-length candidate), the tiles' marks (tlast,
+ * olast: tile_mark); the codes and aux for the
  * debug entry (dbg), which returns them whole: the kernels read a chunk's
  * codes only below its n, all written by the sweeps or k_lor (0.12 ms of
  * memset a 512 MiB call, H100), and aux only where a code says outlier or
@@ -2160,7 +2197,7 @@ void l1_bind(E1 &p, void *const m[NM], const size_t sz[NM]) {
  * them: the stream slots without a stream count symbol 0, k_sinit and
  * k_w3hist.) */
 cudaError_t l1_zero(void *const m[NM], const size_t sz[NM], bool costs, bool dbg, cudaStream_t s) {
-    static const int z[] = {1, 6, 51, 7};
+    static const int z[] = {1, 6, 51, 7, 9, 36};
     cudaError_t e = cudaSuccess;
     for (int k : z)
         if (!e && ((k != 7 && k != 6) || dbg) && (k != 1 || costs)) e = cudaMemsetAsync(m[k], 0, sz[k], s);
