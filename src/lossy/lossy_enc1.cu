@@ -65,19 +65,19 @@
  *             outlier's index gap from the previous one, by the same tile
  *             scan; tiles without one skipped), outlier counts, and the
  *             bodies' sizes (sections + outlier list + verbatim values);
- *   k_w3init, k_w3hist, scz__hse_plan, k_w3off, scz__hse_write, k_ow,
- *             k_vw   the Huffman body of each interpolated chunk (7.9): its
+ *   k_w3init, k_w3hist, scz__hse_plan, k_w3off, scz__hse_write, k_lists
+ *             the Huffman body of each interpolated chunk (7.9): its
  *             g + 1 streams (a stream set whose streams start anywhere in
  *             the codes, scz_hse.soff; histograms the size set's), the
  *             outlier list (each thread's varints
  *             at its offset: tile sums scanned per chunk, a block scan) and
- *             the verbatim values (the same with the V_new counts);
- *   k_rw, k_rhdr, scz__hse_write (the set h2's plan), k_ow, k_vw   the run-length body
+ *             the verbatim values (the same with the V_new counts), the
+ *             lists written into the run-length body too (the same bytes);
+ *   k_rw, k_rhdr, scz__hse_write (the set h2's plan)   the run-length body
  *             where the candidate is kept: each piece's code and length - 1
  *             at its index (the pieces before a tile scanned per chunk, a
  *             block scan, each position's offset in its run as k_rt2), the
- *             piece count, the two streams, the outlier list and the
- *             verbatim values;
+ *             piece count, the two streams (the lists: k_lists);
  *   k_bsym, scz__hse_plan, k_pdecide, k_pcopy, scz__hse_write   the back
  *             end (7.9: the body's bytes as a Huffman stream, K = 256) of
  *             each body, the workflow and back end with the smallest final
@@ -459,6 +459,10 @@ __global__ void k_stab(E1 p) {
     const bool l0 = (threadIdx.x & 31) == 0;
     uint8_t *d = p.dec + (uint64_t)c * ND;
     if (l0) p.rmax[c] = 0, p.nout[c] = 0, p.nvnew[c] = 0;
+    for (uint32_t t = threadIdx.x & 31; t < p.tpc; t += 32) { /* the tiles' marks (tile_mark), piece counts (k_rt2) */
+        const uint64_t k = (uint64_t)c * p.tpc + t;
+        p.tlast[k] = 0, p.olast[k] = 0, p.tpp[k] = 0;
+    }
     unsigned pred, order, tight;
     if (c >= p.nreal) { /* the trial's interpolation payload, where the decision asks for it */
         const uint8_t *r = p.dec + (uint64_t)sc(p, c) * ND;
@@ -1514,82 +1518,89 @@ __global__ void k_w3off(E1 p) {
     }
 }
 
-/* The outlier list (7.6) after the body's streams. */
-__global__ void __launch_bounds__(NT) k_ow(E1 p, uint8_t *bodies, const uint64_t *sec, int rle) {
+/* The outlier list (7.6) and the verbatim values (the codes 2r in order,
+ * their bit patterns) after the streams of each body formed: the same
+ * bytes in both (after sec0 = the Huffman body's sections, sec1 = the
+ * run-length body's), from one read of a tile's codes (the tiles without
+ * outliers and verbatim elements skipped). Was one kernel for each list
+ * and body (H100, wmag REL 1e-3: four launches, ~180 us under Nsight). */
+template <bool F32>
+__global__ void __launch_bounds__(NT) k_lists(E1 p, const uint64_t *sec0, const uint64_t *sec1) {
     typedef cub::BlockScan<uint32_t, NT> BS;
     typedef cub::BlockScan<unsigned long long, NT> BS64;
     __shared__ typename BS::TempStorage ts;
     __shared__ typename BS64::TempStorage ts64;
     const uint32_t c = blockIdx.y, t = blockIdx.x;
-    if (body_len(p, c, rle) == 0) return;
+    const bool f0 = body_len(p, c, 0) != 0, f1 = body_len(p, c, 1) != 0;
+    if (!f0 && !f1) return;
     const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
-    if (a >= n || !tile_marked(p, p.olast, c, t, n)) return;
+    if (a >= n) return;
+    const bool mo = tile_marked(p, p.olast, c, t, n), mv = tile_marked(p, p.tlast, c, t, n);
+    if (!mo && !mv) return;
     uint16_t cv[PER];
     const long long *aux = p.aux + (uint64_t)c * p.cf;
     const uint64_t a0 = a + threadIdx.x * PER;
     tile_codes(p.codes + (uint64_t)c * p.cf, a0, n, 1, cv);
-    const uint32_t pv = last_mark(p, ts, p.olast, c, t, a0, n,
-                                  [&](uint32_t k, uint64_t) { return cv[k] == LZ_CODE_OUTLIER; });
-    const uint64_t p0 = pv == NONE ? 0 : (uint64_t)pv + 1;
-    uint64_t nextp = p0;
-    unsigned long long bytes = 0;
-    for (uint32_t k = 0; k < PER; k++) {
-        const uint64_t pos = a0 + k;
-        if (cv[k] == LZ_CODE_OUTLIER) {
-            const uint64_t d = (uint64_t)aux[pos];
-            bytes += lz1_vlen(pos - nextp) + lz1_vlen((d << 1) ^ (0 - (d >> 63)));
-            nextp = pos + 1;
-        }
-    }
-    unsigned long long off;
-    BS64(ts64).ExclusiveSum(bytes, off);
-    uint8_t *q = bodies + bo(p, c) + sec[c] + p.tob[(uint64_t)c * p.tpc + t] + off;
-    nextp = p0;
-    for (uint32_t k = 0; k < PER; k++) {
-        const uint64_t pos = a0 + k;
-        if (cv[k] == LZ_CODE_OUTLIER) {
-            const uint64_t d = (uint64_t)aux[pos];
-            uint64_t v = pos - nextp;
-            for (int h = 0; h < 2; h++) {
-                while (v >= 0x80) *q++ = (uint8_t)(v | 0x80), v >>= 7;
-                *q++ = (uint8_t)v;
-                v = (d << 1) ^ (0 - (d >> 63));
+    uint8_t *b0 = p.bodies + bo(p, c), *b1 = p.rbodies + bo(p, c); /* the two bodies */
+    if (mo) { /* block-uniform */
+        const uint32_t pv = last_mark(p, ts, p.olast, c, t, a0, n,
+                                      [&](uint32_t k, uint64_t) { return cv[k] == LZ_CODE_OUTLIER; });
+        const uint64_t p0 = pv == NONE ? 0 : (uint64_t)pv + 1;
+        uint64_t nextp = p0;
+        unsigned long long bytes = 0;
+        for (uint32_t k = 0; k < PER; k++) {
+            const uint64_t pos = a0 + k;
+            if (cv[k] == LZ_CODE_OUTLIER) {
+                const uint64_t d = (uint64_t)aux[pos];
+                bytes += lz1_vlen(pos - nextp) + lz1_vlen((d << 1) ^ (0 - (d >> 63)));
+                nextp = pos + 1;
             }
-            nextp = pos + 1;
+        }
+        unsigned long long off;
+        BS64(ts64).ExclusiveSum(bytes, off);
+        const uint64_t o = p.tob[(uint64_t)c * p.tpc + t] + off;
+        uint8_t *q0 = f0 ? b0 + sec0[c] + o : nullptr, *q1 = f1 ? b1 + sec1[c] + o : nullptr;
+        nextp = p0;
+        for (uint32_t k = 0; k < PER; k++) {
+            const uint64_t pos = a0 + k;
+            if (cv[k] == LZ_CODE_OUTLIER) {
+                const uint64_t d = (uint64_t)aux[pos];
+                uint64_t v = pos - nextp;
+                for (int h = 0; h < 2; h++) {
+                    for (;;) {
+                        const uint8_t y = (uint8_t)(v >= 0x80 ? (v | 0x80) : v);
+                        if (q0) *q0++ = y;
+                        if (q1) *q1++ = y;
+                        if (v < 0x80) break;
+                        v >>= 7;
+                    }
+                    v = (d << 1) ^ (0 - (d >> 63));
+                }
+                nextp = pos + 1;
+            }
         }
     }
-}
-
-/* The verbatim values (7.6: the codes 2r in order, their bit patterns)
- * after the outlier list. */
-template <bool F32>
-__global__ void __launch_bounds__(NT) k_vw(E1 p, uint8_t *bodies, const uint64_t *sec, int rle) {
-    typedef cub::BlockScan<uint32_t, NT> BS;
-    __shared__ typename BS::TempStorage ts;
-    const uint32_t c = blockIdx.y, t = blockIdx.x;
-    if (body_len(p, c, rle) == 0) return;
-    const uint64_t n = geo(p, c).n, a = (uint64_t)t * TILE;
-    if (a >= n || !tile_marked(p, p.tlast, c, t, n)) return;
-    const long long *aux = p.aux + (uint64_t)c * p.cf;
-    const void *src = p.src + (uint64_t)sc(p, c) * p.raw_full;
-    const uint16_t vnew = (uint16_t)LZ_VNEW(p.R);
-    const uint64_t a0 = a + threadIdx.x * PER;
-    uint16_t cv[PER];
-    tile_codes(p.codes + (uint64_t)c * p.cf, a0, n, 1, cv);
-    uint32_t cnt = 0;
+    if (mv) { /* block-uniform */
+        const void *src = p.src + (uint64_t)sc(p, c) * p.raw_full;
+        const uint16_t vnew = (uint16_t)LZ_VNEW(p.R);
+        uint32_t cnt = 0;
 #pragma unroll
-    for (uint32_t k = 0; k < PER; k++) cnt += cv[k] == vnew;
-    uint32_t off;
-    BS(ts).ExclusiveSum(cnt, off);
-    if (!cnt) return;
-    const uint32_t es = F32 ? 4 : 8;
-    uint8_t *q = bodies + bo(p, c) + sec[c] + p.obytes[c] +
-                 (p.tvn[(uint64_t)c * p.tpc + t] + off) * es;
-    for (uint32_t k = 0; k < PER; k++) {
-        const uint64_t pos = a0 + k;
-        if (cv[k] == vnew) {
-            const uint64_t b = vbits<F32>(src, aux[pos]);
-            for (uint32_t h = 0; h < es; h++) *q++ = (uint8_t)(b >> (8 * h));
+        for (uint32_t k = 0; k < PER; k++) cnt += cv[k] == vnew;
+        uint32_t off;
+        BS(ts).ExclusiveSum(cnt, off);
+        if (!cnt) return;
+        const uint32_t es = F32 ? 4 : 8;
+        const uint64_t o = p.obytes[c] + (p.tvn[(uint64_t)c * p.tpc + t] + off) * es;
+        uint8_t *q0 = f0 ? b0 + sec0[c] + o : nullptr, *q1 = f1 ? b1 + sec1[c] + o : nullptr;
+        for (uint32_t k = 0; k < PER; k++) {
+            const uint64_t pos = a0 + k;
+            if (cv[k] == vnew) {
+                const uint64_t b = vbits<F32>(src, aux[pos]);
+                for (uint32_t h = 0; h < es; h++) {
+                    if (q0) *q0++ = (uint8_t)(b >> (8 * h));
+                    if (q1) *q1++ = (uint8_t)(b >> (8 * h));
+                }
+            }
         }
     }
 }
@@ -1754,17 +1765,28 @@ __global__ void __launch_bounds__(NT) k_pcopy(E1 p) {
     }
     if (blockIdx.x == 0 && threadIdx.x < at) d[threadIdx.x] = h[threadIdx.x];
     d += at;
-    /* bytes (a payload starts at any byte), 16 a thread and step, all
-     * loaded before any is stored (the loads in flight together) */
-    const uint64_t st = (uint64_t)gridDim.x * NT;
-    for (uint64_t i0 = (uint64_t)blockIdx.x * NT + threadIdx.x; i0 < len; i0 += 16 * st) {
-        uint8_t v[16];
+    /* a payload starts at any byte: the bytes up to d's next 4-byte
+     * boundary one by one, then aligned 4-byte stores of words read from
+     * the source's aligned words (ld32u), 8 a thread and step, all loaded
+     * before any is stored, then the last bytes (byte stores of every byte
+     * were ~3x slower: H100, wmag REL 1e-3, 82 us under Nsight) */
+    const uint64_t st = (uint64_t)gridDim.x * NT, tid = (uint64_t)blockIdx.x * NT + threadIdx.x;
+    uint64_t head = (4 - (reinterpret_cast<uintptr_t>(d) & 3)) & 3;
+    if (head > len) head = len;
+    if (tid < head) d[tid] = s[tid];
+    const uint64_t nw = (len - head) / 4;
+    uint32_t *dw = reinterpret_cast<uint32_t *>(d + head);
+    const uint8_t *sw = s + head, *end = s + len;
+    for (uint64_t k0 = tid; k0 < nw; k0 += 8 * st) {
+        uint32_t v[8];
 #pragma unroll
-        for (int k = 0; k < 16; k++) v[k] = i0 + k * st < len ? __ldg(s + i0 + k * st) : 0;
+        for (int k = 0; k < 8; k++) v[k] = k0 + k * st < nw ? scz_ku::ld32u(sw + 4 * (k0 + k * st), end) : 0u;
 #pragma unroll
-        for (int k = 0; k < 16; k++)
-            if (i0 + k * st < len) d[i0 + k * st] = v[k];
+        for (int k = 0; k < 8; k++)
+            if (k0 + k * st < nw) dw[k0 + k * st] = v[k];
     }
+    const uint64_t tb = head + 4 * nw + tid;
+    if (tb < len) d[tb] = s[tb];
 }
 
 uint32_t sweep_entries(const CGeo &g) { return lz1_nsweeps(g.rank, g.e) + 1; }
@@ -2017,8 +2039,7 @@ cudaError_t launch_all(E1 &p, bool est, bool lor, void *hstate, void *hstate2, v
     mk(-1, "write streams");
     k_tsum<<<p.nch, NT, 0, s>>>(p, p.tob);
     k_tsum<<<p.nch, NT, 0, s>>>(p, p.tvn);
-    k_ow<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.bodies, p.hsz, 0);
-    k_vw<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.bodies, p.hsz, 0);
+    k_lists<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.hsz, p.rsz); /* both bodies' */
     mk(-1, "write lists");
     /* the run-length bodies */
     k_tsum<<<p.nch, NT, 0, s>>>(p, p.tpp);
@@ -2030,8 +2051,6 @@ cudaError_t launch_all(E1 &p, bool est, bool lor, void *hstate, void *hstate2, v
     if ((e = cudaMemcpyAsync(p.w4size, p.r2size, (size_t)p.nch * 2 * 8, cudaMemcpyDeviceToDevice, s))) return e;
     k_rhdr<<<gc, NT, 0, s>>>(p);
     if ((e = scz__hse_write(&h4, hstate2, hwork3, p.w4off, p.rbodies, s))) return e;
-    k_ow<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.rbodies, p.rsz, 1);
-    k_vw<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.rbodies, p.rsz, 1);
     mk(-1, "run-length bodies");
     /* the back end, the choice, the payloads */
     const uint32_t gb = (uint32_t)((p.bodycap + NT - 1) / NT < 256 ? (p.bodycap + NT - 1) / NT : 256);
@@ -2187,9 +2206,9 @@ void l1_bind(E1 &p, void *const m[NM], const size_t sz[NM]) {
     p.pinfo = static_cast<uint32_t *>(m[61]);
 }
 
-/* The regions the kernels expect zeroed: the estimate's sums (atomics),
- * tpp (chunks without a run-length candidate), the tiles' marks (tlast,
- * olast: tile_mark); the codes and aux for the
+/* The regions the kernels expect zeroed: the estimate's sums (atomics);
+ * (k_stab zeroes tpp, for chunks without a run-length candidate, and the
+ * tiles' marks, tlast and olast, of its chunk); the codes and aux for the
  * debug entry (dbg), which returns them whole: the kernels read a chunk's
  * codes only below its n, all written by the sweeps or k_lor (0.12 ms of
  * memset a 512 MiB call, H100), and aux only where a code says outlier or
@@ -2197,7 +2216,7 @@ void l1_bind(E1 &p, void *const m[NM], const size_t sz[NM]) {
  * them: the stream slots without a stream count symbol 0, k_sinit and
  * k_w3hist.) */
 cudaError_t l1_zero(void *const m[NM], const size_t sz[NM], bool costs, bool dbg, cudaStream_t s) {
-    static const int z[] = {1, 6, 51, 7, 9, 36};
+    static const int z[] = {1, 6, 7};
     cudaError_t e = cudaSuccess;
     for (int k : z)
         if (!e && ((k != 7 && k != 6) || dbg) && (k != 1 || costs)) e = cudaMemsetAsync(m[k], 0, sz[k], s);
