@@ -747,11 +747,13 @@ template <uint32_t L, typename T, typename T2> __device__ __forceinline__ void e
  * scalar loads and stores, every class storing its R, which the finest
  * level reads), launched before the finest level's classes, as the
  * decoder's k_rows / k_rwalk with S = 2. */
-#ifndef SCZ_EROWS_MB
-#define SCZ_EROWS_MB 5
-#endif
+/* 5 blocks an SM (48 registers). H100, wmag REL 1e-3: 6 blocks (40
+ * registers, spills) no faster; two warp items a step, everything both
+ * read loaded before either is computed, at 4 blocks (64 registers): no
+ * faster (class 2 524 -> 570 us, the others 2-5% faster, under Nsight). */
+constexpr uint32_t EROWS_MB = 5;
 template <bool F32, uint32_t L, uint32_t CLS>
-__global__ void __launch_bounds__(NT, SCZ_EROWS_MB) k_erows(E1 p, uint32_t cbase) {
+__global__ void __launch_bounds__(NT, EROWS_MB) k_erows(E1 p, uint32_t cbase) {
     scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef typename std::conditional<F32, float, double>::type T;
     typedef typename std::conditional<F32, float2, double2>::type T2;
@@ -1081,7 +1083,12 @@ __global__ void k_sinit(E1 p) {
  * outlier stays 0, V_new / V_repeat (2R, 2R + 1) become 2r, 2r + 1, the
  * others keep their error. */
 __device__ __forceinline__ uint32_t code_r(uint32_t v, uint32_t R, uint32_t r) {
-    return v == 0 ? 0 : v >= 2 * R ? v - 2 * R + 2 * r : v - R + r;
+    /* v == 0 ? 0 : v >= 2R ? v - 2R + 2r : v - R + r, by selects (the
+     * nested conditional compiled to two branches a code in k_hist) */
+    const uint32_t dR = R - r;
+    uint32_t sub = v >= 2 * R ? 2 * dR : dR;
+    sub = v ? sub : 0u;
+    return v - sub;
 }
 
 /* The runs of tile t of chunk c for the run-length candidate (7.5):
@@ -1095,20 +1102,31 @@ struct RunTmp {
     uint32_t wlast[NT / 32];
 };
 __device__ __forceinline__ void tile_runs(const E1 &p, RunTmp &tmp, uint32_t c, uint64_t t, uint64_t n, uint64_t a0,
-                                          const uint16_t cv[PER], uint32_t c0) {
+                                          const uint32_t cv[PER], uint32_t c0) {
     typedef cub::BlockReduce<uint32_t, NT> BR;
     const uint32_t lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     /* the code before a0: the previous thread's last */
-    uint32_t pc = __shfl_up_sync(0xffffffffu, (uint32_t)cv[PER - 1], 1);
+    uint32_t pc = __shfl_up_sync(0xffffffffu, cv[PER - 1], 1);
     if (lane == 31) tmp.wlast[warp] = cv[PER - 1];
     __syncthreads();
     if (lane == 0) pc = warp ? tmp.wlast[warp - 1] : c0;
     if (a0 >= n) pc = 0x10000u;
     uint32_t last = 0, cnt = 0;
+    if (a0 + PER <= n) { /* the thread's codes all inside (most): 32-bit positions, no bound tests */
+        const uint32_t b = (uint32_t)a0 + 1;
 #pragma unroll
-    for (uint32_t k = 0; k < PER; k++) {
-        if (a0 + k < n && cv[k] != pc) last = (uint32_t)(a0 + k) + 1, cnt++;
-        pc = cv[k];
+        for (uint32_t k = 0; k < PER; k++) {
+            const bool st = cv[k] != pc;
+            last = st ? b + k : last;
+            cnt += st;
+            pc = cv[k];
+        }
+    } else {
+#pragma unroll
+        for (uint32_t k = 0; k < PER; k++) {
+            if (a0 + k < n && cv[k] != pc) last = (uint32_t)(a0 + k) + 1, cnt++;
+            pc = cv[k];
+        }
     }
     const uint32_t v = BR(tmp.r).Reduce(last, MaxOp());
     __syncthreads();
@@ -1165,29 +1183,43 @@ __global__ void __launch_bounds__(NT) k_hist(E1 p, uint32_t wmax) {
         const uint32_t g0 = seg(a);
         const bool one = seg(z - 1) == g0;
         const uint64_t a0 = a + (uint64_t)threadIdx.x * PER;
-        uint16_t cv[PER];
-        tile_codes(codes, a0, n, 0, cv);
+        uint16_t cw[PER];
+        tile_codes(codes, a0, n, 0, cw);
+        uint32_t cv[PER]; /* mapped, in 32-bit registers (16-bit ones took masks and sign moves) */
 #pragma unroll
-        for (uint32_t k = 0; k < PER; k++) cv[k] = (uint16_t)code_r(cv[k], R, r);
+        for (uint32_t k = 0; k < PER; k++) cv[k] = code_r(cw[k], R, r);
         if (one) {
             /* the five codes around the zero error (most codes) counted in
-             * 12-bit fields of a register, summed over the warp, added once
-             * a tile; the others added one by one. A thread's PER codes are
+             * 5-bit fields of a register, widened to 12-bit fields of a
+             * 64-bit one, summed over the warp, added once a tile; the
+             * others added one by one. A thread's PER codes are
              * consecutive: two 16-byte loads and stores (tile_codes), all
              * in flight before the first atomic (strided 2-byte loads, each
              * waiting for the store and atomic before it, made this kernel
              * latency-bound) */
-            uint64_t pk = 0;
+            uint32_t pk5 = 0; /* the thread's counts, 5 bits each (at most PER = 16) */
             uint32_t *hs0 = sh + g0 * W;
-            tile_store(out, a0, n, cv);
 #pragma unroll
-            for (uint32_t k = 0; k < PER; k++) {
-                if (a0 + k >= n) break;
-                const uint32_t m = cv[k], d = m + 2 - r;
-                if (d < 5) pk += 1ull << (12 * d);
-                else if (m - lo < W) atomicAdd(hs0 + (m - lo), 1u);
-                else atomicAdd(H + (uint64_t)g0 * p.hstride + m, 1u);
+            for (uint32_t k = 0; k < PER; k++) cw[k] = (uint16_t)cv[k];
+            tile_store(out, a0, n, cw);
+            /* predicated, not branched: most codes take the first line */
+            auto count = [&](uint32_t m, bool ok) {
+                const uint32_t d = m + 2 - r;
+                const bool cen = d < 5;
+                pk5 += ok && cen ? 1u << (5 * d) : 0u;
+                if (ok && !cen && m - lo < W) atomicAdd(hs0 + (m - lo), 1u);
+                if (ok && !cen && m - lo >= W) atomicAdd(H + (uint64_t)g0 * p.hstride + m, 1u);
+            };
+            if (a0 + PER <= n) { /* all inside (most threads): no bound tests */
+#pragma unroll
+                for (uint32_t k = 0; k < PER; k++) count(cv[k], true);
+            } else {
+#pragma unroll
+                for (uint32_t k = 0; k < PER; k++) count(cv[k], a0 + k < n);
             }
+            uint64_t pk = 0; /* 12 bits each for the warp's sums */
+#pragma unroll
+            for (uint32_t d = 0; d < 5; d++) pk |= (uint64_t)(pk5 >> (5 * d) & 31u) << (12 * d);
 #pragma unroll
             for (int o = 16; o > 0; o >>= 1) pk += __shfl_down_sync(0xffffffffu, pk, o);
             if ((threadIdx.x & 31) == 0)
