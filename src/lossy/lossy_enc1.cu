@@ -9,7 +9,10 @@
  * launch per step over the group's chunks (the trial's interpolation
  * payloads are extra chunks after the group's, chunk nreal + j reading
  * chunk tsrc[j]'s elements; the smaller payload is kept, k_pfinal, and
- * written in place, l1_place). The white-box entry scz__lossy1_cuda_debug
+ * written in place, l1_place). The slots are those of the fast layout
+ * (l1_fast: the bodies sized after k_bsize, one more wait), or, for a
+ * group whose bodies do not fit it, of the safe one (the group redone).
+ * The white-box entry scz__lossy1_cuda_debug
  * (lossy_debug.h) runs the same steps on a batch in host memory and keeps
  * every intermediate result for the tests:
  *
