@@ -496,9 +496,9 @@ __global__ void k_stab(E1 p) {
  * the tile's last such position + 1, 0 for none; k_vscan<true> scans
  * them): the sweeps mark their outliers (olast) and verbatim elements
  * (tlast) as they code them, so that no pass over the codes looks for
- * them (a pass of its own before, ~0.1 ms of wmag REL 1e-3). The lanes here (rare codes)
- * that mark the same tile take one atomic (a tile of outliers only: one a
- * warp, not one a code). */
+ * them (it was a pass of its own, ~0.1 ms of wmag REL 1e-3). The lanes
+ * here (rare codes) that mark the same tile take one atomic (a tile of
+ * outliers only: one a warp, not one a code). */
 __device__ __forceinline__ void tile_mark(uint32_t *tl, uint32_t pos) {
     namespace cg = cooperative_groups;
     const cg::coalesced_group g = cg::coalesced_threads();
@@ -562,9 +562,9 @@ __device__ __forceinline__ bool erows_takes(const E1 &p, uint32_t c, uint32_t S,
     return W[S - 3 * L].s > L || S == 3 * L;
 }
 
-/* Sweep index j (entry 0: element 0) of every interpolated chunk, chunk
- * cbase + blockIdx.y, its elements over the blocks blockIdx.x. The
- * chunk's arrays are addressed by 32-bit indices from per-chunk bases kept
+/* Sweep index j (entry 0: element 0) of interpolated chunk c, its
+ * elements over the blocks bx of gx (k_isw: the grid, chunk cbase +
+ * blockIdx.y; k_icoarse: one block). The chunk's arrays are addressed by 32-bit indices from per-chunk bases kept
  * opaque (a chunk has at most 2^32 - 2 elements; without them every access
  * re-added the chunk's 64-bit offset), the bounds are 32-bit and cannot
  * wrap (s < ea - ca; 3 s saturated), the warp iterates as a whole (a
@@ -573,11 +573,9 @@ __device__ __forceinline__ bool erows_takes(const E1 &p, uint32_t c, uint32_t S,
  * element's path), and the last sweep writes no R (nothing reads it).
  * Nsight (H100, wmag): ~250 -> ~150 instructions an element, but the time
  * is the loads' latency (long-scoreboard stalls, 40% occupancy): what
- * gained was the occupancy (MB, isw_sv). */
-/* Sweep j of chunk c by the blocks bx of gx (k_isw: the grid; k_icoarse:
- * one block). PLAIN: the neighbours' R by plain loads (k_icoarse, whose
- * block wrote them in this launch), else read-only loads (earlier
- * launches). */
+ * gained was the occupancy (MB, isw_sv). PLAIN: the neighbours' R by
+ * plain loads (k_icoarse, whose block wrote them in this launch), else
+ * read-only loads (written by earlier launches). */
 template <bool F32, uint32_t SV, bool PLAIN>
 __device__ __forceinline__ void isw_sweep(const E1 &p, uint32_t j, uint32_t c, uint32_t rows, uint32_t bx,
                                           uint32_t gx) {
@@ -749,11 +747,11 @@ template <uint32_t L, typename T, typename T2> __device__ __forceinline__ void e
  * code positions in units of the stride, the pairs x = 4 j, 4 j + 2 by
  * scalar loads and stores, every class storing its R, which the finest
  * level reads), launched before the finest level's classes, as the
- * decoder's k_rows / k_rwalk with S = 2. */
-/* 5 blocks an SM (48 registers). H100, wmag REL 1e-3: 6 blocks (40
- * registers, spills) no faster; two warp items a step, everything both
- * read loaded before either is computed, at 4 blocks (64 registers): no
- * faster (class 2 524 -> 570 us, the others 2-5% faster, under Nsight). */
+ * decoder's k_rows / k_rwalk with S = 2. 5 blocks an SM (48 registers).
+ * H100, wmag REL 1e-3: 6 blocks (40 registers, spills) no faster; two warp
+ * items a step, everything both read loaded before either is computed, at
+ * 4 blocks (64 registers): no faster (class 2 524 -> 570 us, the others
+ * 2-5% faster, under Nsight). */
 constexpr uint32_t EROWS_MB = 5;
 template <bool F32, uint32_t L, uint32_t CLS>
 __global__ void __launch_bounds__(NT, EROWS_MB) k_erows(E1 p, uint32_t cbase) {
