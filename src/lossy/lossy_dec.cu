@@ -2075,23 +2075,8 @@ __device__ __forceinline__ bool rows_sweep_d(const LMeta &M, uint32_t j, uint32_
     return ((rows & 1) && ws == 1) || ((rows & 2) && ws == 2 && rows_takes2(M));
 }
 
-/* A lane's pair (x, x + S) of the level's grid at index i (S = 1: the
- * elements i, i + 1, one aligned load; S = 2: i, i + 2) */
-template <uint32_t S, typename U, typename U2> __device__ __forceinline__ U2 ld_pair(const U *out, uint32_t i) {
-    if (S == 1) return __ldg(reinterpret_cast<const U2 *>(out + i));
-    U2 v;
-    v.x = __ldg(out + i), v.y = __ldg(out + i + S);
-    return v;
-}
-template <uint32_t S, typename U, typename U2> __device__ __forceinline__ void st_pair(uint8_t *out, uint32_t i, U2 v) {
-    U *o = reinterpret_cast<U *>(out);
-    if (S == 1) {
-        *reinterpret_cast<U2 *>(o + i) = v;
-    } else { /* the elements between belong to the finer level: not touched */
-        o[i] = v.x;
-        o[i + S] = v.y;
-    }
-}
+using scz_l1::pair_ld;
+using scz_l1::pair_st;
 /* the verbatim bits of the pair at i (bit 0: i, bit 1: i + S; i % 4 == 0 for S = 2) */
 template <uint32_t S> __device__ __forceinline__ uint32_t vb_pair(const uint32_t *vb, uint32_t i) {
     const uint32_t w = __ldg(vb + (i >> 5)) >> (i & 31);
@@ -2160,7 +2145,7 @@ __device__ __forceinline__ void rows_loop(const RowCtx &X) {
         const uint32_t x0 = 2 * (uint32_t)max(jp, 0), i0 = ((z * S) * X.er1 + y * S) * X.er0 + x0 * S;
         U2 pr;
         pr.x = 0, pr.y = 0;
-        if (valid) pr = ld_pair<S, U, U2>(RW_OUT, i0);
+        if (valid) pr = pair_ld<S, U, U2>(RW_OUT, i0);
         double Re = 0.0;
         if (valid && R == 3) Re = Rof(i0, pr.x);
         else if (valid) Re = along(R, x0, y, z, i0, &pr.x);
@@ -2176,7 +2161,7 @@ __device__ __forceinline__ void rows_loop(const RowCtx &X) {
         } else if (own) {
             along(R, x0 + 1, y, z, i0 + S, &pr.y);
         }
-        if (own) st_pair<S, U, U2>(X.out, i0, pr);
+        if (own) pair_st<S, U, U2>(reinterpret_cast<U *>(X.out), i0, pr);
     }
 #undef RW_OUT
 }
@@ -2228,7 +2213,7 @@ __device__ __forceinline__ void walk_loop(const RowCtx &X) {
         uint32_t pe = scz_l1::row_code(G, Ra, x0, y0, z0), po = scz_l1::row_code(G, ao, x0 + 1, y0, z0);
         const uint32_t de = dstep(Ra), dod = dstep(ao);
         /* the pair at idx of a neighbour row; its verbatim bits (1: x0, 2: x0 + 1) */
-        auto ldp = [&](uint32_t idx) -> U2 { return ld_pair<S, U, U2>(out, idx); };
+        auto ldp = [&](uint32_t idx) -> U2 { return pair_ld<S, U, U2>(out, idx); };
         auto ldb = [&](uint32_t idx) -> uint32_t { return HASV ? vb_pair<S>(X.vb, idx) : 0u; };
         U2 w0, w1, w2, w3; /* rows ca - 3, ca - 1, ca + 1, ca + 3 */
         w0.x = w0.y = w1.x = w1.y = w2.x = w2.y = w3.x = w3.y = 0;
@@ -2281,7 +2266,7 @@ __device__ __forceinline__ void walk_loop(const RowCtx &X) {
                 const double B3 = hb3 ? R_of(w3.y, wb >> 7 & 1, i0 + S + 3 * ga) : 0.0;
                 fin(i0 + S, co, lz_finterp((int)CUBIC, A, hb, B, ha3, A3, hb3, B3), &pr.y);
             }
-            if (own) st_pair<S, U, U2>(X.out, i0, pr);
+            if (own) pair_st<S, U, U2>(reinterpret_cast<U *>(X.out), i0, pr);
             /* the next row: its neighbours at -3, -1, +1 are this one's -1, +1, +3 */
             w0 = w1, w1 = w2, w2 = w3;
             wb >>= 2;

@@ -724,24 +724,6 @@ struct ERowCtx {
     scz_l1::RowGeo g; /* lossy_sweep_cuda.h: the classes, rows and sweeps, as the decoder's k_rows */
 };
 
-/* A lane's pair (x, x + L) of the level's grid at index i (L = 1: one
- * aligned load or store; L = 2: the elements i, i + 2, the one between
- * belonging to the finer level) */
-template <uint32_t L, typename T, typename T2> __device__ __forceinline__ T2 erow_ld(const T *a, uint32_t i) {
-    if (L == 1) return __ldg(reinterpret_cast<const T2 *>(a + i));
-    T2 v;
-    v.x = __ldg(a + i), v.y = __ldg(a + i + L);
-    return v;
-}
-template <uint32_t L, typename T, typename T2> __device__ __forceinline__ void erow_st(T *a, uint32_t i, T2 v) {
-    if (L == 1) {
-        *reinterpret_cast<T2 *>(a + i) = v;
-    } else {
-        a[i] = v.x;
-        a[i + L] = v.y;
-    }
-}
-
 /* L = 1: the finest level (above); L = 2: the level of stride 2 the same
  * way on the grid of even coordinates (erows_takes(.., 2); coordinates and
  * code positions in units of the stride, the pairs x = 4 j, 4 j + 2 by
@@ -840,8 +822,8 @@ __global__ void __launch_bounds__(NT, EROWS_MB) k_erows(E1 p, uint32_t cbase) {
             T2 xp, rp;
             xp.x = xp.y = rp.x = rp.y = (T)0;
             if (valid) {
-                xp = erow_ld<L, T, T2>(src, i0);
-                if (CLS == 0) rp = erow_ld<L, T, T2>(Rt, i0); /* the even element: coarser */
+                xp = scz_l1::pair_ld<L, T, T2>(src, i0);
+                if (CLS == 0) rp = scz_l1::pair_ld<L, T, T2>(Rt, i0); /* the even element: coarser */
             }
             double Re = 0.0;
             if (valid && CLS == 0) Re = Rof(i0, rp.x);
@@ -858,7 +840,7 @@ __global__ void __launch_bounds__(NT, EROWS_MB) k_erows(E1 p, uint32_t cbase) {
             } else if (own) {
                 along(ax, x0 + 1, y, z, i0 + L, xp.y, &rp.y, true);
             }
-            if (own && store) erow_st<L, T, T2>(Rt, i0, rp);
+            if (own && store) scz_l1::pair_st<L, T, T2>(Rt, i0, rp);
         }
     };
     typedef std::false_type N;

@@ -186,6 +186,27 @@ __device__ __forceinline__ uint32_t row_code(const RowGeo &G, uint32_t a, uint32
     return Q.p0 + (mz * Q.c1 + my) * Q.c0 + mx;
 }
 
+/* A lane's pair (x, x + S) of a rows level's grid at index i of a
+ * chunk's array a: S = 1 (the finest level), the elements i, i + 1, one
+ * aligned load or store; S = 2 (the level before it, on the grid of even
+ * coordinates), the elements i, i + 2, the one between belonging to the
+ * finer level (not touched). The decoder's k_rows / k_rwalk and the
+ * writer's k_erows. */
+template <uint32_t S, typename U, typename U2> __device__ __forceinline__ U2 pair_ld(const U *a, uint32_t i) {
+    if (S == 1) return __ldg(reinterpret_cast<const U2 *>(a + i));
+    U2 v;
+    v.x = __ldg(a + i), v.y = __ldg(a + i + S);
+    return v;
+}
+template <uint32_t S, typename U, typename U2> __device__ __forceinline__ void pair_st(U *a, uint32_t i, U2 v) {
+    if (S == 1) {
+        *reinterpret_cast<U2 *>(a + i) = v;
+    } else {
+        a[i] = v.x;
+        a[i + S] = v.y;
+    }
+}
+
 } // namespace scz_l1
 
 #endif
