@@ -2053,17 +2053,7 @@ struct RowCtx {
     RowGeo g; /* lossy_sweep_cuda.h: the classes, rows and sweeps, as the writer's k_erows */
 };
 
-/* Whether a chunk of coding extents e[0..2] codes the level of stride S
- * by rows. S = 1: the finest level (rank 3, every axis of extent 2 or
- * more, rows of an even length). S = 2, asked where S = 1 holds: the
- * level before it as well (on the grid of even coordinates: rows of an
- * even length whose pairs x = 4 j, 4 j + 2 keep their two verbatim bits
- * in one bitmap word, e0 divisible by 4; every axis with a sweep at that
- * level). The host's launch plan and the kernels ask the same question. */
-template <typename I> __host__ __device__ __forceinline__ bool rows_ext(const I *e, uint32_t S) {
-    if (S == 1) return e[0] >= 2 && (e[0] & 1) == 0 && e[1] >= 2 && e[2] >= 2;
-    return e[0] >= 4 && (e[0] & 3) == 0 && e[1] >= 3 && e[2] >= 3;
-}
+using scz_l1::rows_ext;
 __device__ __forceinline__ bool rows_takes(const LMeta &M) { return rows_ext(M.e, 1); }
 __device__ __forceinline__ bool rows_takes2(const LMeta &M) { return rows_ext(M.e, 2); }
 

@@ -542,14 +542,11 @@ __device__ __forceinline__ void rmax_warp(const E1 &p, uint32_t c, uint32_t m) {
  * k_erows codes). L = 2, asked where L = 1 holds: the three sweeps before
  * them too (on the grid of even coordinates: e0 divisible by 4, so that
  * its rows have an even length; every axis with a sweep at s = 2, e1, e2
- * >= 3), as the decoder's rows_ext. */
-__host__ __device__ __forceinline__ bool erows_ext(const uint64_t *e, uint32_t L) {
-    if (L == 1) return e[0] >= 2 && (e[0] & 1) == 0 && e[1] >= 2 && e[2] >= 2;
-    return e[0] >= 4 && (e[0] & 3) == 0 && e[1] >= 3 && e[2] >= 3;
-}
+ * >= 3: scz_l1::rows_ext, the decoder's question). */
+using scz_l1::rows_ext;
 __device__ __forceinline__ bool erows_takes(const E1 &p, uint32_t c, uint32_t S, uint32_t L = 1) {
     const CGeo &g = geo(p, c);
-    if (g.rank != 3 || !erows_ext(g.e, 1) || (L == 2 && !erows_ext(g.e, 2)) || S < 3 * L) return false;
+    if (g.rank != 3 || !rows_ext(g.e, 1) || (L == 2 && !rows_ext(g.e, 2)) || S < 3 * L) return false;
     const Sweep *W = p.sw + (uint64_t)c * p.swn;
     for (uint32_t l = 1; l <= L; l++) { /* levels 1 (the last three sweeps) .. L */
         uint32_t axes = 0;
@@ -1830,16 +1827,16 @@ int erows2_env() {
 /* A geometry k_erows can take at the finest level (erows_takes: rank 3,
  * rows of even length); then whether k_erows codes sweep entry j of every
  * chunk of geometry g (rows bit 0: the last three of lz1_nsweeps sweeps;
- * bit 1: the three before them where erows_ext(.., 2) holds), so that
+ * bit 1: the three before them where rows_ext(.., 2) holds), so that
  * k_isw's blocks would all exit: a grid of one block (the sweeps are
  * grid-stride loops, so the grid only costs time if this were wrong; 2048
  * blocks a chunk that found nothing to do took ~50 us a sweep, H100). */
-bool rows_geo(const CGeo &g) { return g.rank == 3 && erows_ext(g.e, 1); }
+bool rows_geo(const CGeo &g) { return g.rank == 3 && rows_ext(g.e, 1); }
 bool rows_sweep(const CGeo &g, uint32_t j, uint32_t rows) {
     if (!rows || !rows_geo(g)) return false;
     const uint32_t S = lz1_nsweeps(g.rank, g.e);
     if (S >= 3 && j + 2 >= S && j <= S) return true;
-    return (rows & 2) && erows_ext(g.e, 2) && S >= 6 && j + 5 >= S && j <= S;
+    return (rows & 2) && rows_ext(g.e, 2) && S >= 6 && j + 5 >= S && j <= S;
 }
 
 /* Blocks of NT for sweep entry j of a chunk of geometry g (at least 1). */

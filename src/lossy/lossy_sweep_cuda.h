@@ -186,6 +186,19 @@ __device__ __forceinline__ uint32_t row_code(const RowGeo &G, uint32_t a, uint32
     return Q.p0 + (mz * Q.c1 + my) * Q.c0 + mx;
 }
 
+/* Whether a chunk of coding extents e[0..2] (rank 3) codes the level of
+ * stride S by rows (the decoder's k_rows / k_rwalk, the writer's k_erows).
+ * S = 1: the finest level (every axis of extent 2 or more, rows of an even
+ * length). S = 2, asked where S = 1 holds: the level before it as well (on
+ * the grid of even coordinates: rows of an even length whose pairs x =
+ * 4 j, 4 j + 2 keep their two verbatim bits in one bitmap word, e0
+ * divisible by 4; every axis with a sweep at that level, e1, e2 >= 3).
+ * The hosts' launch plans and the kernels ask the same question. */
+template <typename I> __host__ __device__ __forceinline__ bool rows_ext(const I *e, uint32_t S) {
+    if (S == 1) return e[0] >= 2 && (e[0] & 1) == 0 && e[1] >= 2 && e[2] >= 2;
+    return e[0] >= 4 && (e[0] & 3) == 0 && e[1] >= 3 && e[2] >= 3;
+}
+
 /* A lane's pair (x, x + S) of a rows level's grid at index i of a
  * chunk's array a: S = 1 (the finest level), the elements i, i + 1, one
  * aligned load or store; S = 2 (the level before it, on the grid of even
