@@ -2140,12 +2140,10 @@ __device__ __forceinline__ void rows_loop(const RowCtx &X) {
         if (valid && R == 3) Re = Rof(i0, pr.x);
         else if (valid) Re = along(R, x0, y, z, i0, &pr.x);
         if (XAFTER) { /* the odd element from the even ones of the row */
-            const double Rb = __shfl_down_sync(0xffffffffu, Re, 1), Ra3 = __shfl_up_sync(0xffffffffu, Re, 1),
-                         Rb3 = __shfl_down_sync(0xffffffffu, Re, 2);
+            const scz_l1::RowNb nb = scz_l1::row_nb(Re);
             if (own) {
                 const uint32_t xo = x0 + 1;
-                const bool hb = xo + 1 < e0, ha3 = CUBIC && hb && xo >= 3, hb3 = CUBIC && hb && xo + 3 < e0;
-                const double P = lz_finterp((int)CUBIC, Re, hb, Rb, ha3, Ra3, hb3, Rb3);
+                const double P = scz_l1::row_odd<CUBIC>(nb, Re, xo, e0);
                 fin(i0 + S, __ldg(X.codes + scz_l1::row_code(G, 0, xo, y, z)), P, &pr.y);
             }
         } else if (own) {
@@ -2241,12 +2239,9 @@ __device__ __forceinline__ void walk_loop(const RowCtx &X) {
                 Re = ce >= 2 * X.r ? P : F32 ? (double)__uint_as_float((uint32_t)pr.x) : __longlong_as_double((long long)pr.x);
             }
             if (XAFTER) { /* the odd element from the even ones of the row */
-                const double Rb = __shfl_down_sync(0xffffffffu, Re, 1), Ra3 = __shfl_up_sync(0xffffffffu, Re, 1),
-                             Rb3 = __shfl_down_sync(0xffffffffu, Re, 2);
+                const scz_l1::RowNb nb = scz_l1::row_nb(Re);
                 if (own) {
-                    const uint32_t xo = x0 + 1;
-                    const bool hbx = xo + 1 < e0, ha3x = CUBIC && hbx && xo >= 3, hb3x = CUBIC && hbx && xo + 3 < e0;
-                    const double P = lz_finterp((int)CUBIC, Re, hbx, Rb, ha3x, Ra3, hb3x, Rb3);
+                    const double P = scz_l1::row_odd<CUBIC>(nb, Re, x0 + 1, e0);
                     fin(i0 + S, co, P, &pr.y);
                 }
             } else if (own) {

@@ -826,12 +826,10 @@ __global__ void __launch_bounds__(NT, EROWS_MB) k_erows(E1 p, uint32_t cbase) {
             if (valid && CLS == 0) Re = Rof(i0, rp.x);
             else if (valid) Re = along(ax, x0, y, z, i0, xp.x, &rp.x, own);
             if (XAFTER) { /* the odd element from the even ones of the row */
-                const double Rb = __shfl_down_sync(0xffffffffu, Re, 1), Ra3 = __shfl_up_sync(0xffffffffu, Re, 1),
-                             Rb3 = __shfl_down_sync(0xffffffffu, Re, 2);
+                const scz_l1::RowNb nb = scz_l1::row_nb(Re);
                 if (own) {
                     const uint32_t xo = x0 + 1;
-                    const bool hb = xo + 1 < e0, c3 = CUBIC && hb, ha3 = c3 && xo >= 3, hb3 = c3 && xo + 3 < e0;
-                    const double P = lz_finterp((int)CUBIC, Re, hb, Rb, ha3, Ra3, hb3, Rb3);
+                    const double P = scz_l1::row_odd<CUBIC>(nb, Re, xo, e0);
                     fin(i0 + L, scz_l1::row_code(G, 0, xo, y, z), xp.y, P, &rp.y, true);
                 }
             } else if (own) {

@@ -199,6 +199,24 @@ template <typename I> __host__ __device__ __forceinline__ bool rows_ext(const I 
     return e[0] >= 4 && (e[0] & 3) == 0 && e[1] >= 3 && e[2] >= 3;
 }
 
+/* The odd element xo of a row whose axis 0 is swept after the class axis
+ * (xafter): the R of the even elements at xo + 1, xo - 3, xo + 3 from
+ * the lanes after and before (every lane calls row_nb, own pair or not:
+ * shuffles), then its prediction (row_odd, lane's own pairs). */
+struct RowNb {
+    double b, a3, b3;
+};
+__device__ __forceinline__ RowNb row_nb(double Re) {
+    RowNb n;
+    n.b = __shfl_down_sync(0xffffffffu, Re, 1), n.a3 = __shfl_up_sync(0xffffffffu, Re, 1),
+    n.b3 = __shfl_down_sync(0xffffffffu, Re, 2);
+    return n;
+}
+template <bool CUBIC> __device__ __forceinline__ double row_odd(const RowNb &n, double Re, uint32_t xo, uint32_t e0) {
+    const bool hb = xo + 1 < e0, ha3 = CUBIC && hb && xo >= 3, hb3 = CUBIC && hb && xo + 3 < e0;
+    return lz_finterp((int)CUBIC, Re, hb, n.b, ha3, n.a3, hb3, n.b3);
+}
+
 /* A lane's pair (x, x + S) of a rows level's grid at index i of a
  * chunk's array a: S = 1 (the finest level), the elements i, i + 1, one
  * aligned load or store; S = 2 (the level before it, on the grid of even
