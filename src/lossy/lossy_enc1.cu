@@ -524,6 +524,13 @@ __device__ __forceinline__ void code_err(int64_t d, uint32_t R, uint64_t span, u
     }
 }
 
+/* Bytes of an outlier's entry in the list (7.6): the varints of its
+ * index gap and of its zigzagged error d (k_ot2 sizes the list, k_lists
+ * writes it). */
+__device__ __forceinline__ uint64_t opair_len(uint64_t gap, uint64_t d) {
+    return lz1_vlen(gap) + lz1_vlen((d << 1) ^ (0 - (d >> 63)));
+}
+
 /* The warp's largest m into chunk c's rmax (every lane calls it). */
 __device__ __forceinline__ void rmax_warp(const E1 &p, uint32_t c, uint32_t m) {
 #pragma unroll
@@ -1404,7 +1411,7 @@ __global__ void __launch_bounds__(NT) k_ot2(E1 p) {
         const uint64_t pos = a0 + k;
         if (cv[k] == LZ_CODE_OUTLIER) {
             const uint64_t d = (uint64_t)aux[pos];
-            bytes += lz1_vlen(pos - nextp) + lz1_vlen((d << 1) ^ (0 - (d >> 63)));
+            bytes += opair_len(pos - nextp, d);
             nextp = pos + 1;
             no++;
         }
@@ -1562,7 +1569,7 @@ __global__ void __launch_bounds__(NT) k_lists(E1 p, const uint64_t *sec0, const 
             const uint64_t pos = a0 + k;
             if (cv[k] == LZ_CODE_OUTLIER) {
                 const uint64_t d = (uint64_t)aux[pos];
-                bytes += lz1_vlen(pos - nextp) + lz1_vlen((d << 1) ^ (0 - (d >> 63)));
+                bytes += opair_len(pos - nextp, d);
                 nextp = pos + 1;
             }
         }
