@@ -3,8 +3,9 @@
  * the GPU (FORMAT.md 7.9), shared by the decoder (lossy_dec.cu) and the
  * writer (lossy_enc1.cu): entry 0 is element 0, entry j + 1 sweep j, each
  * with its traversal positions, its elements' coordinates, its axis, level
- * stride and step. CUDA C++ (.cu files only); include lossy_interp_hd.h
- * first.
+ * stride and step; and the geometry and element helpers of the levels
+ * coded by rows (rows_ext, RowGeo, row_nb / row_odd, pair_ld / pair_st).
+ * CUDA C++ (.cu files only); include lossy_interp_hd.h first.
  */
 #ifndef SCZ_LOSSY_SWEEP_CUDA_H
 #define SCZ_LOSSY_SWEEP_CUDA_H
