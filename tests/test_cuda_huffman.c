@@ -186,6 +186,9 @@ static void test_small(void) {
         {SCZ_DTYPE_U8, K_GEOM, 70000, 4, 16384},  {SCZ_DTYPE_U16, K_TWO, 32768, 0, 0},
         {SCZ_DTYPE_U16, K_GEOM, 70000, 40, 0},    {SCZ_DTYPE_U8, K_UNIFORM, 9000, 0, 4096},
         {SCZ_DTYPE_U32, K_MOD, 300000, 70000, 0}, {SCZ_DTYPE_U32, K_DICT, 30000, 500, 0},
+        /* tens of thousands of used symbols, mostly rare: the code
+         * lengths' construction in global memory (k_ebook) */
+        {SCZ_DTYPE_U16, K_GEOM, 300000, 6000, 0},
     };
     for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
         void *a = make(C[i].k, C[i].dt, C[i].n, C[i].arg);
@@ -241,6 +244,18 @@ static void test_generated(void) {
                 compare(&s, a, sizes[ci], 1, name);
                 cases++;
             }
+            free(a);
+        }
+        /* u16, wide: tens of thousands of used symbols a chunk, most of
+         * them rare (k_ebook's construction in global memory), and a
+         * chunk size where fewer fit */
+        if (dt == SCZ_DTYPE_U16) {
+            void *a = make(K_GEOM, dt, big, 6000);
+            snprintf(name, sizeof name, "%s wide geometric, %llu elements", dn, (unsigned long long)big);
+            scz_shape s = tu_shape1(dt, big);
+            compare(&s, a, 0, 1, name);
+            if (quick < 2) compare(&s, a, 65536, 1, name);
+            cases += 2;
             free(a);
         }
         /* 2D, partial last chunk */

@@ -34,8 +34,9 @@
  *   k_eleaves  used symbols as (count << 16 | symbol) keys, then a
  *              segmented radix sort (CUB) per chunk;
  *   k_ebook    one block per chunk: the two-queue Huffman construction of
- *              FORMAT.md 8.2 (one thread; the internal-node queue in shared
- *              memory), the length limit (huff_limit.h's batched moves),
+ *              FORMAT.md 8.2 by rounds (huff_rounds.h; its arrays in
+ *              shared memory where they fit, else in the stream's global
+ *              ones), the length limit (huff_limit.h's batched moves),
  *              lengths by (count desc, symbol
  *              asc), canonical codes and the serialised codebook (block
  *              scans), the stream and payload sizes, stored or coded;
@@ -501,7 +502,7 @@ struct EParams {
     int *nruns, *sb1, *se1, *sb2, *se2;
     uint16_t *sym16;
     uint64_t count_full, count_last, raw_full, units_cap, segs_cap;
-    uint32_t ng, gc0, es, Kcap, Kc, tiles, ring;
+    uint32_t ng, gc0, es, Kcap, Kc, tiles;
     uint64_t dynbytes; /* k_ebook's dynamic shared memory */
     /* stream sets (scz__hse_*, huffman_enc_cuda.h): bare Huffman streams
      * (no codec header, never stored) of K symbols, counts per stream */
@@ -516,7 +517,7 @@ struct EParams {
 };
 
 struct ELayout {
-    uint32_t GC, Kcap, Kc, tiles, ring, es;
+    uint32_t GC, Kcap, Kc, tiles, es;
     uint64_t count_full, units_cap, segs_cap;
     size_t cub_bytes, state, work, total;
 };
@@ -616,9 +617,6 @@ ELayout elayout_geom(uint64_t cf, uint32_t es, uint32_t kmax = 65536) {
     L.tiles = (uint32_t)((cf + ETILE - 1) / ETILE);
     L.units_cap = (cf * LMAX + U - 1) / U + 1;
     L.segs_cap = (L.units_cap + G - 1) / G + 1;
-    uint32_t r = 1;
-    while (r < (L.Kc + 1) / 2) r <<= 1;
-    L.ring = r;
     L.GC = 1;
     return L;
 }
@@ -1008,25 +1006,17 @@ __global__ void __launch_bounds__(NT) k_esort(EParams p) {
     else esort_big<Sort>(p, cl, b, m, ts.a, &orv); /* p.bsort only */
 }
 
-/* Used symbols as sortable keys (count << 16 | symbol), compacted. */
-__global__ void __launch_bounds__(NT) k_eleaves(EParams p) {
-    scz_ku::grid_wait(); /* launched with launch_pdl */
+/* Used symbols of stream cl as sortable keys (count << 16 | symbol) in
+ * symbol order, compacted into keys; returns how many. Every thread of the
+ * block calls it (block scans in ts). */
+__device__ uint32_t eleaves_block(const EParams &p, uint32_t cl, uint64_t *keys,
+                                  typename cub::BlockScan<uint32_t, NT>::TempStorage &ts) {
     constexpr uint32_t LI = 16;
     typedef cub::BlockScan<uint32_t, NT> Scan;
-    __shared__ typename Scan::TempStorage ts;
-    const uint32_t cl = blockIdx.x;
     const uint32_t *H = p.hist + (size_t)cl * p.Kcap;
-    uint64_t *keys = p.keysA + (size_t)cl * p.Kc;
     uint32_t carry = 0;
     /* symbols >= K (a set's stream: Kv) never occur */
     const uint32_t Ks = p.K ? p.K : p.Kv ? p.Kv[cl] : p.Kcap;
-    if (ecount(p, cl) == 0) {
-        if (threadIdx.x == 0) {
-            p.meta[cl].used = 0;
-            p.segb[cl] = p.sege[cl] = (int)((size_t)cl * p.Kc);
-        }
-        return;
-    }
     for (uint32_t s0 = 0; s0 < Ks; s0 += NT * LI) {
         uint32_t c[LI], f[LI], o[LI];
 #pragma unroll
@@ -1043,62 +1033,27 @@ __global__ void __launch_bounds__(NT) k_eleaves(EParams p) {
         carry += tot;
         __syncthreads();
     }
+    return carry;
+}
+
+/* Used symbols as sortable keys (count << 16 | symbol), compacted. */
+__global__ void __launch_bounds__(NT) k_eleaves(EParams p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
+    __shared__ typename cub::BlockScan<uint32_t, NT>::TempStorage ts;
+    const uint32_t cl = blockIdx.x;
+    if (ecount(p, cl) == 0) {
+        if (threadIdx.x == 0) {
+            p.meta[cl].used = 0;
+            p.segb[cl] = p.sege[cl] = (int)((size_t)cl * p.Kc);
+        }
+        return;
+    }
+    const uint32_t carry = eleaves_block(p, cl, p.keysA + (size_t)cl * p.Kc, ts);
     if (threadIdx.x == 0) {
         p.meta[cl].used = carry;
         p.segb[cl] = (int)((size_t)cl * p.Kc);
         p.sege[cl] = (int)((size_t)cl * p.Kc + carry);
     }
-}
-
-/* The two-queue construction of FORMAT.md 8.2 (one thread): leaves by
- * (count, symbol) ascending, internal nodes in creation order, a leaf wins
- * ties. Writes parent[] of the consumed internal nodes and nl[] (leaf
- * children per internal node) and returns the number of internal nodes.
- * The queue heads are kept in registers (leaves and internal nodes three
- * deep), so a comparison never waits for the shared-memory load refilling
- * them. The leaf counts are read from the sorted keys (count << 16 |
- * symbol): this is k_ebook's path for streams whose used symbols do not
- * fit its shared memory (the others take huff_rounds.h). */
-__device__ uint32_t merge_queues(const uint64_t *src, uint32_t m, uint32_t *ring, uint32_t rm, uint32_t *parent,
-                                 uint8_t *nl) {
-    auto leaf = [src, m](uint32_t k) -> uint32_t {
-        if (k >= m) return 0u;
-        return (uint32_t)(src[k] >> 16);
-    };
-    uint32_t i = 0, jn = 0, kn = 0;
-    uint32_t L0 = leaf(0), L1 = leaf(1), L2 = leaf(2);
-    /* ring[jn + k] in Rk where jn + k < kn: three deep, so that the load
-     * refilling R2 has two picks to arrive (internal nodes are often taken
-     * in a row) */
-    uint32_t R0 = 0, R1 = 0, R2 = 0;
-    for (uint32_t step = 0; step + 1 < m; step++) {
-        uint32_t sum = 0, nleaf = 0;
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            if (i < m && (jn >= kn || L0 <= R0)) {
-                sum += L0;
-                nleaf++;
-                L0 = L1;
-                L1 = L2;
-                L2 = leaf(i + 3);
-                i++;
-            } else {
-                parent[jn] = kn;
-                sum += R0;
-                R0 = R1;
-                R1 = R2;
-                R2 = jn + 3 < kn ? ring[(jn + 3) & rm] : 0u;
-                jn++;
-            }
-        }
-        ring[kn & rm] = sum;
-        nl[kn] = (uint8_t)nleaf;
-        if (jn == kn) R0 = sum;
-        else if (jn + 1 == kn) R1 = sum;
-        else if (jn + 2 == kn) R2 = sum;
-        kn++;
-    }
-    return kn;
 }
 
 __device__ __forceinline__ unsigned varint_len(uint32_t v) {
@@ -1111,11 +1066,15 @@ __device__ __forceinline__ unsigned varint_len(uint32_t v) {
 }
 
 /* One block per chunk: code lengths (8.2), canonical codes, codebook
- * bytes (8.3), sizes. Dynamic shared memory: with 17 bytes per used
- * symbol, the leaf counts, parents, internal counts, a round's order and
- * the leaf-children counts (the block-parallel construction, huff_rounds.h);
- * else the internal-node queue (a ring of p.ring counts) of the one-thread
- * construction, which reads the leaves from global memory. */
+ * bytes (8.3), sizes. The two-queue construction by rounds
+ * (huff_rounds.h) over the leaf counts, parents, internal counts, a
+ * round's order and the leaf-children counts (17 bytes a used symbol): in
+ * dynamic shared memory where they fit, else in the stream's global
+ * arrays (parents and leaf children in parent / nlf, internal counts in
+ * entry, leaf counts and the order in keysA, which is compacted again from
+ * the histogram afterwards: entry and keysA are not read before that).
+ * One thread merging the queues took a dependent global load a step: at
+ * REL 1e-6 (alphabets of ~65536 symbols, H100) 9-19 ms a plan. */
 __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
     scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<uint32_t, NT> Scan;
@@ -1142,35 +1101,39 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
     const uint64_t *keys = p.keysB + (size_t)cl * p.Kc; /* by (count, symbol) */
     const uint64_t *ukeys = p.keysA + (size_t)cl * p.Kc; /* by symbol (the sort's input, unchanged) */
     uint8_t *len = p.len + (size_t)cl * p.Kcap;          /* only used symbols are ever read */
-    /* The construction runs in the block by rounds where its arrays fit in
-     * shared memory (17 bytes a leaf), else in one thread with the queue
-     * of internal nodes in shared memory (a ring: at most m / 2 are
-     * waiting); the depths in the block. */
+    /* The construction by rounds in shared memory where its arrays fit
+     * (17 bytes a leaf), else in global memory; the depths in the block. */
     const bool fast = m >= 2 && 17ull * m + 64 <= p.dynbytes;
-    uint32_t *leafc = nullptr, *ring = nullptr, *parent, *inner = nullptr, *ord = nullptr;
+    uint32_t *leafc, *parent, *inner, *ord;
     uint8_t *nl;
-    uint32_t rs = p.ring;
     if (fast) { /* the leaf counts, parents, internal counts, round order, leaf children */
         leafc = dyn;
         parent = dyn + m;
         inner = dyn + 2 * (size_t)m;
         ord = dyn + 3 * (size_t)m;
         nl = reinterpret_cast<uint8_t *>(dyn + 4 * (size_t)m);
-        for (uint32_t i = tid; i < m; i += NT) leafc[i] = (uint32_t)(keys[i] >> 16);
-        __syncthreads();
     } else {
-        ring = dyn;
+        leafc = reinterpret_cast<uint32_t *>(p.keysA + (size_t)cl * p.Kc); /* m words, then ord's m */
+        ord = leafc + m;
+        inner = p.entry + (size_t)cl * p.Kcap;
         parent = p.parent + (size_t)cl * p.Kc;
         nl = p.nlf + (size_t)cl * p.Kc;
+    }
+    if (m >= 2) { /* block-uniform; keys (keysB) and leafc never overlap */
+        for (uint32_t i = tid; i < m; i += NT) leafc[i] = (uint32_t)(keys[i] >> 16);
+        __syncthreads();
     }
     if (tid == 0) {
         for (int l = 0; l < 130; l++) Bl[l] = 0;
         if (m == 1) Bl[1] = 1;
-        else if (m >= 2 && !fast) nint = merge_queues(keys, m, ring, rs - 1, parent, nl);
     }
-    if (fast) { /* block-uniform: the whole block, round by round (huff_rounds.h) */
+    if (m >= 2) { /* block-uniform: the whole block, round by round (huff_rounds.h) */
         const uint32_t kn = scz_huff_rounds(leafc, m, inner, parent, nl, ord, &hst, tid, NT);
         if (tid == 0) nint = kn;
+        if (!fast) { /* the used symbols by symbol again (ukeys, read below) */
+            __syncthreads();
+            (void)eleaves_block(p, cl, p.keysA + (size_t)cl * p.Kc, ts.scan);
+        }
     }
     __syncthreads();
     /* Depths: internal nodes are consumed in creation order, so parent[] is
@@ -1892,18 +1855,13 @@ __global__ void __launch_bounds__(NT) k_easm(EParams p) {
     }
 }
 
-/* Shared memory of k_ebook beyond its static part: the ring (and Kc bytes)
- * of the one-thread construction, or, up to `cap`, room for the fast path
- * (17 bytes a used symbol: the construction by rounds, huff_rounds.h) for
- * the set's whole alphabet; a block takes the fast path where its own used
- * symbols fit. Without it the one-thread construction reads each leaf
- * from global memory, a dependent load every step (~270 cycles a symbol:
- * H100, lossy level 1 at REL 1e-4 on mpas, alphabets of thousands of
- * symbols, 2.1 ms for each of two plans while the cap was 44 KiB). */
-size_t ebook_dyn(uint32_t ring, uint32_t Kc, size_t cap) {
-    const size_t base = (size_t)ring * 4 + Kc, fast = 17 * (size_t)Kc + 64;
-    const size_t f = fast < cap ? fast : cap;
-    return f > base ? f : base;
+/* Shared memory of k_ebook beyond its static part: up to `cap`, room for
+ * the construction by rounds in shared memory (17 bytes a used symbol,
+ * huff_rounds.h) for the set's whole alphabet; a block takes that path
+ * where its own used symbols fit, else the rounds run in global memory. */
+size_t ebook_dyn(uint32_t Kc, size_t cap) {
+    const size_t fast = 17 * (size_t)Kc + 64;
+    return fast < cap ? fast : cap;
 }
 
 /* The dynamic shared memory k_ebook may take on the current device (its
@@ -1925,9 +1883,8 @@ size_t ebook_cap() {
     return cap;
 }
 
-/* The attribute for a launch of dyn bytes: the device's cap (one value),
- * or dyn where the one-thread path's ring alone is larger (a device with
- * little opt-in shared memory: its launch fails as it did before). */
+/* The attribute for a launch of dyn bytes: the device's cap (one value,
+ * at least ebook_dyn's). */
 cudaError_t ebook_attr(size_t dyn) {
     const size_t cap = ebook_cap();
     return cudaFuncSetAttribute(k_ebook, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(dyn > cap ? dyn : cap));
@@ -2022,8 +1979,7 @@ void hse_params(const scz_hse *h, void *state, void *work, const ELayout &L, EPa
     p->Kcap = L.Kcap;
     p->Kc = L.Kc;
     p->tiles = L.tiles;
-    p->ring = L.ring;
-    p->dynbytes = ebook_dyn(L.ring, L.Kc, ebook_cap());
+    p->dynbytes = ebook_dyn(L.Kc, ebook_cap());
     p->hist_ready = h->hist_ready;
     p->bsort = h->few ? (bigsort_env() ? 2u : 1u) : 0u;
 }
@@ -2100,8 +2056,7 @@ static cudaError_t huf_cuda_encode(const scz_cuda_batch *b, uint32_t ca, uint32_
     p.Kcap = L.Kcap;
     p.Kc = L.Kc;
     p.tiles = L.tiles;
-    p.ring = L.ring;
-    const size_t dyn = ebook_dyn(L.ring, L.Kc, ebook_cap());
+    const size_t dyn = ebook_dyn(L.Kc, ebook_cap());
     p.dynbytes = dyn;
     cudaError_t e;
     if ((e = ebook_attr(dyn))) return e;
