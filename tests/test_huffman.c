@@ -632,9 +632,47 @@ static void test_rounds(void) {
     CHECK(nodes > 100000, "round construction: only %llu nodes tested", (unsigned long long)nodes);
 }
 
+/* scz_hr_place's shares (the GPU's P threads of a block, here one after
+ * the other) against one thread's merge of the same round: the same
+ * merged order for every P, on lists with many equal counts across them. */
+static void test_place(void) {
+    enum { MX = 3000 };
+    static uint32_t A[MX], B[MX], o1[2 * MX], oP[2 * MX];
+    int bad = 0;
+    long rounds = 0;
+    for (int trial = 0; trial < 3000 && !bad; trial++) {
+        const uint32_t a = (uint32_t)(rnd() % (trial % 5 == 0 ? 3 : MX)), b = (uint32_t)(rnd() % (trial % 7 == 0 ? 3 : MX));
+        const uint32_t span = 1 + (uint32_t)(rnd() % (trial % 2 ? 10 : 100000));
+        const uint32_t li = (uint32_t)(rnd() % 50), ij = (uint32_t)(rnd() % 50);
+        static uint32_t L[MX + 60], I[MX + 60];
+        A[0] = B[0] = 0;
+        for (uint32_t i = 0; i < a; i++) A[i] = (i ? A[i - 1] : 0) + (uint32_t)(rnd() % (span / 8 + 2) == 0);
+        for (uint32_t i = 0; i < b; i++) B[i] = (i ? B[i - 1] : 0) + (uint32_t)(rnd() % (span / 8 + 2) == 0);
+        for (uint32_t i = 0; i < a; i++) L[li + i] = A[i] * 3 + 1;
+        for (uint32_t i = 0; i < b; i++) I[ij + i] = B[i] * 3 + 1;
+        scz_hr_place(L, I, o1, li, a, ij, b, 0, 1);
+        const uint32_t Ps[] = {2, 3, 7, 32, 256, 1000};
+        for (size_t pi = 0; pi < sizeof Ps / sizeof Ps[0] && !bad; pi++) {
+            memset(oP, 0xFF, sizeof oP);
+            for (uint32_t t = 0; t < Ps[pi]; t++) scz_hr_place(L, I, oP, li, a, ij, b, t, Ps[pi]);
+            if (memcmp(o1, oP, 4 * (size_t)(a + b))) bad = 1;
+            rounds++;
+        }
+        /* the one-thread order is the merge, a leaf first on equal counts */
+        for (uint32_t d = 1; d < a + b && !bad; d++) {
+            const uint32_t x = o1[d - 1], y = o1[d];
+            const uint32_t cx = x & SCZ_HR_INNER ? I[x & ~SCZ_HR_INNER] : L[x], cy = y & SCZ_HR_INNER ? I[y & ~SCZ_HR_INNER] : L[y];
+            if (cx > cy || (cx == cy && (x & SCZ_HR_INNER) && !(y & SCZ_HR_INNER))) bad = 1;
+        }
+        CHECK(!bad, "merged order of a round differs across thread counts (trial %d, a %u, b %u)", trial, a, b);
+    }
+    CHECK(rounds > 10000, "merged order: only %ld rounds tested", rounds);
+}
+
 int main(void) {
     test_limit();
     test_rounds();
+    test_place();
     test_codebook();
     test_streams();
     test_codec();
