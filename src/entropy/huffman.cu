@@ -1065,6 +1065,26 @@ __device__ __forceinline__ unsigned varint_len(uint32_t v) {
     return n;
 }
 
+/* The first index in [lo, hi) of the non-decreasing x with x[i] >= v (hi
+ * if none), by every thread of the block: NT-ary steps, a load a thread
+ * and a counting barrier each (two for up to NT x NT entries), where one
+ * thread's binary search is a chain of dependent loads. */
+__device__ __forceinline__ uint32_t block_lower(const uint32_t *x, uint32_t lo, uint32_t hi, uint32_t v) {
+    const uint32_t t = threadIdx.x;
+    while (lo < hi) {
+        const uint32_t w = (hi - lo + NT - 1) / NT;
+        const uint32_t c = (uint32_t)__syncthreads_count(t * w < hi - lo && x[lo + t * w] < v);
+        if (c == 0) {
+            hi = lo;
+        } else {
+            const uint32_t e = lo + c * w; /* >= v, or past hi */
+            lo += (c - 1) * w + 1;
+            hi = e < hi ? e : hi;
+        }
+    }
+    return lo;
+}
+
 /* One block per chunk: code lengths (8.2), canonical codes, codebook
  * bytes (8.3), sizes. The two-queue construction by rounds
  * (huff_rounds.h) over the leaf counts, parents, internal counts, a
@@ -1140,24 +1160,17 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
      * non-decreasing and the depth non-increasing along the node index: the
      * nodes of depth d are the range [lev[d], lev[d - 1]), lev[0] = the
      * root's index, lev[d + 1] = the first node whose parent is >= lev[d]
-     * (one binary search per level); leaves are one deeper than their
+     * (a block-wide search a level, block_lower); leaves are one deeper than their
      * parent. */
     if (m >= 2) { /* block-uniform */
-        if (tid == 0) {
-            const uint32_t kn = nint;
-            lev[0] = kn - 1;
-            uint32_t d = 0;
-            while (lev[d] > 0 && d + 1 < LEVMAX) {
-                uint32_t lo = 0, hi = lev[d];
-                while (lo < hi) {
-                    const uint32_t mid = (lo + hi) / 2;
-                    if (parent[mid] < lev[d]) lo = mid + 1;
-                    else hi = mid;
-                }
-                lev[++d] = lo;
-            }
-            nlev = d + 1;
+        uint32_t cur = nint - 1, dl = 0; /* the same in every thread */
+        if (tid == 0) lev[0] = cur;
+        while (cur > 0 && dl + 1 < LEVMAX) {
+            cur = block_lower(parent, 0, cur, cur);
+            dl++;
+            if (tid == 0) lev[dl] = cur;
         }
+        if (tid == 0) nlev = dl + 1;
         __syncthreads();
         /* leaves per depth: a thread's nodes are consecutive, their depths
          * a few runs (one shared atomic per run) */
@@ -1206,30 +1219,36 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
     }
     __syncthreads();
     /* lengths to symbols by (count desc, symbol asc): in the ascending
-     * order, a group of equal counts [gs, ge) takes positions from m - ge */
+     * order, a group of equal counts [gs, ge) takes positions from m - ge.
+     * A thread takes consecutive keys: the groups' bounds inside its share
+     * from the keys themselves, a search only for the ends of the groups
+     * that cross its share's ends (a pair of searches a key was most of
+     * this block's time with 65536 used symbols in global memory). */
     uint64_t bits = 0;
-    for (uint32_t i = tid; i < m; i += NT) {
-        const uint64_t key = keys[i];
-        const uint64_t c = key >> 16;
-        uint32_t lo = 0, hi = m;
-        while (lo < hi) {
-            const uint32_t mid = (lo + hi) / 2;
-            if (keys[mid] < (c << 16)) lo = mid + 1;
-            else hi = mid;
+    {
+        const uint32_t per = (m + NT - 1) / NT, c0 = tid * per < m ? tid * per : m, c1 = c0 + per < m ? c0 + per : m;
+        auto lower = [keys](uint32_t lo, uint32_t hi, uint64_t v) -> uint32_t { /* first key >= v in [lo, hi) */
+            while (lo < hi) {
+                const uint32_t mid = (lo + hi) / 2;
+                if (keys[mid] < v) lo = mid + 1;
+                else hi = mid;
+            }
+            return lo;
+        };
+        for (uint32_t i = c0; i < c1;) {
+            const uint64_t c = keys[i] >> 16;
+            uint32_t j = i + 1;
+            while (j < c1 && (keys[j] >> 16) == c) j++;
+            const uint32_t gs = i > c0 ? i : lower(0, i, c << 16), ge = j < c1 ? j : lower(j, m, (c + 1) << 16);
+            uint32_t pos = (m - ge) + (i - gs);
+            unsigned l = 1;
+            for (uint32_t x = i; x < j; x++, pos++) {
+                while (l < LMAX && cum[l] <= pos) l++;
+                len[keys[x] & 0xFFFF] = (uint8_t)l;
+                bits += c * l;
+            }
+            i = j;
         }
-        const uint32_t gs = lo;
-        hi = m;
-        while (lo < hi) {
-            const uint32_t mid = (lo + hi) / 2;
-            if (keys[mid] < ((c + 1) << 16)) lo = mid + 1;
-            else hi = mid;
-        }
-        const uint32_t ge = lo;
-        const uint32_t pos = (m - ge) + (i - gs);
-        unsigned l = 1;
-        while (l < LMAX && cum[l] <= pos) l++;
-        len[key & 0xFFFF] = (uint8_t)l;
-        bits += c * l;
     }
     const uint64_t tb = Red(ts.red).Sum(bits);
     if (tid == 0) total_bits = tb;
