@@ -9,7 +9,8 @@
  * as u16 and u32, and quantized differences of it), the GPU writes exactly
  * the CPU's bytes (host API with default and tiny batches, device API),
  * decodes the CPU's streams, and the CPU decodes the GPU's. Corrupt and
- * truncated streams (checksums resealed) give the CPU's error on the GPU,
+ * truncated streams (checksums resealed; the codebook of a large one edited
+ * and altered too) give the CPU's error on the GPU,
  * without out-of-bounds access (bench/run_gpu.sh runs it under
  * compute-sanitizer). Skipped (exit 77) without a CUDA build or device.
  *
@@ -602,6 +603,42 @@ static void test_corrupt(void) {
         free(z);
     }
     free(r);
+
+    /* a large codebook (u16, thousands of runs: the block-parallel walk of
+     * hs_parse_build): edits every reader rejects at its first, middle and
+     * last runs, then bytes of it altered */
+    const uint64_t nl = quick ? 100000 : 200000;
+    scz_shape sl = tu_shape1(SCZ_DTYPE_U16, nl);
+    uint16_t *g = make(K_GEOM, SCZ_DTYPE_U16, nl, 3000);
+    z = tu_compress(cpu, &p, &sl, g, &zn, "corrupt base, large codebook");
+    if (z) {
+        A = locate(z, 0);
+        printf("large codebook: %u bytes\n", A.cbn);
+        CHECK(z[A.pay] == 1 && A.cbn > 4096, "large codebook: coded, %u codebook bytes", A.cbn);
+        corrupt_stream(z, zn, &sl, 0, "large codebook, unchanged");
+        for (int k = 0; k < TU_CB_EDITS; k++)
+            for (unsigned at = 0; at < 1000; at += 499) {
+                c = dup(z, zn);
+                const char *e = tu_cb_edit(c + A.cb, A.cbn, k, at);
+                if (e) {
+                    tu_reseal_chunk(c, 0);
+                    snprintf(what, sizeof what, "large codebook: %s (from run %u / 1000)", e, at);
+                    corrupt_stream(c, zn, &sl, 1, what);
+                }
+                free(c);
+            }
+        for (int k = 0; k < (quick ? 6 : 16); k++) {
+            c = dup(z, zn);
+            const size_t at = A.cb + (size_t)(rnd() % A.cbn);
+            c[at] = k & 1 ? (uint8_t)rnd() : (uint8_t)(c[at] ^ (1u << (rnd() % 8)));
+            tu_reseal_chunk(c, 0);
+            snprintf(what, sizeof what, "large codebook: byte %zu altered", at - A.cb);
+            corrupt_stream(c, zn, &sl, 0, what);
+            free(c);
+        }
+        free(z);
+    }
+    free(g);
     printf("corrupt streams: done\n");
 }
 

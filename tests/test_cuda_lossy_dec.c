@@ -9,7 +9,8 @@
  * 32767; workflow auto, Huffman, run-length; chunk sizes that split blocks
  * and give many chunks per batch; the files of $SCZ_DATA_DIR. Corrupt and
  * truncated payloads (checksums resealed): the GPU rejects what the CPU
- * rejects, and decodes alike what both accept. Level 1 (FORMAT.md 7.9,
+ * rejects, and decodes alike what both accept (among them the large
+ * codebook of a tight bound, edited and altered). Level 1 (FORMAT.md 7.9,
  * knobs[2] = 1): the same families, shapes down to sizes below one
  * interpolation level, ABS / REL / PSNR bounds, radii, workflows and chunk
  * sizes, anisotropic fields that make the writer pick each axis order;
@@ -532,6 +533,43 @@ static void corrupt_base(const scz_shape *s, const void *data, const scz_params 
     free(z);
 }
 
+/* A Huffman-workflow stream whose codebook is large (K = 65536, thousands
+ * of runs: k_books' block-parallel walk): decoded as it is, then with
+ * codebook edits every reader rejects (at its first, middle and last runs)
+ * and with bytes of it altered. */
+static void corrupt_books(const scz_shape *s, const void *data, const scz_params *p, const char *name) {
+    size_t zn;
+    uint8_t *z = tu_compress(cpu, p, s, data, &zn, name);
+    if (!z) return;
+    const unsigned es = (unsigned)scz_dtype_size(s->dtype);
+    lz_at A = locate(z, 0, es);
+    const size_t cb = A.hs + 20;
+    const uint32_t K = scz__ld32(z + A.hs), cbn = scz__ld32(z + A.hs + 16);
+    printf("corrupt base %s: workflow %u, K %u, codebook %u bytes\n", name, A.wf, K, cbn);
+    CHECK(A.wf == 1 && K == 65536 && cbn > 4096, "%s: Huffman, K %u, codebook of %u bytes", name, K, cbn);
+    char what[200];
+    snprintf(what, sizeof what, "%s unchanged", name);
+    corrupt_stream(z, zn, s, 0, what);
+    if (A.wf != 1) {
+        free(z);
+        return;
+    }
+    for (int k = 0; k < TU_CB_EDITS; k++)
+        for (unsigned at = 0; at < 1000; at += 499) {
+            uint8_t *c = dup(z, zn);
+            const char *e = tu_cb_edit(c + cb, cbn, k, at);
+            if (e) {
+                tu_reseal_chunk(c, 0);
+                snprintf(what, sizeof what, "%s: %s (from run %u / 1000)", name, e, at);
+                corrupt_stream(c, zn, s, 1, what);
+            }
+            free(c);
+        }
+    snprintf(what, sizeof what, "%s codebook", name);
+    flip_region(z, zn, s, cb, cbn, quick > 1 ? 2 : quick ? 6 : 16, what);
+    free(z);
+}
+
 static void test_corrupt(void) {
     const uint64_t n = quick ? 20000 : 200000;
     scz_shape s = mkshape(SCZ_DTYPE_F32, 1, n, 1, 1, 1);
@@ -551,6 +589,12 @@ static void test_corrupt(void) {
     a = gen_field(GEN_NOISY, &s2, 79, &bytes);
     params(&p, SCZ_EB_REL, 1e-5, 2, 0, 0);
     corrupt_base(&s2, a, &p, "noisy 2D f64 r=2");
+    free(a);
+    /* a tight bound: codes spread over the whole alphabet */
+    scz_shape s3 = mkshape(SCZ_DTYPE_F32, 1, quick ? 50000 : 200000, 1, 1, 1);
+    a = gen_field(GEN_NOISY, &s3, 80, &bytes);
+    params(&p, SCZ_EB_REL, 1e-7, 32767, 1, 0);
+    corrupt_books(&s3, a, &p, "noisy f32 REL 1e-7 r=32767");
     free(a);
     printf("corrupt streams: %ld, %ld rejected by the CPU\n", n_corrupt, n_corrupt_rejected);
 }

@@ -6,8 +6,8 @@
  *
  * Decoding, one launch per step over all chunks of a batch:
  *   k_dprep    one block per chunk: chunk header, dictionary (u32: strictly
- *              ascending), stream header and codebook (hs_parse), decoding
- *              tables (hs_build) into scratch; work items of the chunk
+ *              ascending), stream header and codebook, decoding tables into
+ *              scratch (hs_parse_build, by the block); work items of the chunk
  *              (3 segments, or 24 KiB of a stored chunk, per item);
  *   k_ditems   one block: item offsets of the chunks (a scan);
  *   k_decode   persistent blocks of 3 warps taking the items from a
@@ -168,20 +168,16 @@ DLayout dlayout(const scz_cuda_batch *b) {
 }
 
 /* Chunk header, dictionary, stream header, codebook, tables; items. The
- * codebook is parsed twice by one thread: its first CBS bytes are staged
- * in shared memory by the block first. */
-constexpr uint32_t CBS = 16384;
+ * stream is parsed and its tables built by the block (hs_parse_build). */
 __global__ void __launch_bounds__(NT) k_dprep(DParams p) {
     __shared__ DMeta M;
     __shared__ int bad;
-    __shared__ Run runs[NT];
-    __shared__ uint32_t sh[LMAX + 8];
-    __shared__ uint32_t st_e, st_K, st_ncopy, st_cbn;
+    __shared__ HsParseShared w;
+    __shared__ uint32_t st_e, st_K;
     __shared__ uint64_t st_pos;
-    __shared__ __align__(16) uint8_t cbs[CBS];
     const uint32_t c = blockIdx.x, tid = threadIdx.x;
     const uint32_t n = chunk_count(c, p.n, p.count_full, p.count_last), es = p.es;
-    if (tid == 0) { /* chunk header; where the codebook is */
+    if (tid == 0) { /* chunk header; where the stream is */
         int e = 0;
         const uint64_t off = p.choff[c], size = p.chsize[c];
         const uint32_t info = (uint32_t)p.chinfo[c];
@@ -192,7 +188,7 @@ __global__ void __launch_bounds__(NT) k_dprep(DParams p) {
         M.items = 0;
         M.m = M.nesc = 0;
         M.dict = M.esc = P;
-        uint32_t K = 0, ncopy = 0, cbn = 0;
+        uint32_t K = 0;
         uint64_t pos = 0;
         if (size < HDR) e = HUF_ERR_HEADER;
         const uint32_t mode = e ? 0 : P[0];
@@ -218,48 +214,38 @@ __global__ void __launch_bounds__(NT) k_dprep(DParams p) {
                 M.mode = 1; /* so far */
                 M.m = m;
                 M.nesc = nesc;
-                if (size - pos >= SCZ_HUFF_HDR_BYTES) {
-                    cbn = ldb32(P + pos + 16);
-                    const uint64_t room = size - pos - SCZ_HUFF_HDR_BYTES;
-                    ncopy = (uint32_t)(cbn < room ? cbn : room);
-                    if (ncopy > CBS) ncopy = CBS;
-                }
             }
         }
         st_e = (uint32_t)e;
         st_K = K;
         st_pos = pos;
-        st_ncopy = ncopy;
-        st_cbn = cbn;
         bad = 0;
     }
     __syncthreads();
-    {
-        const uint8_t *src = M.pay + st_pos + SCZ_HUFF_HDR_BYTES;
-        for (uint32_t i = tid; i < st_ncopy; i += NT) cbs[i] = src[i];
-    }
-    __syncthreads();
-    const bool copied = st_cbn <= st_ncopy;
-    if (tid == 0) { /* stream header, codebook, padding, tail; thread 0 alone */
+    /* stream header, codebook, padding, tail; tables */
+    const bool coded = M.mode == 1; /* then st_e = 0 */
+    int hr = HS_OK;
+    if (coded)
+        hr = hs_parse_build<NT>(M.pay + st_pos, M.size - st_pos, st_K, n, p.long_cap, M.S,
+                                p.tables + (size_t)c * TABLE, p.longs + (size_t)c * p.long_cap, w);
+    __syncthreads(); /* M.mode read by all */
+    if (tid == 0) {
         uint32_t e = st_e;
-        if (!e && M.mode == 1) {
-            const uint64_t size = M.size;
-            uint64_t pos = st_pos;
-            const int r = hs_parse(M.pay + pos, size - pos, st_K, n, p.long_cap, &M.S, copied ? cbs : nullptr);
-            if (r == HS_ERR_STREAM) e = HUF_ERR_STREAM;
-            else if (r == HS_ERR_CODEBOOK) e = HUF_ERR_CODEBOOK;
-            else if (r == HS_ERR_PADDING) e = HUF_ERR_PADDING;
-            else if (r == HS_ERR_BITSTREAM) e = HUF_ERR_BITS;
-            else if (r == HS_ERR_LONG) e = HUF_ERR_LONG;
+        if (coded) {
+            if (hr == HS_ERR_STREAM) e = HUF_ERR_STREAM;
+            else if (hr == HS_ERR_CODEBOOK) e = HUF_ERR_CODEBOOK;
+            else if (hr == HS_ERR_PADDING) e = HUF_ERR_PADDING;
+            else if (hr == HS_ERR_BITSTREAM) e = HUF_ERR_BITS;
+            else if (hr == HS_ERR_LONG) e = HUF_ERR_LONG;
             if (!e) {
-                pos += M.S.bytes;
+                const uint64_t size = M.size, pos = st_pos + M.S.bytes;
                 if (es != 4 && pos != size) e = HUF_ERR_TAIL;
                 if (es == 4 && size - pos != 4 * (uint64_t)M.nesc) e = HUF_ERR_TAIL;
-            }
-            if (!e) {
-                M.dict = M.pay + HDR;
-                M.esc = M.pay + pos;
-                M.items = (M.S.n_segs + HW - 1) / HW;
+                if (!e) {
+                    M.dict = M.pay + HDR;
+                    M.esc = M.pay + pos;
+                    M.items = (M.S.n_segs + HW - 1) / HW;
+                }
             }
         }
         if (e) {
@@ -285,10 +271,6 @@ __global__ void __launch_bounds__(NT) k_dprep(DParams p) {
             __syncthreads();
         }
     }
-    if (M.mode == 1 && M.S.count)
-        hs_build<NT>(M.S, copied ? cbs : M.S.cb, p.tables + (size_t)c * TABLE, p.longs + (size_t)c * p.long_cap,
-                     runs, sh);
-    __syncthreads();
     /* the whole struct, by all threads */
     const uint32_t *s32 = reinterpret_cast<const uint32_t *>(&M);
     uint32_t *d32 = reinterpret_cast<uint32_t *>(p.meta + c);

@@ -10,6 +10,8 @@
  *   2. hs_build (one block): the primary table of SCZ_HUFF_TABLE_BITS bits
  *      (symbol | length << 16, 0 = longer or invalid, as on the CPU) and the
  *      list of symbols with longer codes, ordered by (length, symbol).
+ *      hs_parse_build does 1 and 2 with the whole block, with the same
+ *      results.
  *   3. hs_decode_segment (one warp per segment of 32 units): the segment's
  *      bitstream is staged in shared memory, lane L decodes unit 32 g + L
  *      from its gap to the next unit's start, counting symbols; a warp scan
@@ -278,22 +280,27 @@ __device__ void hs_build(const Stream &S, const uint8_t *cb, uint32_t *table, ui
     }
 }
 
-/* hs_parse + hs_build by a block of NT threads (whole warps, at least 64),
- * for a stream whose codebook fits the
- * shared scratch (HSP_CB bytes, an alphabet of at most HSP_RUNS symbols):
- * the same checks, results and tables. The codebook bytes are staged in
- * shared memory; warp 0 walks the runs 32 byte positions at a time (each
- * lane decodes the run that would start at its byte, the run heads follow
- * from position 0 by shuffles), so the walk costs a few warp steps per 32
- * bytes instead of a dependent chain per run; each used run's rank among
- * the codes of its length comes from one warp scan per length. Other
- * streams take hs_parse (thread 0) and hs_build. Every thread calls it and
- * gets the same result; S is the block's shared copy (valid when HS_OK).
- * Ends with a barrier. */
+/* hs_parse + hs_build by a block of NT threads (whole warps, 64 to 448)
+ * for any stream: the same checks, return codes, Stream fields and tables
+ * (table and longs). Every thread calls it and gets the same result; S is
+ * the block's shared copy (valid when HS_OK). Ends with a barrier. Nothing
+ * is read outside src[0 .. avail).
+ *
+ * A codebook that fits the shared scratch (HSP_CB bytes, an alphabet of at
+ * most HSP_RUNS symbols) is staged in shared memory; warp 0 walks the runs
+ * 32 byte positions at a time (each lane decodes the run that would start
+ * at its byte, the run heads follow from position 0 by shuffles), so the
+ * walk costs a few warp steps per 32 bytes instead of a dependent chain
+ * per run; each used run's rank among the codes of its length comes from
+ * one warp scan per length. Other codebooks take hs_pb_any (below): the
+ * whole block walks them from global memory, NT byte positions a step. */
 constexpr uint32_t HSP_CB = 4096, HSP_RUNS = 2048;
 struct HsParseShared {
-    uint8_t cb[HSP_CB];
-    uint32_t rs[HSP_RUNS], rr[HSP_RUNS], rb[HSP_RUNS]; /* used runs: first symbol, length, rank base */
+    union {
+        uint8_t cb[HSP_CB];      /* small codebooks: the bytes */
+        uint32_t cw[HSP_CB / 4]; /* others: hs_pb_any's scratch */
+    };
+    uint32_t rs[HSP_RUNS], rr[HSP_RUNS], rb[HSP_RUNS]; /* used runs: first symbol, length, rank base (hs_pb_any: head bitmap, long-run buffer) */
     uint8_t rl[HSP_RUNS];                             /* their code length */
     uint32_t lc[LMAX + 2];
     uint32_t nr;
@@ -327,15 +334,300 @@ __device__ __forceinline__ bool hsp_run_at(const uint8_t *cb, uint32_t n, uint32
     return false; /* 4 bytes or more: above K, or not a valid varint */
 }
 
+/* hsp_run_at from the bytes c[0 .. 3] at q .. q + 3, of which the first
+ * m >= 1 lie inside the codebook (the others are never used): code length
+ * *l, run *r, the run's bytes *len (1 if malformed). */
+__device__ __forceinline__ bool hsp_run_bytes(const uint32_t *c, uint32_t m, uint32_t K, uint32_t *l, uint32_t *r,
+                                              uint32_t *len) {
+    *l = c[0] & 31u;
+    *r = (c[0] >> 5) + 1u;
+    *len = 1;
+    if (*l > LMAX) return false;
+    if (*r != 8) return true;
+    if (m < 2) return false;
+    uint32_t x = c[1] & 0x7Fu, nb = 2;
+    if (c[1] & 0x80u) {
+        if (m < 3 || c[2] == 0) return false;
+        x |= (c[2] & 0x7Fu) << 7;
+        nb = 3;
+        if (c[2] & 0x80u) {
+            if (m < 4 || c[3] == 0 || (c[3] & 0x80u)) return false;
+            x |= (c[3] & 0x7Fu) << 14;
+            nb = 4;
+        }
+    }
+    if (x > K) return false;
+    *r = 8 + x;
+    *len = nb;
+    return true;
+}
+
+/* Maps of hs_pb_any's walk. The state of a byte position is its distance
+ * (0 .. 3) to the first run head at or after it (0: a head); a byte takes
+ * the state before it to the state after it: 0 -> its run's bytes - 1,
+ * d -> d - 1. A map keeps the image of state x in byte x, so that maps
+ * compose by a byte permutation. */
+constexpr uint32_t HSM_ID = 0x03020100u;
+__device__ __forceinline__ uint32_t hsm_byte(uint32_t len) { return 0x02010000u | (len - 1u); } /* len 1 .. 4 */
+/* g after f */
+__device__ __forceinline__ uint32_t hsm_then(uint32_t f, uint32_t g) {
+    const uint32_t y = f | f >> 4; /* f's bytes as a selector: nibble x = byte x */
+    return __byte_perm(g, 0u, (y & 0xFFu) | (y >> 8 & 0xFF00u));
+}
+__device__ __forceinline__ uint32_t hsm_at(uint32_t m, uint32_t d) { return m >> (8 * d) & 3u; }
+
+/* Entries (table slots or long-list symbols) that hs_pb_any's threads
+ * write for a run themselves; longer runs go to warps (hs_fill_run). */
+constexpr uint32_t HSP_DIRECT = 16;
+
+/* hs_parse_build of the streams whose codebook does not fit the small
+ * path, from the codebook in global memory (S from hs_parse_head, w.lc
+ * zeroed, w.nr = 0; every thread calls it after a barrier). A valid
+ * codebook has at most K bytes (a run of b bytes covers at least b
+ * symbols), so a longer one is rejected at once and a walk covers at most
+ * 65536 bytes.
+ * Walk 1: the thread of byte q decodes the run that would start at q
+ * (hsp_run_bytes); the heads follow from state 0 at byte 0 through the
+ * composed maps of the bytes before (a warp scan of maps, the warps' maps
+ * after a barrier, the state carried across steps). A malformed head,
+ * symbols beyond K or a total other than K is HS_ERR_CODEBOOK (cb_next's
+ * walk fails exactly then: it decodes the same heads); the heads' code
+ * lengths are counted (w.lc) and the heads kept as a bitmap (w.rs); then
+ * hs_parse_tail.
+ * Walk 2: the heads from the bitmap; each used run's first symbol (a scan
+ * of the heads' runs) and its rank among the codes of its length: within
+ * a warp, the lanes sorted by length (five ballots, stable) and a
+ * segmented scan; across warps, each warp's totals per length; across
+ * steps, a carry per length. A step's runs are written during the next
+ * step, after its one barrier: by their thread where at most HSP_DIRECT
+ * entries, else by warps from a buffer (w.rr, w.rb, w.rl) when it fills
+ * and at the end. Scratch: w.cw. */
+template <int NT>
+__device__ int hs_pb_any(uint32_t K, uint32_t long_cap, Stream &S, uint32_t *table, uint16_t *longs,
+                         HsParseShared &w) {
+    constexpr uint32_t NW = NT / 32, LW = LMAX + 1;
+    static_assert(4 * NW + 2 * NW * LW + 2 * LW + 32 * NW <= HSP_CB / 4, "hs_pb_any: scratch in w.cw");
+    static_assert(HSP_RUNS >= 2 * NT && (HSP_RUNS & (HSP_RUNS - 1)) == 0, "hs_pb_any: the long-run buffer");
+    const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const uint8_t *const cb = S.cb;
+    const uint32_t n = S.cb_bytes;
+    if (n > K || n > 32 * HSP_RUNS) return HS_ERR_CODEBOOK;
+    /* scratch: warp maps and warp symbol totals [2][NW], warp totals per
+     * length [2][NW][LW], carries per length [2][LW] (by step parity: one
+     * barrier a step), the warps' sort buffers [NW][32] */
+    uint32_t *const maps = w.cw, *const tot = maps + 2 * NW, *const wt = tot + 2 * NW, *const rk = wt + 2 * NW * LW;
+    uint32_t *const sb = rk + 2 * LW + 32 * warp;
+    uint32_t *const bm = w.rs; /* bit j of word i: byte 32 i + j is a head */
+    for (uint32_t i = tid; i < TABLE; i += NT) table[i] = 0;
+    if (tid < LW) rk[tid] = 0;
+#ifdef __CUDA_ARCH__
+    for (uint32_t i = 128 * tid; i < n; i += 128 * NT) asm volatile("prefetch.L2 [%0];" ::"l"(cb + i));
+#endif
+    /* the bytes at q .. q + 3 that lie inside the codebook (the others 0),
+     * loaded a step before they are used */
+    uint32_t c[4], cn[4];
+    auto fetch = [&](uint32_t *o, uint32_t q) {
+#pragma unroll
+        for (uint32_t k = 0; k < 4; k++) o[k] = q + k < n ? (uint32_t)cb[q + k] : 0u;
+    };
+    auto advance = [&]() {
+#pragma unroll
+        for (uint32_t k = 0; k < 4; k++) c[k] = cn[k];
+    };
+    const uint32_t steps = (n + NT - 1) / NT;
+
+    /* walk 1. walk(q, par): the run that would start at byte q, the warp's
+     * map to maps[par]; returns the map of the lane's bytes before q */
+    bool ok;
+    uint32_t l, r;
+    auto walk = [&](uint32_t q, uint32_t par) {
+        uint32_t len = 1;
+        l = r = 0;
+        ok = q < n && hsp_run_bytes(c, n - q, K, &l, &r, &len);
+        uint32_t m = hsm_byte(len);
+#pragma unroll
+        for (uint32_t d = 1; d < 32; d <<= 1) {
+            const uint32_t y = __shfl_up_sync(FULL, m, d);
+            if (lane >= d) m = hsm_then(y, m);
+        }
+        if (lane == 31) maps[par * NW + warp] = m;
+        const uint32_t e = __shfl_up_sync(FULL, m, 1);
+        return lane ? e : HSM_ID;
+    };
+    fetch(c, tid);
+    uint32_t ex = walk(tid, 0);
+    fetch(c, tid + NT);
+    bool bad = false;
+    uint32_t s = 0, d0 = 0; /* the symbols of the steps summed so far; the state at step t's first byte */
+    int res = HS_OK;
+    for (uint32_t t = 0;; t++) {
+        const uint32_t q = t * NT + tid;
+        const bool stop = __syncthreads_or(bad);
+        if (t) {
+            const uint32_t *tp = tot + ((t - 1) & 1) * NW;
+#pragma unroll
+            for (uint32_t v = 0; v < NW; v++) s += tp[v];
+        }
+        if (stop || s > K) { /* a malformed head, or runs beyond K symbols */
+            res = HS_ERR_CODEBOOK;
+            break;
+        }
+        if (t == steps) {
+            if (s != K) res = HS_ERR_CODEBOOK;
+            break;
+        }
+        fetch(cn, q + 2 * NT);
+        const uint32_t *mp = maps + (t & 1) * NW;
+        uint32_t dd = d0, dw = 0;
+#pragma unroll
+        for (uint32_t v = 0; v < NW; v++) {
+            if (v == warp) dw = dd;
+            dd = hsm_at(mp[v], dd);
+        }
+        d0 = dd;
+        const bool head = q < n && hsm_at(ex, dw) == 0;
+        bad |= head && !ok;
+        if (head && ok && l) atomicAdd(&w.lc[l], r);
+        const uint32_t hb = __ballot_sync(FULL, head);
+        if (lane == 0 && q < n) bm[q >> 5] = hb;
+        const uint32_t x = __reduce_add_sync(FULL, head ? r : 0u); /* r <= 8 + K: no overflow */
+        if (lane == 0) tot[(t & 1) * NW + warp] = x;
+        ex = walk(q + NT, (t + 1) & 1); /* c: the bytes of step t + 1 */
+        advance();
+    }
+    if (tid == 0) w.tail = res ? res : hs_parse_tail(w.lc, long_cap, &S);
+    __syncthreads();
+    const int st = w.tail;
+    if (st) return st;
+
+    /* walk 2 */
+    uint32_t fb = 0; /* buffered runs already written */
+    auto emit = [&](uint32_t s0, uint32_t rr, uint32_t ll, uint32_t base) {
+        if (ll <= TB) {
+            const uint32_t sh_ = TB - ll, e = rr << sh_;
+            if (e <= HSP_DIRECT) {
+                uint32_t *o = table + ((S.first[ll] + base) << sh_);
+                for (uint32_t k = 0; k < e; k++) o[k] = (s0 + (k >> sh_)) | ll << 16;
+                return false;
+            }
+        } else if (rr <= HSP_DIRECT) {
+            uint16_t *o = longs + S.loff[ll] + base;
+            for (uint32_t k = 0; k < rr; k++) o[k] = (uint16_t)(s0 + k);
+            return false;
+        }
+        const uint32_t k = atomicAdd(&w.nr, 1u), i = k & (HSP_RUNS - 1);
+        w.rr[i] = rr;
+        w.rb[i] = s0 | base << 16; /* both < K <= 65536 */
+        w.rl[i] = (uint8_t)ll;
+        return k + 1 - fb > HSP_RUNS - NT; /* a step adds at most NT */
+    };
+    auto flush = [&]() { /* after a barrier */
+        const uint32_t e = w.nr;
+        for (uint32_t k = fb + warp; k < e; k += NW) {
+            const uint32_t i = k & (HSP_RUNS - 1), sb_ = w.rb[i];
+            hs_fill_run(S, table, longs, sb_ & 0xFFFFu, w.rr[i], w.rl[i], sb_ >> 16, lane);
+        }
+        fb = e;
+        __syncthreads();
+    };
+    /* the thread's run of the previous step: used (pv), the symbols of its
+     * warp's runs before it (pw), run, length, rank among the codes of its
+     * length in its warp (pk) */
+    bool pv = false, full = false;
+    uint32_t pw = 0, pr = 0, pl = 0, pk = 0;
+    uint32_t s2 = 0; /* symbols before the previous step */
+    fetch(c, tid);
+    for (uint32_t t = 0; t <= steps; t++) {
+        const uint32_t q = t * NT + tid;
+        if (t + 1 < steps) fetch(cn, q + NT);
+        if (t) { /* step t - 1's runs */
+            const uint32_t par = (t - 1) & 1;
+            const uint32_t *tp = tot + par * NW, *wp = wt + par * NW * LW, *rp = rk + par * LW;
+            uint32_t off = 0, all = 0;
+#pragma unroll
+            for (uint32_t v = 0; v < NW; v++) {
+                const uint32_t y = tp[v];
+                off += v < warp ? y : 0u;
+                all += y;
+            }
+            if (pv) {
+                uint32_t base = rp[pl] + pk;
+                for (uint32_t v = 0; v < warp; v++) base += wp[v * LW + pl];
+                full = emit(s2 + off + pw, pr, pl, base);
+            }
+            if (tid >= 1 && tid <= LMAX) {
+                uint32_t a = rp[tid];
+#pragma unroll
+                for (uint32_t v = 0; v < NW; v++) a += wp[v * LW + tid];
+                rk[(t & 1) * LW + tid] = a;
+            }
+            s2 += all;
+        }
+        if (t < steps) { /* step t: its heads, their symbols and ranks in the warp */
+            uint32_t ll = 0, rr = 0, len;
+            const bool head = q < n && (bm[q >> 5] >> lane & 1u);
+            if (head) hsp_run_bytes(c, n - q, K, &ll, &rr, &len); /* valid: walk 1 */
+            const bool used = head && ll;
+            const uint32_t x = head ? rr : 0u;
+            uint32_t inc = x;
+#pragma unroll
+            for (uint32_t d = 1; d < 32; d <<= 1) {
+                const uint32_t y = __shfl_up_sync(FULL, inc, d);
+                if (lane >= d) inc += y;
+            }
+            if (lane == 31) tot[(t & 1) * NW + warp] = inc;
+            pw = inc - x;
+            /* rank among the used runs of the same length: the lanes
+             * sorted by (length, lane), a scan within each length */
+            const uint32_t key = used ? ll : 0u;
+            uint32_t *const wr = wt + (t & 1) * NW * LW + warp * LW;
+            if (lane < LW) wr[lane] = 0;
+            uint32_t eq = FULL, less = 0;
+#pragma unroll
+            for (int b = 4; b >= 0; b--) {
+                const bool bit = key >> b & 1u;
+                const uint32_t bal = __ballot_sync(FULL, bit);
+                if (bit) less += __popc(eq & ~bal);
+                eq &= bit ? bal : ~bal;
+            }
+            const uint32_t pos = less + __popc(eq & ((1u << lane) - 1u));
+            sb[pos] = key << 24 | (used ? rr : 0u);
+            __syncwarp();
+            const uint32_t kv = sb[lane], k2 = kv >> 24, v0 = kv & 0xFFFFFFu;
+            uint32_t v = v0;
+#pragma unroll
+            for (uint32_t d = 1; d < 32; d <<= 1) {
+                const uint32_t y = __shfl_up_sync(FULL, v, d), ky = __shfl_up_sync(FULL, k2, d);
+                if (lane >= d && ky == k2) v += y;
+            }
+            const uint32_t kn = __shfl_down_sync(FULL, k2, 1);
+            sb[lane] = v - v0;
+            if (k2 && (lane == 31 || kn != k2)) wr[k2] = v;
+            __syncwarp();
+            pk = sb[pos];
+            pv = used;
+            pr = rr;
+            pl = ll;
+            advance();
+        }
+        full = __syncthreads_or(full);
+        if (full) {
+            flush();
+            full = false;
+        }
+    }
+    if (w.nr != fb) flush();
+    return HS_OK;
+}
+
 template <int NT>
 __device__ int hs_parse_build(const uint8_t *src, uint64_t avail, uint32_t K, uint64_t count, uint32_t long_cap,
-                              Stream &S, uint32_t *table, uint16_t *longs, HsParseShared &w, Run *runs,
-                              uint32_t *sh) {
+                              Stream &S, uint32_t *table, uint16_t *longs, HsParseShared &w) {
     static_assert(NT % 32 == 0 && NT >= 64, "hs_parse_build: whole warps");
     const uint32_t tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     if (tid == 0) {
         int r = hs_parse_head(src, avail, K, count, &S);
-        /* -1: the parallel walk; -2: hs_parse's own (a large codebook) */
+        /* -1: the small path; -2: hs_pb_any */
         if (!r && count) r = S.cb_bytes <= HSP_CB && K <= HSP_RUNS ? -1 : -2;
         w.head = r;
         w.nr = 0;
@@ -344,13 +636,7 @@ __device__ int hs_parse_build(const uint8_t *src, uint64_t avail, uint32_t K, ui
     __syncthreads();
     const int hd = w.head;
     if (hd >= 0) return hd; /* an error, or an empty stream */
-    if (hd == -2) {
-        if (tid == 0) w.walk = hs_parse(src, avail, K, count, long_cap, &S);
-        __syncthreads();
-        const int st = w.walk;
-        if (!st) hs_build<NT>(S, S.cb, table, longs, runs, sh);
-        return st;
-    }
+    if (hd == -2) return hs_pb_any<NT>(K, long_cap, S, table, longs, w);
     const uint32_t n = S.cb_bytes;
     for (uint32_t i = tid; i < n; i += NT) w.cb[i] = S.cb[i];
     for (uint32_t i = tid; i < TABLE; i += NT) table[i] = 0;

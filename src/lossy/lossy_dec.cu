@@ -663,7 +663,6 @@ __device__ void narrow_tables(const Params &p, LMeta &M, const Stream &S, size_t
 __global__ void __launch_bounds__(NT) k_books(Params p) {
     scz_ku::grid_wait(); /* launched with launch_pdl */
     __shared__ Stream S;
-    __shared__ Run runs[NT];
     __shared__ uint32_t sh[LMAX + 8];
     __shared__ HsParseShared w;
     const uint32_t c = blockIdx.x / p.nsl, s = blockIdx.x % p.nsl, tid = threadIdx.x;
@@ -672,7 +671,7 @@ __global__ void __launch_bounds__(NT) k_books(Params p) {
     const Stream &Z = M.S[s];
     const size_t key = (size_t)c * p.nsl + s;
     const int hr = hs_parse_build<NT>(Z.cb, Z.bytes, Z.K, Z.count, p.long_cap, S, p.tables + key * TABLE,
-                                      p.longs + key * p.long_cap, w, runs, sh);
+                                      p.longs + key * p.long_cap, w);
     if (hr) {
         if (tid == 0) {
             scz_cuda_report(p.err, p.c0 + c, map_hs(hr));

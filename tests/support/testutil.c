@@ -203,3 +203,67 @@ uint8_t *tu_edit_chunk(const uint8_t *z, size_t n, uint32_t i, uint64_t new_size
     *n_out = m;
     return c;
 }
+
+/* The byte offsets of the runs of codebook cb[0 .. n) into heads[] (up to
+ * cap of them); returns how many runs there are, up to a malformed one. */
+static size_t cb_runs(const uint8_t *cb, size_t n, size_t *heads, size_t cap) {
+    size_t p = 0, nr = 0;
+    while (p < n) {
+        const size_t h = p;
+        if (((cb[p++] >> 5) & 7) == 7)
+            for (int k = 0;; k++) { /* the varint, at most 10 bytes */
+                if (p >= n || k == 10) return nr;
+                if (!(cb[p++] & 0x80)) break;
+            }
+        if (nr < cap) heads[nr] = h;
+        nr++;
+    }
+    return nr;
+}
+
+const char *tu_cb_edit(uint8_t *cb, size_t n, int k, unsigned at) {
+    const size_t nr = cb_runs(cb, n, NULL, 0);
+    size_t *h = malloc((nr ? nr : 1) * sizeof *h);
+    cb_runs(cb, n, h, nr);
+    const char *what = NULL;
+    for (size_t i = nr * at / 1000; i < nr && !what; i++) {
+        uint8_t *b = cb + h[i];
+        const unsigned run = *b >> 5;
+        const size_t room = n - h[i]; /* bytes from the run's first on */
+        switch (k) {
+        case 0:
+            *b = (uint8_t)((*b & 0xE0) | 17);
+            what = "a run of length 17";
+            break;
+        case 1:
+            if (run <= 5) {
+                *b += 32;
+                what = "a run one symbol longer";
+            }
+            break;
+        case 2:
+            if (run >= 1 && run <= 6) {
+                *b -= 32;
+                what = "a run one symbol shorter";
+            }
+            break;
+        case 3:
+            if (run == 7 && room >= 3) {
+                b[1] |= 0x80;
+                b[2] = 0;
+                what = "a varint continued by a zero byte";
+            }
+            break;
+        case 4:
+            if (run == 7 && room >= 4) {
+                b[1] = 0xFF;
+                b[2] = 0xFF;
+                b[3] = 0x07;
+                what = "a varint run above 65536";
+            }
+            break;
+        }
+    }
+    free(h);
+    return what;
+}

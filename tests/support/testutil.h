@@ -95,4 +95,14 @@ void tu_reseal_chunk(uint8_t *z, uint32_t i);
  * payloads moved, codec_info set, checksums recomputed; *n_out its size. */
 uint8_t *tu_edit_chunk(const uint8_t *z, size_t n, uint32_t i, uint64_t new_size, uint32_t info, size_t *n_out);
 
+/* Edits of a Huffman codebook (FORMAT.md 8.3) that every reader rejects,
+ * for the decoders' error paths: edit k (0 .. TU_CB_EDITS - 1) of the
+ * codebook cb[0 .. n), in place, at the first suitable run from run
+ * at * runs / 1000 on (at < 1000): a length of 17, a run one symbol longer,
+ * one shorter, a varint continued by a zero byte, a varint above 65536.
+ * Returns what it did, or NULL (nothing changed) where no run from there
+ * on suits the edit. */
+#define TU_CB_EDITS 5
+const char *tu_cb_edit(uint8_t *cb, size_t n, int k, unsigned at);
+
 #endif
