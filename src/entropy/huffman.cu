@@ -1047,6 +1047,10 @@ __device__ __forceinline__ unsigned varint_len(uint32_t v) {
     return n;
 }
 
+struct UMax {
+    __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
+};
+
 /* The first index in [lo, hi) of the non-decreasing x with x[i] >= v (hi
  * if none), by every thread of the block: NT-ary steps, a load a thread
  * and a counting barrier each (two for up to NT x NT entries), where one
@@ -1202,34 +1206,40 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
     __syncthreads();
     /* lengths to symbols by (count desc, symbol asc): in the ascending
      * order, a group of equal counts [gs, ge) takes positions from m - ge.
-     * A thread takes consecutive keys: the groups' bounds inside its share
-     * from the keys themselves, a search only for the ends of the groups
-     * that cross its share's ends (a pair of searches a key was most of
-     * this block's time with 65536 used symbols in global memory). */
+     * Three passes over the keys, NT consecutive ones at a time (coalesced,
+     * the loads of a pass independent): gs of each key by a max-scan of
+     * the groups' starts (into entry, not written before the codes below),
+     * each group's end at its start (into runs, not written before the
+     * codebook below), then the positions. (One thread's consecutive keys,
+     * or two searches a key, were chains of dependent loads: most of this
+     * block's time with 65536 used symbols in global memory.) */
     uint64_t bits = 0;
-    {
-        const uint32_t per = (m + NT - 1) / NT, c0 = tid * per < m ? tid * per : m, c1 = c0 + per < m ? c0 + per : m;
-        auto lower = [keys](uint32_t lo, uint32_t hi, uint64_t v) -> uint32_t { /* first key >= v in [lo, hi) */
+    if (m >= 1) { /* block-uniform */
+        uint32_t *gsa = p.entry + (size_t)cl * p.Kcap, *gea = p.runs + (size_t)cl * p.Kcap;
+        uint32_t carry = 0;
+        for (uint32_t j0 = 0; j0 < m; j0 += NT) {
+            const uint32_t i = j0 + tid;
+            const bool st = i < m && (i == 0 || (keys[i] >> 16) != (keys[i - 1] >> 16));
+            uint32_t x, agg;
+            Scan(ts.scan).InclusiveScan(st ? i : 0u, x, UMax(), agg);
+            if (i < m) gsa[i] = x > carry ? x : carry;
+            carry = agg > carry ? agg : carry;
+            __syncthreads(); /* ts again */
+        }
+        for (uint32_t i = tid; i < m; i += NT) /* the last key of its group */
+            if (i + 1 == m || (keys[i + 1] >> 16) != (keys[i] >> 16)) gea[gsa[i]] = i + 1;
+        __syncthreads();
+        for (uint32_t i = tid; i < m; i += NT) {
+            const uint64_t key = keys[i], c = key >> 16;
+            const uint32_t gs = gsa[i], ge = gea[gs], pos = (m - ge) + (i - gs);
+            unsigned lo = 1, hi = LMAX; /* the least l with cum[l] > pos, at most LMAX */
             while (lo < hi) {
-                const uint32_t mid = (lo + hi) / 2;
-                if (keys[mid] < v) lo = mid + 1;
+                const unsigned mid = (lo + hi) / 2;
+                if (cum[mid] <= pos) lo = mid + 1;
                 else hi = mid;
             }
-            return lo;
-        };
-        for (uint32_t i = c0; i < c1;) {
-            const uint64_t c = keys[i] >> 16;
-            uint32_t j = i + 1;
-            while (j < c1 && (keys[j] >> 16) == c) j++;
-            const uint32_t gs = i > c0 ? i : lower(0, i, c << 16), ge = j < c1 ? j : lower(j, m, (c + 1) << 16);
-            uint32_t pos = (m - ge) + (i - gs);
-            unsigned l = 1;
-            for (uint32_t x = i; x < j; x++, pos++) {
-                while (l < LMAX && cum[l] <= pos) l++;
-                len[keys[x] & 0xFFFF] = (uint8_t)l;
-                bits += c * l;
-            }
-            i = j;
+            len[key & 0xFFFF] = (uint8_t)lo;
+            bits += c * lo;
         }
     }
     const uint64_t tb = Red(ts.red).Sum(bits);
@@ -1856,13 +1866,15 @@ __global__ void __launch_bounds__(NT) k_easm(EParams p) {
     }
 }
 
-/* Shared memory of k_ebook beyond its static part: up to `cap`, room for
- * the construction by rounds in shared memory (17 bytes a used symbol,
- * huff_rounds.h) for the set's whole alphabet; a block takes that path
- * where its own used symbols fit, else the rounds run in global memory. */
+/* Shared memory of k_ebook beyond its static part: room for the
+ * construction by rounds in shared memory (17 bytes a used symbol,
+ * huff_rounds.h) for the set's whole alphabet where that fits in `cap`,
+ * else none: every block then runs the rounds in global memory, with the
+ * L1 cache free for them and several blocks an SM (a block of ~220 KiB
+ * of shared memory left one an SM and ~30 KiB of L1). */
 size_t ebook_dyn(uint32_t Kc, size_t cap) {
     const size_t fast = 17 * (size_t)Kc + 64;
-    return fast < cap ? fast : cap;
+    return fast <= cap ? fast : 0;
 }
 
 /* The dynamic shared memory k_ebook may take on the current device (its
