@@ -40,6 +40,12 @@ struct Bump {
     }
 };
 
+/* The larger of two words: the max operator of cub's block scans and
+ * reductions. */
+struct MaxOp {
+    __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
+};
+
 /* x, opaque to the compiler: a per-block base pointer that it keeps in a
  * register instead of folding its 64-bit offset into every element's
  * address (one IMAD.WIDE an access from a 32-bit index, not an add chain).

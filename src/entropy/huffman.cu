@@ -1047,10 +1047,6 @@ __device__ __forceinline__ unsigned varint_len(uint32_t v) {
     return n;
 }
 
-struct UMax {
-    __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
-};
-
 /* The first index in [lo, hi) of the non-decreasing x with x[i] >= v (hi
  * if none), by every thread of the block: NT-ary steps, a load a thread
  * and a counting barrier each (two for up to NT x NT entries), where one
@@ -1221,7 +1217,7 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
             const uint32_t i = j0 + tid;
             const bool st = i < m && (i == 0 || (keys[i] >> 16) != (keys[i - 1] >> 16));
             uint32_t x, agg;
-            Scan(ts.scan).InclusiveScan(st ? i : 0u, x, UMax(), agg);
+            Scan(ts.scan).InclusiveScan(st ? i : 0u, x, scz_ku::MaxOp(), agg);
             if (i < m) gsa[i] = x > carry ? x : carry;
             carry = agg > carry ? agg : carry;
             __syncthreads(); /* ts again */

@@ -268,9 +268,7 @@ struct AggOp {
     }
 };
 
-struct MaxOp {
-    __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
-};
+using scz_ku::MaxOp;
 struct MinOp {
     __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const { return a < b ? a : b; }
 };

@@ -223,9 +223,7 @@ __device__ __forceinline__ const CGeo &geo(const E1 &p, uint32_t c) {
 /* Chunk c's bodies from p.bodies (its Huffman body) or p.rbodies. */
 __device__ __forceinline__ uint64_t bo(const E1 &p, uint32_t c) { return 2 * (uint64_t)c * p.bodycap; }
 
-struct MaxOp {
-    __device__ __forceinline__ uint32_t operator()(uint32_t a, uint32_t b) const { return a > b ? a : b; }
-};
+using scz_ku::MaxOp;
 
 /* The last position before a0 (this thread's first of PER positions of
  * tile t of chunk c) where mark(k, a0 + k) holds: the block's exclusive
