@@ -14,7 +14,7 @@
  * up to 4096 used symbols, where one thread makes m - 1 steps).
  *
  * A round's k items: the a leaves of count <= s after the first two picks
- * (a search; on the GPU by the whole block, scz_hr_count_le) and every
+ * (a search; on the GPU by the whole block, scz_hr_block_bound) and every
  * waiting internal node (b of them); a leaf comes before the internal
  * nodes of a larger count and after those of a smaller one, so the k
  * items are the merge of two sorted lists, a leaf first on equal counts.
@@ -107,20 +107,20 @@ SCZ_HR_HD void scz_hr_place(const uint32_t *L, const uint32_t *inner, uint32_t *
 }
 
 #if defined(__CUDACC__)
-/* The leaves of count <= s in L[li .. m) (ascending), by every thread of
- * the block (P = blockDim.x): P-ary steps, each a load a thread and a
- * counting barrier (two steps for up to P * P leaves). The count lies in
- * [lo, hi]; thread x tests the leaf at lo + x w. */
-__device__ __forceinline__ uint32_t scz_hr_count_le(const uint32_t *L, uint32_t li, uint32_t m, uint32_t s,
-                                                    uint32_t t, uint32_t P) {
-    uint32_t lo = 0, hi = m - li;
+/* scz_hr_bound over x[b + lo .. b + hi), relative to b, by every thread
+ * of the block (P = blockDim.x; each gets the result): P-ary steps, each a
+ * load a thread and a counting barrier (two steps for up to P * P
+ * entries), where one thread's binary search is a chain of dependent
+ * loads. The bound lies in [lo, hi]; thread t tests the entry at lo + t w. */
+__device__ __forceinline__ uint32_t scz_hr_block_bound(const uint32_t *x, uint32_t b, uint32_t lo, uint32_t hi,
+                                                       uint32_t v, int le, uint32_t t, uint32_t P) {
     while (lo < hi) {
-        const uint32_t w = (hi - lo + P - 1) / P, x = lo + t * w;
-        const uint32_t c = (uint32_t)__syncthreads_count(t * w < hi - lo && L[li + x] <= s);
+        const uint32_t w = (hi - lo + P - 1) / P, i = b + (lo + t * w);
+        const uint32_t c = (uint32_t)__syncthreads_count(t * w < hi - lo && (le ? x[i] <= v : x[i] < v));
         if (c == 0) {
             hi = lo;
         } else {
-            const uint32_t e = lo + c * w; /* > s, or past hi */
+            const uint32_t e = lo + c * w; /* past v, or past hi */
             lo += (c - 1) * w + 1;
             hi = e < hi ? e : hi;
         }
@@ -156,7 +156,7 @@ SCZ_HR_HD uint32_t scz_huff_rounds(const uint32_t *L, uint32_t m, uint32_t *inne
         if (st->done) break;
         const uint32_t li = st->li, ij = st->ij, kn = st->kn, b = kn - ij;
 #if defined(__CUDACC__)
-        const uint32_t a = scz_hr_count_le(L, li, m, st->s, t, P); /* leaves <= s */
+        const uint32_t a = scz_hr_block_bound(L, li, 0, m - li, st->s, 1, t, P); /* leaves <= s */
 #else
         const uint32_t a = st->a;
 #endif

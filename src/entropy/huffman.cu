@@ -1047,26 +1047,6 @@ __device__ __forceinline__ unsigned varint_len(uint32_t v) {
     return n;
 }
 
-/* The first index in [lo, hi) of the non-decreasing x with x[i] >= v (hi
- * if none), by every thread of the block: NT-ary steps, a load a thread
- * and a counting barrier each (two for up to NT x NT entries), where one
- * thread's binary search is a chain of dependent loads. */
-__device__ __forceinline__ uint32_t block_lower(const uint32_t *x, uint32_t lo, uint32_t hi, uint32_t v) {
-    const uint32_t t = threadIdx.x;
-    while (lo < hi) {
-        const uint32_t w = (hi - lo + NT - 1) / NT;
-        const uint32_t c = (uint32_t)__syncthreads_count(t * w < hi - lo && x[lo + t * w] < v);
-        if (c == 0) {
-            hi = lo;
-        } else {
-            const uint32_t e = lo + c * w; /* >= v, or past hi */
-            lo += (c - 1) * w + 1;
-            hi = e < hi ? e : hi;
-        }
-    }
-    return lo;
-}
-
 /* One block per chunk: code lengths (8.2), canonical codes, codebook
  * bytes (8.3), sizes. The two-queue construction by rounds
  * (huff_rounds.h) over the leaf counts, parents, internal counts, a
@@ -1142,13 +1122,13 @@ __global__ void __launch_bounds__(NT) k_ebook(EParams p) {
      * non-decreasing and the depth non-increasing along the node index: the
      * nodes of depth d are the range [lev[d], lev[d - 1]), lev[0] = the
      * root's index, lev[d + 1] = the first node whose parent is >= lev[d]
-     * (a block-wide search a level, block_lower); leaves are one deeper than their
+     * (a block-wide search a level, scz_hr_block_bound); leaves are one deeper than their
      * parent. */
     if (m >= 2) { /* block-uniform */
         uint32_t cur = nint - 1, dl = 0; /* the same in every thread */
         if (tid == 0) lev[0] = cur;
         while (cur > 0 && dl + 1 < LEVMAX) {
-            cur = block_lower(parent, 0, cur, cur);
+            cur = scz_hr_block_bound(parent, 0, 0, cur, cur, 0, tid, NT);
             dl++;
             if (tid == 0) lev[dl] = cur;
         }
