@@ -529,6 +529,23 @@ __device__ __forceinline__ uint64_t opair_len(uint64_t gap, uint64_t d) {
     return lz1_vlen(gap) + lz1_vlen((d << 1) ^ (0 - (d >> 63)));
 }
 
+/* The list bytes of a thread's outliers among its PER codes cv at
+ * positions a0 .. (errors in aux), the first gap from nextp, added to
+ * bytes, their number to no (k_ot2 sizes the list, k_lists places the
+ * thread's entries). */
+__device__ __forceinline__ void olist_bytes(const uint16_t *cv, const long long *aux, uint64_t a0, uint64_t nextp,
+                                            unsigned long long &bytes, unsigned long long &no) {
+    for (uint32_t k = 0; k < PER; k++) {
+        const uint64_t pos = a0 + k;
+        if (cv[k] == LZ_CODE_OUTLIER) {
+            const uint64_t d = (uint64_t)aux[pos];
+            bytes += opair_len(pos - nextp, d);
+            nextp = pos + 1;
+            no++;
+        }
+    }
+}
+
 /* The warp's largest m into chunk c's rmax (every lane calls it). */
 __device__ __forceinline__ void rmax_warp(const E1 &p, uint32_t c, uint32_t m) {
 #pragma unroll
@@ -1403,17 +1420,8 @@ __global__ void __launch_bounds__(NT) k_ot2(E1 p) {
     tile_codes(p.codes + (uint64_t)c * p.cf, a0, n, 1, cv);
     const uint32_t pv = last_mark(p, ts, p.olast, c, t, a0, n,
                                   [&](uint32_t k, uint64_t) { return cv[k] == LZ_CODE_OUTLIER; });
-    uint64_t nextp = pv == NONE ? 0 : (uint64_t)pv + 1;
     unsigned long long bytes = 0, no = 0;
-    for (uint32_t k = 0; k < PER; k++) {
-        const uint64_t pos = a0 + k;
-        if (cv[k] == LZ_CODE_OUTLIER) {
-            const uint64_t d = (uint64_t)aux[pos];
-            bytes += opair_len(pos - nextp, d);
-            nextp = pos + 1;
-            no++;
-        }
-    }
+    olist_bytes(cv, aux, a0, pv == NONE ? 0 : (uint64_t)pv + 1, bytes, no);
     const unsigned long long sb = BR(tr).Sum(bytes);
     __syncthreads();
     const unsigned long long so = BR(tr).Sum(no);
@@ -1561,21 +1569,13 @@ __global__ void __launch_bounds__(NT) k_lists(E1 p, const uint64_t *sec0, const 
         const uint32_t pv = last_mark(p, ts, p.olast, c, t, a0, n,
                                       [&](uint32_t k, uint64_t) { return cv[k] == LZ_CODE_OUTLIER; });
         const uint64_t p0 = pv == NONE ? 0 : (uint64_t)pv + 1;
-        uint64_t nextp = p0;
-        unsigned long long bytes = 0;
-        for (uint32_t k = 0; k < PER; k++) {
-            const uint64_t pos = a0 + k;
-            if (cv[k] == LZ_CODE_OUTLIER) {
-                const uint64_t d = (uint64_t)aux[pos];
-                bytes += opair_len(pos - nextp, d);
-                nextp = pos + 1;
-            }
-        }
+        unsigned long long bytes = 0, nthr = 0;
+        olist_bytes(cv, aux, a0, p0, bytes, nthr);
         unsigned long long off;
         BS64(ts64).ExclusiveSum(bytes, off);
         const uint64_t o = p.tob[(uint64_t)c * p.tpc + t] + off;
         uint8_t *q0 = f0 ? b0 + sec0[c] + o : nullptr, *q1 = f1 ? b1 + sec1[c] + o : nullptr;
-        nextp = p0;
+        uint64_t nextp = p0;
         for (uint32_t k = 0; k < PER; k++) {
             const uint64_t pos = a0 + k;
             if (cv[k] == LZ_CODE_OUTLIER) {
