@@ -119,6 +119,13 @@ constexpr uint32_t TILE = 4096;         /* codes per tile (V_new / V_repeat) */
  * the 1024 codes around the zero error there, their tails in global
  * memory) */
 constexpr uint32_t HIST_WIN = 1024;
+/* Wider alphabets (a group's K above HIST_WIN: tight bounds): a block
+ * counts HIST_WT consecutive tiles (mostly of one segment) into one window
+ * of HIST_WIDE codes around the zero error (48 KiB), flushed to the
+ * segment's histogram when the segment changes and at its end (the 1024
+ * codes of each segment left most codes of a wide alphabet to global
+ * atomics: H100, wmag REL 1e-6, 4.1 ms) */
+constexpr uint32_t HIST_WIDE = 12288, HIST_WT = 64;
 constexpr uint32_t PER = TILE / NT;     /* codes per thread in a tile */
 constexpr uint32_t NONE = 0xffffffffu;
 constexpr uint32_t ND = 8;              /* decision bytes per chunk */
@@ -1150,6 +1157,7 @@ __device__ __forceinline__ void tile_runs(const E1 &p, RunTmp &tmp, uint32_t c, 
  * alphabet) go straight to the histograms. Global atomics on hot codes
  * were most of this step (H100, mpas REL 1e-4, whose alphabets did not fit
  * shared memory: 6.4 ms for 134 M codes). */
+template <bool WIDE>
 __global__ void __launch_bounds__(NT) k_hist(E1 p, uint32_t wmax) {
     extern __shared__ uint32_t sh[];
     __shared__ uint32_t st[LZ1_GMAX + 1];
@@ -1159,12 +1167,17 @@ __global__ void __launch_bounds__(NT) k_hist(E1 p, uint32_t wmax) {
     if (S == NONE) return;
     const uint64_t n = geo(p, c).n;
     const uint64_t nt = (n + TILE - 1) / TILE;
-    if (blockIdx.x >= nt) return;
+    /* the block's tiles: every gridDim.x-th from blockIdx.x, or (WIDE)
+     * HIST_WT consecutive ones */
+    const uint64_t tb = WIDE ? (uint64_t)blockIdx.x * HIST_WT : blockIdx.x;
+    const uint64_t te = WIDE ? (tb + HIST_WT < nt ? tb + HIST_WT : nt) : nt, tstep = WIDE ? 1 : gridDim.x;
+    if (tb >= nt) return;
     const uint32_t G = S < LZ1_GMAX ? S : LZ1_GMAX;
     const uint32_t R = p.R, r = p.rmax[c] + 1, Kc = 2 * r + 2;
     const uint32_t W = Kc <= wmax ? Kc : wmax, lo = Kc <= wmax ? 0 : r - wmax / 2; /* r >= wmax / 2 here */
+    const uint32_t nsh = WIDE ? W : (1 + G) * W; /* WIDE: one segment's window */
     if (threadIdx.x < G) st[threadIdx.x] = sw_start(p, c, S - 1 - threadIdx.x); /* st[gg - 1]: sweep S - gg */
-    for (uint32_t i = threadIdx.x; i < (1 + G) * W; i += NT) sh[i] = 0;
+    for (uint32_t i = threadIdx.x; i < nsh; i += NT) sh[i] = 0;
     __syncthreads();
     /* the segment of position pos: the latest of the last G sweeps that
      * starts at or before it, else 0 */
@@ -1178,10 +1191,29 @@ __global__ void __launch_bounds__(NT) k_hist(E1 p, uint32_t wmax) {
     uint32_t *H = p.hist + (uint64_t)c * Q * p.hstride;
     /* the mapped code before tile position a (0x10000: none), for tile_runs */
     auto before = [&](uint64_t a) -> uint32_t { return a > 0 && a < n ? code_r(codes[a - 1], R, r) : 0x10000u; };
-    for (uint64_t t = blockIdx.x; t < nt; t += gridDim.x) {
+    /* WIDE: the segment whose counts the window holds (cur; none yet:
+     * NONE), added to its histogram when a tile of another begins and at
+     * the end (block-uniform) */
+    uint32_t cur = NONE;
+    auto flush = [&]() {
+        __syncthreads(); /* every count of the window done */
+        for (uint32_t i = threadIdx.x; i < W; i += NT) {
+            const uint32_t v = sh[i];
+            if (v) {
+                atomicAdd(&H[(uint64_t)cur * p.hstride + lo + i], v);
+                sh[i] = 0;
+            }
+        }
+        __syncthreads();
+    };
+    for (uint64_t t = tb; t < te; t += tstep) {
         const uint64_t a = t * TILE, z = a + TILE < n ? a + TILE : n;
         const uint32_t g0 = seg(a);
         const bool one = seg(z - 1) == g0;
+        if (WIDE && one && g0 != cur) {
+            if (cur != NONE) flush();
+            cur = g0;
+        }
         const uint64_t a0 = a + (uint64_t)threadIdx.x * PER;
         uint16_t cw[PER];
         tile_codes(codes, a0, n, 0, cw);
@@ -1198,7 +1230,7 @@ __global__ void __launch_bounds__(NT) k_hist(E1 p, uint32_t wmax) {
              * waiting for the store and atomic before it, made this kernel
              * latency-bound) */
             uint32_t pk5 = 0; /* the thread's counts, 5 bits each (at most PER = 16) */
-            uint32_t *hs0 = sh + g0 * W;
+            uint32_t *hs0 = sh + (WIDE ? 0 : g0 * W);
 #pragma unroll
             for (uint32_t k = 0; k < PER; k++) cw[k] = (uint16_t)cv[k];
             tile_store(out, a0, n, cw);
@@ -1227,18 +1259,22 @@ __global__ void __launch_bounds__(NT) k_hist(E1 p, uint32_t wmax) {
                     const uint32_t cnt = (uint32_t)(pk >> (12 * d)) & 4095u; /* at most 32 x PER */
                     if (cnt) atomicAdd(hs0 + (r - 2 + d - lo), cnt); /* the five lie in the window */
                 }
-        } else {
+        } else { /* a tile across a sweep's start (WIDE: its codes in global memory) */
 #pragma unroll
             for (uint32_t k = 0; k < PER; k++) {
                 const uint64_t pos = a0 + k;
                 if (pos >= n) break;
                 const uint32_t m = cv[k], g = seg(pos);
                 out[pos] = (uint16_t)m;
-                if (m - lo < W) atomicAdd(sh + g * W + (m - lo), 1u);
+                if (!WIDE && m - lo < W) atomicAdd(sh + g * W + (m - lo), 1u);
                 else atomicAdd(H + (uint64_t)g * p.hstride + m, 1u);
             }
         }
         tile_runs(p, rt, c, t, n, a0, cv, before(a)); /* the runs (a pass of its own before) */
+    }
+    if (WIDE) {
+        if (cur != NONE) flush();
+        return;
     }
     __syncthreads();
     for (uint32_t i = threadIdx.x; i < (1 + G) * W; i += NT)
@@ -1992,9 +2028,11 @@ cudaError_t launch_all(E1 &p, bool est, bool lor, void *hstate, void *hstate2, v
     if ((e = cudaMemsetAsync(p.hist, 0, (size_t)p.nch * Q * p.hstride * 4, s))) return e;
     if ((e = cudaMemsetAsync(p.runs, 0, (size_t)p.nch * 8, s))) return e; /* k_hist's tile_runs */
     k_sinit<<<gc, NT, 0, s>>>(p);
-    {   /* 16 tiles a block */
-        const uint32_t wmax = p.Kg < HIST_WIN ? p.Kg : HIST_WIN;
-        k_hist<<<dim3((p.tpc + 15) / 16, p.nch), NT, (size_t)(1 + LZ1_GMAX) * wmax * 4, s>>>(p, wmax);
+    if (p.Kg <= HIST_WIN) { /* 16 tiles a block */
+        k_hist<false><<<dim3((p.tpc + 15) / 16, p.nch), NT, (size_t)(1 + LZ1_GMAX) * p.Kg * 4, s>>>(p, p.Kg);
+    } else { /* wide alphabets: HIST_WT consecutive tiles a block */
+        const uint32_t ww = p.Kg < HIST_WIDE ? p.Kg : HIST_WIDE;
+        k_hist<true><<<dim3((p.tpc + HIST_WT - 1) / HIST_WT, p.nch), NT, (size_t)ww * 4, s>>>(p, ww);
     }
     mk(-1, "hist");
     k_rest<<<dim3((p.Kg + NT - 1) / NT < 64 ? (p.Kg + NT - 1) / NT : 64, p.nch), NT, 0, s>>>(p);
