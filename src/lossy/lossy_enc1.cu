@@ -2032,6 +2032,9 @@ cudaError_t launch_all(E1 &p, bool est, bool lor, void *hstate, void *hstate2, v
         k_hist<false><<<dim3((p.tpc + 15) / 16, p.nch), NT, (size_t)(1 + LZ1_GMAX) * p.Kg * 4, s>>>(p, p.Kg);
     } else { /* wide alphabets: HIST_WT consecutive tiles a block */
         const uint32_t ww = p.Kg < HIST_WIDE ? p.Kg : HIST_WIDE;
+        /* 48 KiB of window beside the static shared memory: above the default limit */
+        if ((e = cudaFuncSetAttribute(k_hist<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(ww * 4))))
+            return e;
         k_hist<true><<<dim3((p.tpc + HIST_WT - 1) / HIST_WT, p.nch), NT, (size_t)ww * 4, s>>>(p, ww);
     }
     mk(-1, "hist");
