@@ -31,12 +31,17 @@ extern "C" {
 #define LZ_BE_NONE 0u
 #define LZ_BE_HUFF 1u   /* the body as a Huffman stream of its bytes (K = 256) */
 
-/* Predictor estimate (7.10): samples i = LZ1_SAMPLE_OFF + k LZ1_SAMPLE_STEP,
- * cost 2 x bits + LZ1_COST_NZ per non-zero code; where it picks Lorenzo
- * and an interpolation costs at most LZ1_TRIAL x Lorenzo's, both payloads
- * are formed and the smaller kept. */
+/* Predictor estimate (7.10): samples i = LZ1_SAMPLE_OFF + k step, the step
+ * LZ1_SAMPLE_STEP, or LZ1_SAMPLE_STEP_BIG in chunks of more than
+ * LZ1_SAMPLE_BIG elements (lz1_sample_step: a 32 MiB chunk has 56 K samples
+ * or more instead of 227 K; both steps prime, so no power-of-two extent
+ * aliases them), cost 2 x bits + LZ1_COST_NZ per non-zero code; where it
+ * picks Lorenzo and an interpolation costs at most LZ1_TRIAL x Lorenzo's,
+ * both payloads are formed and the smaller kept. */
 #define LZ1_SAMPLE_OFF 3u
 #define LZ1_SAMPLE_STEP 37u
+#define LZ1_SAMPLE_STEP_BIG 149u
+#define LZ1_SAMPLE_BIG (1ull << 21)
 #define LZ1_COST_NZ 1u
 #define LZ1_TRIAL 2u
 #define LZ1_TRIAL_ZERO 2u /* ... and Lorenzo's cost below 2 per sample (mostly zeros) */

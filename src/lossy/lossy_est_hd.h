@@ -31,6 +31,15 @@ LZ1_HD uint64_t lz1_dbits(double x) {
 #endif
 }
 
+/* The estimate's sample step in a chunk of n elements (7.10). */
+LZ1_HD uint64_t lz1_sample_step(uint64_t n) { return n > LZ1_SAMPLE_BIG ? LZ1_SAMPLE_STEP_BIG : LZ1_SAMPLE_STEP; }
+
+/* The estimate's number of samples in a chunk of n elements. */
+LZ1_HD uint64_t lz1_nsamples(uint64_t n) {
+    const uint64_t st = lz1_sample_step(n);
+    return n > LZ1_SAMPLE_OFF ? (n - LZ1_SAMPLE_OFF + st - 1) / st : 0;
+}
+
 /* Number of significant bits of u. */
 LZ1_HD unsigned lz1_bitlen(uint64_t u) {
 #if defined(__CUDA_ARCH__)

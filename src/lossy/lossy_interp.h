@@ -98,7 +98,7 @@ static inline int LZ_FN(lz_pq)(const LZ_T *src, uint64_t i, const lz_qp *qp, uin
 
 /* Predictor estimate (FORMAT.md 7.10): the exact prediction errors of
  * Lorenzo and of linear and cubic interpolation in every axis order at the
- * sample elements i = LZ1_SAMPLE_OFF + k LZ1_SAMPLE_STEP whose
+ * sample elements i = LZ1_SAMPLE_OFF + k lz1_sample_step(n) whose
  * neighbourhoods hold no verbatim element, each costing lz_cost(error):
  * costs[0] Lorenzo, costs[1 + 2o] linear and costs[2 + 2o] cubic in axis
  * order o (o < lz1_norders(rank); the others 0), costs[LZ1_NCOST - 1] the
@@ -114,7 +114,7 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
     for (unsigned d = 0; d < n; d++) lb[d] = lz_block_log2[n][d];
     uint64_t kk[LZ1_NCOST]; /* integer sums: any thread count, same result */
     memset(kk, 0, sizeof kk);
-    const uint64_t ns = g->n > LZ1_SAMPLE_OFF ? (g->n - LZ1_SAMPLE_OFF + LZ1_SAMPLE_STEP - 1) / LZ1_SAMPLE_STEP : 0;
+    const uint64_t ns = lz1_nsamples(g->n), sst = lz1_sample_step(g->n);
     /* each thread a contiguous range of samples, coordinates stepped from
      * sample to sample (no division per sample); the sums are integers:
      * the same whatever the ranges */
@@ -152,20 +152,20 @@ static void LZ_FN(lz_estimate)(const lz_geo *g, const LZ_T *src, const lz_qp *qp
     const uint64_t nt_ = 1, t_ = 0;
 #endif
     const uint64_t s0_ = ns * t_ / nt_, s1_ = ns * (t_ + 1) / nt_;
-    const uint64_t i0_ = LZ1_SAMPLE_OFF + s0_ * LZ1_SAMPLE_STEP;
+    const uint64_t i0_ = LZ1_SAMPLE_OFF + s0_ * sst;
     uint64_t c[3] = {i0_ % e[0], i0_ / e[0] % e[1], i0_ / st[2]};
     /* the forward neighbours of a sample a few samples ahead (whole planes
      * or rows away: cache misses the sample loop would wait for) */
-    const uint64_t pf_d = 8 * LZ1_SAMPLE_STEP, pf1 = n > 1 ? st[1] : 0, pf2 = n > 2 ? st[2] : 0;
+    const uint64_t pf_d = 8 * sst, pf1 = n > 1 ? st[1] : 0, pf2 = n > 2 ? st[2] : 0;
     for (uint64_t si = s0_; si < s1_; si++) {
         if (si > s0_) {
-            c[0] += LZ1_SAMPLE_STEP;
+            c[0] += sst;
             while (c[0] >= e[0]) {
                 c[0] -= e[0];
                 if (++c[1] == e[1]) c[1] = 0, c[2]++;
             }
         }
-        const uint64_t i = LZ1_SAMPLE_OFF + si * LZ1_SAMPLE_STEP;
+        const uint64_t i = LZ1_SAMPLE_OFF + si * sst;
         if (i + pf_d + 3 * pf2 + 3 * pf1 < g->n) {
             const LZ_T *pp = src + i + pf_d;
             if (pf2) {
