@@ -762,8 +762,16 @@ struct ERowCtx {
  * 4 blocks (64 registers): no faster (class 2 524 -> 570 us, the others
  * 2-5% faster, under Nsight). */
 constexpr uint32_t EROWS_MB = 5;
-template <bool F32, uint32_t L, uint32_t CLS>
+/* WALK (classes 1 and 2): the class's rows by walks along the class axis
+ * (the decoder's k_rwalk): a warp takes a row segment and EW_STEPS
+ * consecutive rows of the class along that axis, the four neighbour rows'
+ * pairs in registers, so that a step loads one new neighbour row (and
+ * its source pair) instead of four (eight where the odd elements go along
+ * the axis too), and issues them a step ahead. */
+constexpr uint32_t EW_STEPS = 8;
+template <bool F32, uint32_t L, uint32_t CLS, bool WALK>
 __global__ void __launch_bounds__(NT, EROWS_MB) k_erows(E1 p, uint32_t cbase) {
+    static_assert(!WALK || CLS > 0, "class 0 has no class axis to walk");
     scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef typename std::conditional<F32, float, double>::type T;
     typedef typename std::conditional<F32, float2, double2>::type T2;
@@ -868,11 +876,91 @@ __global__ void __launch_bounds__(NT, EROWS_MB) k_erows(E1 p, uint32_t cbase) {
             if (own && store) scz_l1::pair_st<L, T, T2>(Rt, i0, rp);
         }
     };
+    /* classes 1 and 2 by walks along the class axis Ra (WALK) */
+    auto walk = [&](auto cu, auto xa) {
+        constexpr bool CUBIC = decltype(cu)::value, XAFTER = decltype(xa)::value;
+        const uint32_t Ra = G.ax, ea = G.e[Ra], ga = L * (Ra == 1 ? er0 : er0 * er1);
+        /* rows: y = rs[0] + rsp[0] u (u < rn0), z = rs[1] + rsp[1] v; the walk runs over Ra's index */
+        const uint32_t nu = G.rn0, nv = G.nrows / G.rn0;
+        const uint32_t nR = Ra == 1 ? nu : nv, nO = Ra == 1 ? nv : nu;
+        const uint32_t npc = (nR + EW_STEPS - 1) / EW_STEPS, nw = G.nseg * nO * npc;
+        const uint32_t ao = XAFTER ? 0 : Ra; /* the odd elements' sweep */
+        auto dstep = [&](uint32_t a) { /* a code position's step from a row to the next of the walk (2 along Ra) */
+            const scz_l1::RowPh &Q = G.ph[a];
+            return Ra == 1 ? (2u >> Q.dsh[1]) * Q.c0 : (2u >> Q.dsh[2]) * Q.c1 * Q.c0;
+        };
+        const uint32_t de = dstep(Ra), dod = dstep(ao);
+        auto ldp = [&](const T *a, uint32_t idx) -> T2 { return scz_l1::pair_ld<L, T, T2>(a, idx); };
+        for (uint32_t w = (blockIdx.x * NT + threadIdx.x) >> 5; w < nw; w += (gridDim.x * NT) >> 5) {
+            const uint32_t seg = w % G.nseg, t = w / G.nseg, pc = t % npc, oi = t / npc;
+            const int32_t jp = (int32_t)(seg * scz_l1::ROW_OWN + lane) - 1;
+            const bool valid = jp >= 0 && (uint32_t)jp < G.np, own = valid && lane >= 1 && lane <= scz_l1::ROW_OWN;
+            const uint32_t x0 = 2 * (uint32_t)(jp > 0 ? jp : 0);
+            const uint32_t k0 = pc * EW_STEPS, k1 = k0 + EW_STEPS < nR ? k0 + EW_STEPS : nR;
+            const uint32_t u0 = Ra == 1 ? k0 : oi, v0 = Ra == 1 ? oi : k0;
+            const uint32_t y0 = G.rs[0] + G.rsp[0] * u0, z0 = G.rs[1] + G.rsp[1] * v0;
+            const uint32_t ca0 = Ra == 1 ? y0 : z0; /* odd */
+            uint32_t i0 = ((z0 * L) * er1 + y0 * L) * er0 + x0 * L; /* the lane's even element in row k */
+            uint32_t pe = scz_l1::row_code(G, Ra, x0, y0, z0), po = scz_l1::row_code(G, ao, x0 + 1, y0, z0);
+            T2 w0, w1, w2, w3, n3, xn; /* rows ca - 3, ca - 1, ca + 1, ca + 3; the next row's ca + 3 and source pair */
+            w0.x = w0.y = w1.x = w1.y = w2.x = w2.y = w3.x = w3.y = n3.x = n3.y = xn.x = xn.y = (T)0;
+            if (valid) {
+                if (CUBIC && ca0 >= 3) w0 = ldp(Rt, i0 - 3 * ga);
+                w1 = ldp(Rt, i0 - ga);
+                if (ca0 + 1 < ea) w2 = ldp(Rt, i0 + ga);
+                if (ca0 + 3 < ea) n3 = ldp(Rt, i0 + 3 * ga);
+                xn = ldp(src, i0);
+            }
+            for (uint32_t k = k0; k < k1; k++) {
+                const uint32_t ca = ca0 + 2 * (k - k0);
+                const bool hb = ca + 1 < ea, ha3 = CUBIC && hb && ca >= 3, hb3 = CUBIC && hb && ca + 3 < ea;
+                const T2 xp = xn;
+                T2 rp;
+                rp.x = rp.y = (T)0;
+                if (valid) {
+                    if (ca + 3 < ea) w3 = n3;
+                    if (k + 1 < k1) { /* the next step's loads */
+                        if (ca + 5 < ea) n3 = ldp(Rt, i0 + 5 * ga);
+                        xn = ldp(src, i0 + 2 * ga);
+                    }
+                }
+                double Re = 0.0;
+                if (valid) {
+                    const double P = lz_finterp((int)CUBIC, Rof(i0 - ga, w1.x), hb, hb ? Rof(i0 + ga, w2.x) : 0.0, ha3,
+                                                ha3 ? Rof(i0 - 3 * ga, w0.x) : 0.0, hb3,
+                                                hb3 ? Rof(i0 + 3 * ga, w3.x) : 0.0);
+                    Re = fin(i0, pe, xp.x, P, &rp.x, own);
+                }
+                if (XAFTER) { /* the odd element from the even ones of the row */
+                    const scz_l1::RowNb nb = scz_l1::row_nb(Re);
+                    if (own) fin(i0 + L, po, xp.y, scz_l1::row_odd<CUBIC>(nb, Re, x0 + 1, e0), &rp.y, true);
+                } else if (own) {
+                    const uint32_t io = i0 + L;
+                    const double P = lz_finterp((int)CUBIC, Rof(io - ga, w1.y), hb, hb ? Rof(io + ga, w2.y) : 0.0, ha3,
+                                                ha3 ? Rof(io - 3 * ga, w0.y) : 0.0, hb3,
+                                                hb3 ? Rof(io + 3 * ga, w3.y) : 0.0);
+                    fin(io, po, xp.y, P, &rp.y, true);
+                }
+                if (own && store) scz_l1::pair_st<L, T, T2>(Rt, i0, rp);
+                /* the next row: its neighbours at -3, -1, +1 are this one's -1, +1, +3 */
+                w0 = w1, w1 = w2, w2 = w3;
+                i0 += 2 * ga;
+                pe += de, po += dod;
+            }
+        }
+    };
     typedef std::false_type N;
     typedef std::true_type Y;
-    if (CLS == 0) { /* xafter: every odd element of class 0 goes along axis 0 */
+    if constexpr (CLS == 0) { /* xafter: every odd element of class 0 goes along axis 0 */
         if (X.cubic) rows(Y(), Y());
         else rows(N(), Y());
+    } else if constexpr (WALK) {
+        switch (X.cubic * 2 + G.xafter) {
+        case 0: walk(N(), N()); break;
+        case 1: walk(N(), Y()); break;
+        case 2: walk(Y(), N()); break;
+        default: walk(Y(), Y()); break;
+        }
     } else {
         switch (X.cubic * 2 + G.xafter) {
         case 0: rows(N(), N()); break;
@@ -1864,6 +1952,12 @@ int erows2_env() {
     return scz_ku::env_once("SCZ_L1_ROWS2", [](const char *v) { return v && *v && atoi(v) == 0 ? 0 : 1; });
 }
 
+/* Classes 1 and 2 of the rows levels by walks (k_erows<.., true>):
+ * SCZ_L1_WALK=0 takes them by rows. */
+int ewalk_env() {
+    return scz_ku::env_once("SCZ_L1_WALK", [](const char *v) { return v && *v && atoi(v) == 0 ? 0 : 1; });
+}
+
 /* A geometry k_erows can take at the finest level (erows_takes: rank 3,
  * rows of even length); then whether k_erows codes sweep entry j of every
  * chunk of geometry g (rows bit 0: the last three of lz1_nsweeps sweeps;
@@ -1996,8 +2090,14 @@ cudaError_t launch_all(E1 &p, bool est, bool lor, void *hstate, void *hstate2, v
     for (uint32_t lv = 2; lv-- > 0;) {
         if (!(rows >> lv & 1)) continue;
         for (uint32_t cls = 0; cls < 3; cls++) {
-            void (*kr)(E1, uint32_t) = lv ? (cls == 0 ? k_erows<F32, 2, 0> : cls == 1 ? k_erows<F32, 2, 1> : k_erows<F32, 2, 2>)
-                                          : (cls == 0 ? k_erows<F32, 1, 0> : cls == 1 ? k_erows<F32, 1, 1> : k_erows<F32, 1, 2>);
+            const bool wk = ewalk_env() != 0;
+            void (*kr)(E1, uint32_t) =
+                lv ? (cls == 0 ? k_erows<F32, 2, 0, false>
+                               : cls == 1 ? (wk ? k_erows<F32, 2, 1, true> : k_erows<F32, 2, 1, false>)
+                                          : (wk ? k_erows<F32, 2, 2, true> : k_erows<F32, 2, 2, false>))
+                   : (cls == 0 ? k_erows<F32, 1, 0, false>
+                               : cls == 1 ? (wk ? k_erows<F32, 1, 1, true> : k_erows<F32, 1, 1, false>)
+                                          : (wk ? k_erows<F32, 1, 2, true> : k_erows<F32, 1, 2, false>));
             const int rg = scz_ku::persistent_grid((const void *)kr, NT); /* the current device's */
             const uint32_t rx = (uint32_t)rg / p.nch > 0 ? (uint32_t)rg / p.nch : 1;
             for (uint32_t cb = 0; cb < p.nch; cb += 65535) {
