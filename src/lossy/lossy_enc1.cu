@@ -765,9 +765,11 @@ constexpr uint32_t EROWS_MB = 5;
 /* WALK (classes 1 and 2): the class's rows by walks along the class axis
  * (the decoder's k_rwalk): a warp takes a row segment and EW_STEPS
  * consecutive rows of the class along that axis, the four neighbour rows'
- * pairs in registers, so that a step loads one new neighbour row (and
- * its source pair) instead of four (eight where the odd elements go along
- * the axis too), and issues them a step ahead. */
+ * pairs in registers, so that a step loads one new neighbour row instead
+ * of four (eight where the odd elements go along the axis too). H100,
+ * wmag REL 1e-3 (Nsight): class 1 333 -> 249 us, class 2 526 -> 423;
+ * with the next step's loads issued a step ahead (two more pairs in
+ * registers, spills) class 2 took 457. */
 constexpr uint32_t EW_STEPS = 8;
 template <bool F32, uint32_t L, uint32_t CLS, bool WALK>
 __global__ void __launch_bounds__(NT, EROWS_MB) k_erows(E1 p, uint32_t cbase) {
@@ -902,27 +904,21 @@ __global__ void __launch_bounds__(NT, EROWS_MB) k_erows(E1 p, uint32_t cbase) {
             const uint32_t ca0 = Ra == 1 ? y0 : z0; /* odd */
             uint32_t i0 = ((z0 * L) * er1 + y0 * L) * er0 + x0 * L; /* the lane's even element in row k */
             uint32_t pe = scz_l1::row_code(G, Ra, x0, y0, z0), po = scz_l1::row_code(G, ao, x0 + 1, y0, z0);
-            T2 w0, w1, w2, w3, n3, xn; /* rows ca - 3, ca - 1, ca + 1, ca + 3; the next row's ca + 3 and source pair */
-            w0.x = w0.y = w1.x = w1.y = w2.x = w2.y = w3.x = w3.y = n3.x = n3.y = xn.x = xn.y = (T)0;
+            T2 w0, w1, w2, w3; /* rows ca - 3, ca - 1, ca + 1, ca + 3 */
+            w0.x = w0.y = w1.x = w1.y = w2.x = w2.y = w3.x = w3.y = (T)0;
             if (valid) {
                 if (CUBIC && ca0 >= 3) w0 = ldp(Rt, i0 - 3 * ga);
                 w1 = ldp(Rt, i0 - ga);
                 if (ca0 + 1 < ea) w2 = ldp(Rt, i0 + ga);
-                if (ca0 + 3 < ea) n3 = ldp(Rt, i0 + 3 * ga);
-                xn = ldp(src, i0);
             }
             for (uint32_t k = k0; k < k1; k++) {
                 const uint32_t ca = ca0 + 2 * (k - k0);
                 const bool hb = ca + 1 < ea, ha3 = CUBIC && hb && ca >= 3, hb3 = CUBIC && hb && ca + 3 < ea;
-                const T2 xp = xn;
-                T2 rp;
-                rp.x = rp.y = (T)0;
+                T2 xp, rp;
+                xp.x = xp.y = rp.x = rp.y = (T)0;
                 if (valid) {
-                    if (ca + 3 < ea) w3 = n3;
-                    if (k + 1 < k1) { /* the next step's loads */
-                        if (ca + 5 < ea) n3 = ldp(Rt, i0 + 5 * ga);
-                        xn = ldp(src, i0 + 2 * ga);
-                    }
+                    if (ca + 3 < ea) w3 = ldp(Rt, i0 + 3 * ga); /* this step's B3 (cubic), the next step's B */
+                    xp = ldp(src, i0);
                 }
                 double Re = 0.0;
                 if (valid) {
@@ -1979,11 +1975,18 @@ uint64_t sweep_blocks(const CGeo &g, uint32_t j) {
     return m ? (m + NT - 1) / NT : 1;
 }
 
+/* Samples a thread of k_est (SCZ_EST_PER, for measurements). */
+int est_per_env() {
+    return scz_ku::env_once("SCZ_EST_PER", [](const char *v) { return v && atoi(v) > 0 && atoi(v) <= 64 ? atoi(v) : 1; });
+}
+
 /* The estimate and decision (7.10 step 1) of chunks [0, nreal). */
 template <bool F32> cudaError_t launch_est(const E1 &p, cudaStream_t s) {
     const uint64_t nsf = lz1_nsamples(p.gfull.n) ? lz1_nsamples(p.gfull.n) : 1; /* a shorter last chunk may have more: the loop strides */
-    /* two samples a thread (H100, wmag REL 1e-3: 0.340 -> 0.325 ms from four) */
-    const uint32_t ge = (uint32_t)((nsf + 2 * NT - 1) / (2 * NT) < 1024 ? (nsf + 2 * NT - 1) / (2 * NT) : 1024);
+    /* one sample a thread (SCZ_EST_PER: more; H100, wmag REL 1e-3: 0.340 -> 0.325 ms from four to two at
+     * 227 K samples a chunk) */
+    const uint64_t per = (uint64_t)est_per_env(), gq = (nsf + per * NT - 1) / (per * NT);
+    const uint32_t ge = (uint32_t)(gq < 1024 ? gq : 1024);
     k_est<F32><<<dim3(ge, p.nreal), NT, 0, s>>>(p);
     k_decide<<<(p.nreal + NT - 1) / NT, NT, 0, s>>>(p);
     return cudaGetLastError();
