@@ -451,9 +451,7 @@ static void test_generated(void) {
  * extents along axes 1 and 2, rows of one warp's pairs and of several),
  * and the level of stride 2 as well (rows divisible by 4, extents 3 or
  * more along axes 1 and 2: the last seven shapes, the first of them split
- * into chunks where not every chunk has it), and the level of stride 4
- * (rows divisible by 8, extents 5 or more along axes 1 and 2: 128 x 7 x
- * 13, 64 x 9 x 6, 16 x 5 x 17). */
+ * into chunks where not every chunk has it). */
 static void test_rows(void) {
     static const uint64_t shapes[][3] = {{2, 2, 2}, {4, 2, 3}, {6, 7, 2}, {8, 3, 5},  {34, 9, 7},   {66, 4, 11},
                                          {130, 6, 6}, {12, 5, 9}, {68, 11, 6}, {128, 7, 13}, {8, 4, 4}, {252, 3, 3},

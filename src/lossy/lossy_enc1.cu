@@ -572,31 +572,21 @@ __device__ __forceinline__ void rmax_warp(const E1 &p, uint32_t c, uint32_t m) {
  * k_erows codes). L = 2, asked where L = 1 holds: the three sweeps before
  * them too (on the grid of even coordinates: e0 divisible by 4, so that
  * its rows have an even length; every axis with a sweep at s = 2, e1, e2
- * >= 3: scz_l1::rows_ext, the decoder's question). L = 4, asked where L =
- * 2 holds: the three before those too (the grid of coordinates divisible
- * by 4: e0 divisible by 8, e1, e2 >= 5; erows4_ext, the writer's alone). */
+ * >= 3: scz_l1::rows_ext, the decoder's question). */
 using scz_l1::rows_ext;
-template <typename I> __host__ __device__ __forceinline__ bool erows4_ext(const I *e) {
-    return rows_ext(e, 2) && (e[0] & 7) == 0 && e[1] >= 5 && e[2] >= 5;
-}
-/* the levels of strides 1 .. L (1, 2 or 4) */
-__host__ __device__ constexpr uint32_t rows_nlev(uint32_t L) { return L == 4 ? 3 : L; }
 __device__ __forceinline__ bool erows_takes(const E1 &p, uint32_t c, uint32_t S, uint32_t L = 1) {
     const CGeo &g = geo(p, c);
-    const uint32_t nl = rows_nlev(L);
-    if (g.rank != 3 || !rows_ext(g.e, 1) || (L >= 2 && !rows_ext(g.e, 2)) || (L == 4 && !erows4_ext(g.e)) ||
-        S < 3 * nl)
-        return false;
+    if (g.rank != 3 || !rows_ext(g.e, 1) || (L == 2 && !rows_ext(g.e, 2)) || S < 3 * L) return false;
     const Sweep *W = p.sw + (uint64_t)c * p.swn;
-    for (uint32_t l = 1; l <= nl; l++) { /* levels s = 1 (the last three sweeps), 2, 4 */
+    for (uint32_t l = 1; l <= L; l++) { /* levels 1 (the last three sweeps) .. L */
         uint32_t axes = 0;
         for (uint32_t k = 3 * (l - 1); k < 3 * l; k++) {
-            if (W[S - k].s != 1u << (l - 1) || W[S - k].a > 2) return false;
+            if (W[S - k].s != l || W[S - k].a > 2) return false;
             axes |= 1u << W[S - k].a;
         }
         if (axes != 7) return false;
     }
-    return W[S - 3 * nl].s > L || S == 3 * nl;
+    return W[S - 3 * L].s > L || S == 3 * L;
 }
 
 /* Sweep index j (entry 0: element 0) of interpolated chunk c, its
@@ -620,9 +610,7 @@ __device__ __forceinline__ void isw_sweep(const E1 &p, uint32_t j, uint32_t c, u
     const uint32_t S = p.nsw[c];
     if (S == NONE || j > S || p.dec[(uint64_t)c * ND + 5] == LZ_PRED_LORENZO) return;
     const Sweep W = p.sw[(uint64_t)c * p.swn + j];
-    if (rows && j > 0 &&
-        ((W.s == 1 && erows_takes(p, c, S)) || ((rows & 2) && W.s == 2 && erows_takes(p, c, S, 2)) ||
-         ((rows & 4) && W.s == 4 && erows_takes(p, c, S, 4))))
+    if (rows && j > 0 && ((W.s == 1 && erows_takes(p, c, S)) || ((rows & 2) && W.s == 2 && erows_takes(p, c, S, 2))))
         return; /* k_erows' */
     const CGeo &g = geo(p, c);
     const int cubic = p.dec[(uint64_t)c * ND + 5] == LZ_PRED_CUBIC;
@@ -796,7 +784,7 @@ __global__ void __launch_bounds__(NT, EROWS_MB) k_erows(E1 p, uint32_t cbase) {
         const uint32_t S = p.nsw[c];
         ok = S != NONE && p.dec[(uint64_t)c * ND + 5] != LZ_PRED_LORENZO && erows_takes(p, c, S, L);
         if (ok) {
-            const Sweep *Wl = p.sw + (uint64_t)c * p.swn + S + 1 - 3 * rows_nlev(L); /* the level's three sweeps */
+            const Sweep *Wl = p.sw + (uint64_t)c * p.swn + S + 1 - 3 * L; /* the level's three sweeps */
             const CGeo &g = geo(p, c);
             const uint32_t e[3] = {(uint32_t)((g.e[0] + L - 1) / L), (uint32_t)((g.e[1] + L - 1) / L),
                                    (uint32_t)((g.e[2] + L - 1) / L)};
@@ -819,7 +807,7 @@ __global__ void __launch_bounds__(NT, EROWS_MB) k_erows(E1 p, uint32_t cbase) {
     const scz_l1::RowGeo &G = X.g;
     const uint32_t e0 = G.e[0], er0 = X.er0, er1 = X.er1, Rr = p.R;
     const uint64_t span = 2 * (uint64_t)Rr - 1;
-    constexpr bool store = L >= 2 || CLS < 2;
+    constexpr bool store = L == 2 || CLS < 2;
     const double h = X.h, rh = X.rh, eb = p.eb;
     uint32_t m = 0;
     /* R of the element at idx whose Rt entry is t (float32: NaN marks a verbatim one, its R in Rv) */
@@ -1962,12 +1950,6 @@ int erows2_env() {
     return scz_ku::env_once("SCZ_L1_ROWS2", [](const char *v) { return v && *v && atoi(v) == 0 ? 0 : 1; });
 }
 
-/* The level of stride 4 by rows too (k_erows<F32, 4>, where the level of
- * stride 2 goes by rows): SCZ_L1_ROWS4=0 codes it by k_isw instead. */
-int erows4_env() {
-    return scz_ku::env_once("SCZ_L1_ROWS4", [](const char *v) { return v && *v && atoi(v) == 0 ? 0 : 1; });
-}
-
 /* Classes 1 and 2 of the rows levels by walks (k_erows<.., true>):
  * SCZ_L1_WALK=0 takes them by rows. */
 int ewalk_env() {
@@ -1986,8 +1968,7 @@ bool rows_sweep(const CGeo &g, uint32_t j, uint32_t rows) {
     if (!rows || !rows_geo(g)) return false;
     const uint32_t S = lz1_nsweeps(g.rank, g.e);
     if (S >= 3 && j + 2 >= S && j <= S) return true;
-    if ((rows & 2) && rows_ext(g.e, 2) && S >= 6 && j + 5 >= S && j <= S) return true;
-    return (rows & 4) && erows4_ext(g.e) && S >= 9 && j + 8 >= S && j <= S;
+    return (rows & 2) && rows_ext(g.e, 2) && S >= 6 && j + 5 >= S && j <= S;
 }
 
 /* Blocks of NT for sweep entry j of a chunk of geometry g (at least 1). */
@@ -2075,7 +2056,7 @@ cudaError_t launch_all(E1 &p, bool est, bool lor, void *hstate, void *hstate2, v
                                   ((uintptr_t)p.src & (2 * p.es - 1)) == 0 && (p.cf & 1) == 0 &&
                                   p.raw_full == p.cf * p.es && ((uintptr_t)p.Rv & 15) == 0 &&
                                   (!F32 || ((uintptr_t)p.Rf & 7) == 0)
-                              ? 1u | (erows2_env() ? 2u | (erows4_env() ? 4u : 0u) : 0u)
+                              ? 1u | (erows2_env() ? 2u : 0u)
                               : 0u;
     k_stab<<<(p.nch + NT / 32 - 1) / (NT / 32), NT, 0, s>>>(p); /* a warp a chunk */
     const uint32_t Sf = lz1_nsweeps(p.gfull.rank, p.gfull.e), Sl = lz1_nsweeps(p.glast.rank, p.glast.e);
@@ -2109,24 +2090,19 @@ cudaError_t launch_all(E1 &p, bool est, bool lor, void *hstate, void *hstate2, v
             if (e) return e;
         }
     }
-    /* the levels of stride 4 (rows bit 2) and 2 (bit 1), then the finest
-     * level of chunks of rank 3 (erows_takes), three classes each */
-    const bool wk = ewalk_env() != 0;
-    typedef void (*ErowsK)(E1, uint32_t);
-    const ErowsK kt[3][3][2] = {
-        {{k_erows<F32, 1, 0, false>, k_erows<F32, 1, 0, false>},
-         {k_erows<F32, 1, 1, false>, k_erows<F32, 1, 1, true>},
-         {k_erows<F32, 1, 2, false>, k_erows<F32, 1, 2, true>}},
-        {{k_erows<F32, 2, 0, false>, k_erows<F32, 2, 0, false>},
-         {k_erows<F32, 2, 1, false>, k_erows<F32, 2, 1, true>},
-         {k_erows<F32, 2, 2, false>, k_erows<F32, 2, 2, true>}},
-        {{k_erows<F32, 4, 0, false>, k_erows<F32, 4, 0, false>},
-         {k_erows<F32, 4, 1, false>, k_erows<F32, 4, 1, true>},
-         {k_erows<F32, 4, 2, false>, k_erows<F32, 4, 2, true>}}};
-    for (uint32_t lv = 3; lv-- > 0;) {
+    /* the level of stride 2 (rows bit 1), then the finest level of chunks
+     * of rank 3 (erows_takes), three classes each */
+    for (uint32_t lv = 2; lv-- > 0;) {
         if (!(rows >> lv & 1)) continue;
         for (uint32_t cls = 0; cls < 3; cls++) {
-            const ErowsK kr = kt[lv][cls][wk];
+            const bool wk = ewalk_env() != 0;
+            void (*kr)(E1, uint32_t) =
+                lv ? (cls == 0 ? k_erows<F32, 2, 0, false>
+                               : cls == 1 ? (wk ? k_erows<F32, 2, 1, true> : k_erows<F32, 2, 1, false>)
+                                          : (wk ? k_erows<F32, 2, 2, true> : k_erows<F32, 2, 2, false>))
+                   : (cls == 0 ? k_erows<F32, 1, 0, false>
+                               : cls == 1 ? (wk ? k_erows<F32, 1, 1, true> : k_erows<F32, 1, 1, false>)
+                                          : (wk ? k_erows<F32, 1, 2, true> : k_erows<F32, 1, 2, false>));
             const int rg = scz_ku::persistent_grid((const void *)kr, NT); /* the current device's */
             const uint32_t rx = (uint32_t)rg / p.nch > 0 ? (uint32_t)rg / p.nch : 1;
             for (uint32_t cb = 0; cb < p.nch; cb += 65535) {
