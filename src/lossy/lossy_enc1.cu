@@ -159,6 +159,7 @@ struct E1 {
     uint64_t raw_full, cf;      /* bytes of a full chunk; its elements (stride of the per-position arrays) */
     uint32_t nch, es, R, swn, tpc, nbl; /* nbl: Lorenzo blocks of a chunk, at most */
     uint32_t nreal;             /* chunks of the group; nch = nreal + ntr (the trial's payloads after them) */
+    uint32_t ews;               /* rows a walk of k_erows<.., true> (ewalk_steps) */
     uint32_t ntr;               /* the trial's chunks: chunk nreal + j reads chunk tsrc[j] */
     const uint32_t *tsrc;       /* ntr */
     const uint32_t *twin;       /* nreal: the chunk of chunk c's trial payload, or NONE */
@@ -763,14 +764,13 @@ struct ERowCtx {
  * 2-5% faster, under Nsight). */
 constexpr uint32_t EROWS_MB = 5;
 /* WALK (classes 1 and 2): the class's rows by walks along the class axis
- * (the decoder's k_rwalk): a warp takes a row segment and EW_STEPS
+ * (the decoder's k_rwalk): a warp takes a row segment and p.ews (8)
  * consecutive rows of the class along that axis, the four neighbour rows'
  * pairs in registers, so that a step loads one new neighbour row instead
  * of four (eight where the odd elements go along the axis too). H100,
  * wmag REL 1e-3 (Nsight): class 1 333 -> 249 us, class 2 526 -> 423;
  * with the next step's loads issued a step ahead (two more pairs in
  * registers, spills) class 2 took 457. */
-constexpr uint32_t EW_STEPS = 8;
 template <bool F32, uint32_t L, uint32_t CLS, bool WALK>
 __global__ void __launch_bounds__(NT, EROWS_MB) k_erows(E1 p, uint32_t cbase) {
     static_assert(!WALK || CLS > 0, "class 0 has no class axis to walk");
@@ -885,7 +885,7 @@ __global__ void __launch_bounds__(NT, EROWS_MB) k_erows(E1 p, uint32_t cbase) {
         /* rows: y = rs[0] + rsp[0] u (u < rn0), z = rs[1] + rsp[1] v; the walk runs over Ra's index */
         const uint32_t nu = G.rn0, nv = G.nrows / G.rn0;
         const uint32_t nR = Ra == 1 ? nu : nv, nO = Ra == 1 ? nv : nu;
-        const uint32_t npc = (nR + EW_STEPS - 1) / EW_STEPS, nw = G.nseg * nO * npc;
+        const uint32_t ews = p.ews, npc = (nR + ews - 1) / ews, nw = G.nseg * nO * npc;
         const uint32_t ao = XAFTER ? 0 : Ra; /* the odd elements' sweep */
         auto dstep = [&](uint32_t a) { /* a code position's step from a row to the next of the walk (2 along Ra) */
             const scz_l1::RowPh &Q = G.ph[a];
@@ -898,7 +898,7 @@ __global__ void __launch_bounds__(NT, EROWS_MB) k_erows(E1 p, uint32_t cbase) {
             const int32_t jp = (int32_t)(seg * scz_l1::ROW_OWN + lane) - 1;
             const bool valid = jp >= 0 && (uint32_t)jp < G.np, own = valid && lane >= 1 && lane <= scz_l1::ROW_OWN;
             const uint32_t x0 = 2 * (uint32_t)(jp > 0 ? jp : 0);
-            const uint32_t k0 = pc * EW_STEPS, k1 = k0 + EW_STEPS < nR ? k0 + EW_STEPS : nR;
+            const uint32_t k0 = pc * ews, k1 = k0 + ews < nR ? k0 + ews : nR;
             const uint32_t u0 = Ra == 1 ? k0 : oi, v0 = Ra == 1 ? oi : k0;
             const uint32_t y0 = G.rs[0] + G.rsp[0] * u0, z0 = G.rs[1] + G.rsp[1] * v0;
             const uint32_t ca0 = Ra == 1 ? y0 : z0; /* odd */
@@ -1956,6 +1956,11 @@ int ewalk_env() {
     return scz_ku::env_once("SCZ_L1_WALK", [](const char *v) { return v && *v && atoi(v) == 0 ? 0 : 1; });
 }
 
+/* Rows a walk (SCZ_L1_WSTEPS, 1 .. 64, for measurements; 8). */
+uint32_t ewalk_steps() {
+    return (uint32_t)scz_ku::env_once("SCZ_L1_WSTEPS", [](const char *v) { return v && atoi(v) > 0 && atoi(v) <= 64 ? atoi(v) : 8; });
+}
+
 /* A geometry k_erows can take at the finest level (erows_takes: rank 3,
  * rows of even length); then whether k_erows codes sweep entry j of every
  * chunk of geometry g (rows bit 0: the last three of lz1_nsweeps sweeps;
@@ -2092,10 +2097,11 @@ cudaError_t launch_all(E1 &p, bool est, bool lor, void *hstate, void *hstate2, v
     }
     /* the level of stride 2 (rows bit 1), then the finest level of chunks
      * of rank 3 (erows_takes), three classes each */
+    const bool wk = ewalk_env() != 0;
+    p.ews = ewalk_steps();
     for (uint32_t lv = 2; lv-- > 0;) {
         if (!(rows >> lv & 1)) continue;
         for (uint32_t cls = 0; cls < 3; cls++) {
-            const bool wk = ewalk_env() != 0;
             void (*kr)(E1, uint32_t) =
                 lv ? (cls == 0 ? k_erows<F32, 2, 0, false>
                                : cls == 1 ? (wk ? k_erows<F32, 2, 1, true> : k_erows<F32, 2, 1, false>)
