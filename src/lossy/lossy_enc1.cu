@@ -36,7 +36,8 @@
  *             per chunk (atomicMax: the chunk's radius, 7.10 step 2);
  *   k_erows   the finest level of rank-3 chunks (erows_takes) by rows,
  *             three launches after k_isw's (which skips those sweeps): the
- *             decoder's k_rows scheme with k_isw's arithmetic and outputs;
+ *             decoder's k_rows scheme with k_isw's arithmetic and outputs,
+ *             classes 1 and 2 by walks along the class axis (its k_rwalk);
  *             the level of stride 2 the same way before it (k_erows<.., 2>);
  *   (tile_mark) / k_vscan / k_vt2   V_new / V_repeat (7.4) in traversal
  *             order: the last verbatim position (and the last outlier's, for
