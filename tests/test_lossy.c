@@ -12,6 +12,8 @@
 #include "util/ieee.h" /* before lossy_interp_hd.h */
 #include "lossy/lossy.h"
 #include "lossy/lossy_interp_hd.h"
+#include "lossy/lossy_est_hd.h"
+#include "lossy/lossy_debug.h"
 #include "ref_codecs.h"
 #include "testutil.h"
 
@@ -733,6 +735,77 @@ static void test_div(void) {
     CHECK(lz1_div_q(12345, lz1_div_make(0)) == 12345, "lz1_div of 0 is not division by 1");
 }
 
+/* The level-1 writer's estimate (FORMAT.md 7.10 step 1): the CPU's walk
+ * over the samples (lz_estimate: coordinates stepped from sample to
+ * sample, SSE2 corners, threads over ranges) against the plain loop over
+ * i = 3 + t k with the step of FORMAT.md written out here (t = 37 in a
+ * chunk of at most 2^21 elements, else 149), each sample by the shared
+ * per-sample arithmetic; shapes at and just above 2^21 elements in ranks
+ * 1-3, and a small one whose rows are as long as the small step. */
+static void est_ref(const scz_chunk_geom *cg, const void *src, double eb, uint64_t *kk) {
+    unsigned n = 0;
+    uint64_t e[3] = {1, 1, 1};
+    for (unsigned d = 0; d < cg->rank; d++)
+        if (cg->dims[d] != 1) e[n++] = cg->dims[d];
+    if (!n) n = 1;
+    unsigned lb[3] = {0, 0, 0};
+    for (unsigned d = 0; d < n; d++) lb[d] = lz_block_log2[n][d];
+    const double ebx2 = 2.0 * eb, recip = 1.0 / ebx2;
+    memset(kk, 0, LZ1_NCOST * sizeof *kk);
+    const uint64_t t = cg->count > ((uint64_t)1 << 21) ? 149 : 37;
+    for (uint64_t i = 3; i < cg->count; i += t) {
+        uint64_t kl = 0, cl[3] = {0, 0, 0}, cc[3] = {0, 0, 0};
+        unsigned set = 0;
+        if (lz1_est_sample(src, cg->esize == 4, n, e, lb, i, recip, ebx2, eb, &kl, cl, cc, &set))
+            lz1_est_add(n, set, kl, cl, cc, kk);
+    }
+}
+
+static void test_estimate_schedule(void) {
+    static const uint64_t shapes[][4] = {/* rank, dims fastest first */
+                                         {1, 2097152, 1, 1},  {1, 2097155, 1, 1}, {2, 2048, 1024, 1},
+                                         {2, 1451, 1447, 1},  {3, 128, 128, 128}, {3, 131, 129, 127},
+                                         {3, 37, 21, 13}};
+    for (unsigned si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+        for (int t = 0; t < 2; t++) {
+            if (t && si % 2 == 0) continue; /* float64 on half the shapes */
+            scz_shape sh;
+            memset(&sh, 0, sizeof sh);
+            sh.dtype = t ? SCZ_DTYPE_F64 : SCZ_DTYPE_F32;
+            sh.rank = (uint32_t)shapes[si][0];
+            for (unsigned k = 0; k < SCZ_MAX_RANK; k++) sh.dims[k] = 1;
+            for (unsigned k = 0; k < sh.rank; k++) sh.dims[k] = shapes[si][1 + k];
+            size_t bytes;
+            const gen_family fam = si % 3 == 2 ? GEN_NOISY : GEN_SMOOTH;
+            void *a = gen_field(fam, &sh, 90 + si, &bytes);
+            CHECK(a != NULL, "estimate schedule: field");
+            if (!a) continue;
+            scz_chunk_geom cg;
+            memset(&cg, 0, sizeof cg);
+            cg.dtype = sh.dtype, cg.esize = t ? 8 : 4, cg.rank = sh.rank, cg.count = 1;
+            for (unsigned k = 0; k < 3; k++) cg.dims[k] = k < sh.rank ? sh.dims[k] : 1, cg.count *= cg.dims[k];
+            double lo = INFINITY, hi = -INFINITY;
+            for (uint64_t i = 0; i < cg.count; i++) {
+                const double v = t ? ((const double *)a)[i] : (double)((const float *)a)[i];
+                if (isfinite(v)) lo = v < lo ? v : lo, hi = v > hi ? v : hi;
+            }
+            const double eb = hi > lo ? 1e-3 * (hi - lo) : 1e-3;
+            uint64_t ref[LZ1_NCOST], got[LZ1_NCOST];
+            est_ref(&cg, a, eb, ref);
+            for (int T = 1; T <= 3; T += 2) {
+                scz__lossy1_debug_estimate_t(&cg, a, eb, T, got);
+                CHECK(!memcmp(ref, got, sizeof ref),
+                      "estimate schedule: %s rank %u %llux%llux%llu %s, %d threads: the sums differ from the plain "
+                      "loop (samples %llu against %llu)",
+                      gen_family_name(fam), cg.rank, (unsigned long long)cg.dims[0], (unsigned long long)cg.dims[1],
+                      (unsigned long long)cg.dims[2], t ? "f64" : "f32", T,
+                      (unsigned long long)got[LZ1_NCOST - 1], (unsigned long long)ref[LZ1_NCOST - 1]);
+            }
+            CHECK(ref[LZ1_NCOST - 1] > 0, "estimate schedule: no counting sample");
+            free(a);
+        }
+}
+
 int main(void) {
     scz_ctx_create(&ctx1, SCZ_BACKEND_CPU);
     scz_ctx_create(&ctx2, SCZ_BACKEND_CPU);
@@ -743,6 +816,7 @@ int main(void) {
     test_params();
     test_sweep_bound();
     test_div();
+    test_estimate_schedule();
     test_spec();
     test_specials();
     test_workflows();

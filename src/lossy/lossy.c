@@ -1870,8 +1870,7 @@ const scz_codec_ops scz__lossy_ops = {
 /* White-box entries for the GPU writer's tests (lossy_debug.h)        */
 /* ------------------------------------------------------------------ */
 
-void scz__lossy1_debug_estimate(const scz_chunk_geom *cg, const void *src, double eb, int psnr, uint64_t *costs,
-                                uint8_t *dec) {
+void scz__lossy1_debug_estimate_t(const scz_chunk_geom *cg, const void *src, double eb, int T, uint64_t *costs) {
     lz_geo g;
     geo_extents(cg, &g);
     lz_qp qp;
@@ -1879,11 +1878,19 @@ void scz__lossy1_debug_estimate(const scz_chunk_geom *cg, const void *src, doubl
     qp.ebx2 = 2.0 * eb;
     qp.recip = qp.ebx2 > 0 ? 1.0 / qp.ebx2 : INFINITY;
     qp.radius = 1;
+    memset(costs, 0, LZ1_NCOST * sizeof *costs);
+    if (cg->esize == 4) lz_estimate_f32(&g, src, &qp, T, costs);
+    else lz_estimate_f64(&g, src, &qp, T, costs);
+}
+
+void scz__lossy1_debug_estimate(const scz_chunk_geom *cg, const void *src, double eb, int psnr, uint64_t *costs,
+                                uint8_t *dec) {
     unsigned pred = LZ_PRED_LORENZO, order = 0, alt = LZ_PRED_LORENZO, alt_order = 0, tight = 0;
     memset(costs, 0, LZ1_NCOST * sizeof *costs);
     if (!psnr) {
-        if (cg->esize == 4) lz_estimate_f32(&g, src, &qp, 1, costs);
-        else lz_estimate_f64(&g, src, &qp, 1, costs);
+        lz_geo g;
+        geo_extents(cg, &g);
+        scz__lossy1_debug_estimate_t(cg, src, eb, 1, costs);
         lz1_choose_costs(costs, g.rank, &pred, &order, &alt, &alt_order, &tight);
     }
     dec[0] = (uint8_t)pred, dec[1] = (uint8_t)order, dec[2] = (uint8_t)alt, dec[3] = (uint8_t)alt_order;

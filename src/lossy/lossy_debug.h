@@ -21,6 +21,11 @@ extern "C" {
 void scz__lossy1_debug_estimate(const scz_chunk_geom *cg, const void *src, double eb, int psnr, uint64_t *costs,
                                 uint8_t *dec);
 
+/* CPU, one chunk, T threads: the estimate's sums costs[LZ1_NCOST] (7.10
+ * step 1) of lz_estimate (its vectorised, threaded walk over the
+ * samples). */
+void scz__lossy1_debug_estimate_t(const scz_chunk_geom *cg, const void *src, double eb, int T, uint64_t *costs);
+
 /* CPU, one chunk: the interpolation encoder (pred 1 or 2, axis order,
  * level bounds) with the largest radius R: codes[N] in traversal order
  * (radius R, V_new / V_repeat decided), the outlier list (oidx, odel) and
