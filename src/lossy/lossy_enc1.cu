@@ -16,7 +16,7 @@
  * (lossy_debug.h) runs the same steps on a batch in host memory and keeps
  * every intermediate result for the tests:
  *
- *   k_est     the predictor estimate (7.10 step 1): a few samples a thread
+ *   k_est     the predictor estimate (7.10 step 1): a sample a thread (SCZ_EST_PER: more)
  *             (lz1_est_sample's steps with lossy_est_hd.h's operations, every
  *             value of a sample loaded first), 64-bit integer sums per block,
  *             added per chunk by atomics (any order, the CPU's sums);
