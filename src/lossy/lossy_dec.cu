@@ -116,6 +116,7 @@ constexpr uint32_t RT = 4096;         /* runs per run tile */
 constexpr uint32_t LONG_RUN = 64;     /* runs this long are expanded by k_rlong, not by their tile's block */
 constexpr uint32_t BT = 4096;         /* outlier-list bytes per byte tile */
 constexpr uint32_t PER = 16;          /* items per thread in these tiles */
+constexpr uint32_t KI_BLOCKS = 4;    /* k_ires: blocks per SM (64 registers; 78 without a bound) */
 constexpr uint32_t CK = 32;           /* outlier pairs per checkpoint */
 constexpr uint32_t MAXB = 4096;       /* elements of a lossy block, at most */
 constexpr uint64_t MAX_PAIR = 20;     /* bytes of an outlier pair, at most */
@@ -519,11 +520,16 @@ __global__ void __launch_bounds__(NT) k_head1(Params p) {
 __global__ void __launch_bounds__(NT) k_prep(Params p) {
     __shared__ LMeta M;
     const uint32_t c = blockIdx.x, tid = threadIdx.x;
+    if (p.level) { /* k_head1's meta (kB: by the block, not one thread's loads) */
+        const uint32_t *s32 = reinterpret_cast<const uint32_t *>(p.meta + c);
+        uint32_t *d32 = reinterpret_cast<uint32_t *>(&M);
+        for (uint32_t i = tid; i < sizeof(LMeta) / 4; i += NT) d32[i] = s32[i];
+        __syncthreads();
+    }
     if (tid == 0) {
         unsigned e = 0;
         bool body = false;
         if (p.level) {
-            M = p.meta[c];
             if (M.mode == M_PENDING) {
                 if (p.bad[c]) { /* the back end's stream (k_bhuff reported it) */
                     M.mode = 3;
@@ -696,20 +702,24 @@ __global__ void __launch_bounds__(NT) k_items(Params p) {
     scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<unsigned long long, NT> Scan;
     __shared__ typename Scan::TempStorage ts;
-    for (uint32_t k = 0; k < IT_KINDS; k++) {
-        unsigned long long carry = 0;
-        uint64_t *ib = p.ib + (size_t)k * (p.n + 1);
-        for (uint32_t c0 = 0; c0 < p.n; c0 += NT) {
-            const uint32_t c = c0 + threadIdx.x;
-            const unsigned long long x = c < p.n ? p.meta[c].items[k] : 0;
+    unsigned long long carry[IT_KINDS];
+    for (uint32_t k = 0; k < IT_KINDS; k++) carry[k] = 0;
+    for (uint32_t c0 = 0; c0 < p.n; c0 += NT) {
+        const uint32_t c = c0 + threadIdx.x;
+        unsigned long long x[IT_KINDS]; /* every kind's count loaded before the first scan */
+#pragma unroll
+        for (uint32_t k = 0; k < IT_KINDS; k++) x[k] = c < p.n ? p.meta[c].items[k] : 0;
+#pragma unroll
+        for (uint32_t k = 0; k < IT_KINDS; k++) {
             unsigned long long ex, tot;
-            Scan(ts).ExclusiveSum(x, ex, tot);
-            if (c < p.n) ib[c] = carry + ex;
-            carry += tot;
+            Scan(ts).ExclusiveSum(x[k], ex, tot);
+            if (c < p.n) p.ib[(size_t)k * (p.n + 1) + c] = carry[k] + ex;
+            carry[k] += tot;
             __syncthreads();
         }
-        if (threadIdx.x == 0) ib[p.n] = carry;
     }
+    if (threadIdx.x == 0)
+        for (uint32_t k = 0; k < IT_KINDS; k++) p.ib[(size_t)k * (p.n + 1) + p.n] = carry[k];
 }
 
 /* ------------------------------------------------------------------ */
@@ -1824,10 +1834,11 @@ constexpr unsigned long long DNAN_BITS = 0xFFF8000000000000ull;
  * the output and their bit in vbits. The sweeps read an element's R from
  * the output (T(x') converted to binary64 is R) or, for a verbatim one,
  * from Rv (R = P there). */
-template <bool F32> __global__ void __launch_bounds__(NT) k_ires(Params p) {
+template <bool F32> __global__ void __launch_bounds__(NT, KI_BLOCKS) k_ires(Params p) {
     typedef cub::BlockScan<uint32_t, NT> ScanU;
     __shared__ typename ScanU::TempStorage ts;
     __shared__ uint16_t pos[CT];
+    __shared__ uint32_t sp0[LZ1_MAX_SWEEPS + 1]; /* the chunk's sweeps' first traversal positions */
     __shared__ int bad;
     const uint32_t c = blockIdx.x / p.tpc, t = blockIdx.x % p.tpc, tid = threadIdx.x;
     const LMeta &M = p.meta[c];
@@ -1871,20 +1882,24 @@ template <bool F32> __global__ void __launch_bounds__(NT) k_ires(Params p) {
     }
     if (!__syncthreads_or(any)) return;
     if (tid == 0) bad = 0;
+    const Sweep *W = p.sw + (size_t)c * p.swn;
+    const uint32_t nsw = M.nsw;
+    const bool shw = nsw <= LZ1_MAX_SWEEPS; /* always (k_head1 counted them); else the search reads W */
+    if (shw)
+        for (uint32_t j = tid; j <= nsw; j += NT) sp0[j] = W[j].p0; /* read after the scans' barriers */
     uint32_t n0;
     ScanU(ts).ExclusiveSum(f0, f0, n0);
     __syncthreads();
     ScanU(ts).ExclusiveSum(fv, fv);
     const uint32_t pre_o = p.ct0[k0], pre_v = p.ctv[k0], pre_l = p.ctl[k0];
-    const Sweep *W = p.sw + (size_t)c * p.swn;
     const uint32_t e0 = M.e[0], e1 = M.e[1];
     /* array index of the element at traversal position ci: its sweep by
-     * binary search over the chunk's sweeps */
+     * binary search over the chunk's sweeps (in shared memory) */
     auto elem = [&](uint64_t ci) -> uint32_t {
-        uint32_t lo = 0, hi = M.nsw + 1;
+        uint32_t lo = 0, hi = nsw + 1;
         while (hi - lo > 1) {
             const uint32_t mid = (lo + hi) / 2;
-            if (W[mid].p0 <= ci) lo = mid;
+            if ((shw ? sp0[mid] : W[mid].p0) <= ci) lo = mid;
             else hi = mid;
         }
         uint32_t x, y, z;
