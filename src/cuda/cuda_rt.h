@@ -29,6 +29,12 @@ struct scz_cuda_batch {
     uint32_t c0, n;
     scz_chunk_geom full, last;
     uint64_t raw_full;
+    /* decoding: the codec_info values of the batch's chunks as the host read
+     * them from the chunk table (bit i: some chunk has info i; bit 31: info
+     * 31 or more), so that a decoder may leave out the launches of a form
+     * no chunk has (each chunk's kernels still check its info); ~0u where
+     * the host did not read them */
+    uint32_t infos;
 };
 
 /* Device error word: the minimum of (global chunk index << 8 | code), so

@@ -316,6 +316,7 @@ void make_batch(const scz_header *h, uint32_t c0, uint32_t n, scz_cuda_batch *b)
     b->h = h;
     b->c0 = c0;
     b->n = n;
+    b->infos = ~0u; /* not read (scz_cuda_decompress reads them) */
     uint64_t roff;
     scz__chunk_geom(h, c0, &b->full, &roff, &b->raw_full);
     scz__chunk_geom(h, c0 + n - 1, &b->last, NULL, NULL);
@@ -920,16 +921,19 @@ extern "C" scz_status scz_cuda_decompress(scz_ctx *ctx, const void *d_src, size_
         memcpy(shape->dims, h.dims, sizeof shape->dims);
     }
     uint64_t nbmax = 0;
+    uint32_t infos = 0;
     for (uint32_t i = 0; i < h.num_chunks; i++) {
         scz_chunk_entry e;
         scz__table_entry(c->pin_hdr + SCZ_HEADER_SIZE, i, &e);
         uint64_t nb = (e.size + (1ull << h.cksum_block_log2) - 1) >> h.cksum_block_log2;
         if (nb > nbmax) nbmax = nb;
+        infos |= 1u << (e.info < 31 ? e.info : 31);
     }
     unsigned long long *errp = NULL;
     if (h.num_chunks) {
         scz_cuda_batch b;
         make_batch(&h, 0, h.num_chunks, &b);
+        b.infos = infos;
         if ((st = codec_check(ctx, &b))) return st;
         Layout L = layout(codec_scratch(&b, SCZ_CUDA_DECODE), h.num_chunks, nbmax);
         if ((st = grow_scratch(ctx, L.total))) return st;

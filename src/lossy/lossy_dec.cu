@@ -518,6 +518,7 @@ __global__ void __launch_bounds__(NT) k_head1(Params p) {
  * chunk, its Huffman streams located (k_books parses them). One block per
  * chunk. */
 __global__ void __launch_bounds__(NT) k_prep(Params p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     __shared__ LMeta M;
     const uint32_t c = blockIdx.x, tid = threadIdx.x;
     if (p.level) { /* k_head1's meta (kB: by the block, not one thread's loads) */
@@ -673,6 +674,19 @@ __global__ void __launch_bounds__(NT) k_books(Params p) {
     __shared__ HsParseShared w;
     const uint32_t c = blockIdx.x / p.nsl, s = blockIdx.x % p.nsl, tid = threadIdx.x;
     LMeta &M = p.meta[c];
+    { /* the chunk's tile counts (k_huff's sink, k_ctile) and its Lorenzo
+       * blocks' done bits (k_rfast: a bit for each block it takes), a
+       * slice a block, zeroed here (not by memsets, which would break the
+       * chain of programmatic launches; nor by k_prep's one block a chunk) */
+        const size_t k0 = (size_t)c * p.tpc;
+        for (uint32_t i = s * NT + tid; i < p.tpc; i += p.nsl * NT) {
+            p.ct0[k0 + i] = 0, p.ctv[k0 + i] = 0, p.ctl[k0 + i] = 0;
+            if (p.cvr) p.cvr[k0 + i] = 0;
+        }
+        const uint64_t nbw = (M.items[IT_BLOCK] + 31) / 32, ndw = nbw < p.dpc ? nbw : p.dpc;
+        for (uint32_t i = s * NT + tid; i < ndw; i += p.nsl * NT) p.done[(size_t)c * p.dpc + i] = 0;
+        if (blockIdx.x == 0 && tid < 3) p.hctr[tid] = 0; /* k_huff's item counters, the long runs' count */
+    }
     if ((M.mode != 1 && M.mode != 2) || s >= M.nstr) return; /* block-uniform */
     const Stream &Z = M.S[s];
     const size_t key = (size_t)c * p.nsl + s;
@@ -1793,6 +1807,7 @@ template <bool F32> __global__ void __launch_bounds__(NT, 4) k_recon(Params p) {
 /* The back end (7.9, back end 1): the body's Huffman stream of bytes
  * decoded into the chunk's body scratch, one warp per segment. */
 __global__ void __launch_bounds__(NT, 5) k_bhuff(Params p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     __shared__ __align__(16) HShared sm;
     const uint64_t *ib = p.ib + IT_BE * (p.n + 1);
     const uint64_t total = ib[p.n];
@@ -1835,6 +1850,7 @@ constexpr unsigned long long DNAN_BITS = 0xFFF8000000000000ull;
  * the output (T(x') converted to binary64 is R) or, for a verbatim one,
  * from Rv (R = P there). */
 template <bool F32> __global__ void __launch_bounds__(NT, KI_BLOCKS) k_ires(Params p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<uint32_t, NT> ScanU;
     __shared__ typename ScanU::TempStorage ts;
     __shared__ uint16_t pos[CT];
@@ -2482,22 +2498,20 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     p.dpc = L.dpc;
     cudaError_t e;
     ScProf pf("lossy decode", s);
+    /* the verbatim bitmaps (k_ires sets their bits) zeroed first: a memset
+     * between the programmatic launches below would break their chain */
+    if (p.level && (e = cudaMemsetAsync(p.vbits, 0, (size_t)b->n * L.vbw * sizeof(uint32_t), s))) return e;
     if (p.level) { /* headers, then the back end's streams into the bodies' scratch */
         k_head1<<<b->n, NT, 0, s>>>(p);
-        k_items<<<1, NT, 0, s>>>(p);
-        if ((e = cudaFuncSetAttribute(k_bhuff, cudaFuncAttributePreferredSharedMemoryCarveout, 100))) return e;
-        k_bhuff<<<persistent_grid((const void *)k_bhuff), NT, 0, s>>>(p);
+        if ((e = cudaFuncSetAttribute(k_bhuff, cudaFuncAttributePreferredSharedMemoryCarveout, 100)) ||
+            (e = scz_ku::launch_pdl(k_items, 1, NT, 0, s, p)) ||
+            (e = scz_ku::launch_pdl(k_bhuff, persistent_grid((const void *)k_bhuff), NT, 0, s, p)))
+            return e;
         pf.mark("back end");
     }
-    /* zeroed first, so that the chain of kernels below has no other
-     * launch between them (launch_pdl): the tile counts k_huff makes for
-     * Huffman chunks, its item counter, k_rfast's blocks done */
-    const size_t ntiles = (size_t)b->n * L.tpc * sizeof(uint32_t);
-    if ((e = cudaMemsetAsync(p.ct0, 0, ntiles, s)) || (e = cudaMemsetAsync(p.ctv, 0, ntiles, s)) ||
-        (e = cudaMemsetAsync(p.ctl, 0, ntiles, s)) || (p.cvr && (e = cudaMemsetAsync(p.cvr, 0, ntiles, s))) ||
-        (e = cudaMemsetAsync(p.hctr, 0, 3 * sizeof(unsigned long long), s)) ||
-        (e = cudaMemsetAsync(p.done, 0, (size_t)b->n * L.dpc * sizeof(uint32_t), s)))
-        return e;
+    /* (k_prep zeroes the tile counts k_huff makes for Huffman chunks, its
+     * item counters and k_rfast's blocks done: no memset between the
+     * programmatic launches of the chain below) */
     if ((e = cudaFuncSetAttribute(k_huff<false>, cudaFuncAttributePreferredSharedMemoryCarveout, 100)) ||
         (e = cudaFuncSetAttribute(k_huff<true>, cudaFuncAttributePreferredSharedMemoryCarveout, 100)) ||
         (e = cudaFuncSetAttribute(k_recon<true>, cudaFuncAttributePreferredSharedMemoryCarveout, 100)) ||
@@ -2506,7 +2520,7 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
         (e = cudaFuncSetAttribute(k_rfast<false>, cudaFuncAttributePreferredSharedMemoryCarveout, 100)))
         return e;
     using scz_ku::launch_pdl;
-    k_prep<<<b->n, NT, 0, s>>>(p);
+    if ((e = launch_pdl(k_prep, b->n, NT, 0, s, p))) return e;
     if ((e = launch_pdl(k_books, b->n * L.nsl, NT, 0, s, p)) || (e = launch_pdl(k_items, 1, NT, 0, s, p))) return e;
     pf.mark("prep");
     if ((e = launch_pdl(k_huff<false>, scz_ku::persistent_grid((const void *)k_huff<false>, NTH, 0), NTH, 0, s, p)) ||
@@ -2514,13 +2528,16 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
          (e = launch_pdl(k_huff<true>, scz_ku::persistent_grid((const void *)k_huff<true>, NTH, 0), NTH, 0, s, p))))
         return e;
     pf.mark("huff");
+    /* the run-length workflow's kernels only where the chunk table has a
+     * chunk of that form (codec_info = workflow, which k_prep checks) */
+    const bool rle = b->infos >> LZ_WF_RLE & 1u;
     const int g = persistent_grid((const void *)k_rsum);
-    if ((e = launch_pdl(k_rsum, g, NT, 0, s, p)) || (e = launch_pdl(k_rscan, b->n, NT, 0, s, p)) ||
-        (e = launch_pdl(k_rexp, persistent_grid((const void *)k_rexp), NT, 0, s, p)) ||
-        (e = launch_pdl(k_rlong, persistent_grid((const void *)k_rlong), NT, 0, s, p)))
+    if (rle && ((e = launch_pdl(k_rsum, g, NT, 0, s, p)) || (e = launch_pdl(k_rscan, b->n, NT, 0, s, p)) ||
+                (e = launch_pdl(k_rexp, persistent_grid((const void *)k_rexp), NT, 0, s, p)) ||
+                (e = launch_pdl(k_rlong, persistent_grid((const void *)k_rlong), NT, 0, s, p))))
         return e;
     pf.mark("runs");
-    {
+    if (rle) {
         const uint64_t nct = (uint64_t)b->n * L.tpc;
         const int pg = persistent_grid((const void *)k_ctile);
         if ((e = launch_pdl(k_ctile, (unsigned)(nct < (uint64_t)pg ? nct : (uint64_t)pg), NT, 0, s, p))) return e;
@@ -2540,9 +2557,9 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
     if (e) return e;
     pf.mark("recon");
     if (p.level) { /* interpolated chunks: outliers and verbatim values, then sweep by sweep */
-        if ((e = cudaMemsetAsync(p.vbits, 0, (size_t)b->n * L.vbw * sizeof(uint32_t), s))) return e;
-        if (p.es == 4) k_ires<true><<<b->n * L.tpc, NT, 0, s>>>(p);
-        else k_ires<false><<<b->n * L.tpc, NT, 0, s>>>(p);
+        if (p.es == 4) e = scz_ku::launch_pdl(k_ires<true>, b->n * L.tpc, NT, 0, s, p);
+        else e = scz_ku::launch_pdl(k_ires<false>, b->n * L.tpc, NT, 0, s, p);
+        if (e) return e;
         pf.mark("interp lists");
         /* blocks per chunk: a persistent grid over the batch */
         /* elements per thread and step: SCZ_LZ1_SV (1, 2, 4), default 1 (H100,
