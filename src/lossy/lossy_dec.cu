@@ -11,7 +11,9 @@
  *   k_books  one block per stream: parsed and its decoding tables built
  *            (hs_parse_build); a level-0 Huffman stream whose codes lie
  *            in a window of 252 around r but for few escapes gets tables
- *            of bytes (narrow_tables);
+ *            of bytes (narrow_tables); the chunk's tile counts and done
+ *            bits zeroed, a slice a block (no memsets between these
+ *            programmatic launches);
  *   k_items  one block: item offsets per chunk for each step (scans);
  *   k_huff   persistent blocks of 3 warps taking items of 3 segments from
  *            a counter, two launches (wide, narrow): stored chunks are
@@ -22,7 +24,9 @@
  *            bytes (4 bytes per run <= raw bytes);
  *   k_rsum / k_rscan / k_rexp   run-length: sums of the lengths per tile of
  *            4096 runs (and the rule on equal neighbours), their scan per
- *            chunk (total = N), then the runs expanded into the codes;
+ *            chunk (total = N), then the runs expanded into the codes
+ *            (with k_rlong and k_ctile, launched only where the chunk
+ *            table has a run-length chunk: scz_cuda_batch.infos);
  *   k_ctile / k_cscan   per tile of 4096 codes: outliers (code 0), new
  *            verbatim values (code 2r), last outlier position (counted by
  *            k_huff as it writes the codes of Huffman chunks, by k_ctile
