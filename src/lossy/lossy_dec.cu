@@ -2202,38 +2202,24 @@ __device__ __forceinline__ void walk_loop(const RowCtx &X) {
     typedef typename std::conditional<F32, uint2, ulonglong2>::type U2;
     const RowGeo &G = X.g;
     const uint32_t lane = threadIdx.x & 31;
-    const uint32_t e0 = G.e[0], Ra = G.ax; /* Ra: 1 or 2; G.e: the level's grid */
+    const scz_l1::Walk Wk = scz_l1::walk_geo(G, RW_STEPS);
+    const uint32_t e0 = G.e[0], Ra = Wk.Ra; /* Ra: 1 or 2; G.e: the level's grid */
     const uint32_t ea = G.e[Ra], ga = S * (Ra == 1 ? X.er0 : X.er0 * X.er1);
-    /* rows: y = rs[0] + rsp[0] u (u < rn0), z = rs[1] + rsp[1] v; the walk runs over R's index */
-    const uint32_t nu = G.rn0, nv = G.nrows / G.rn0;
-    const uint32_t nR = Ra == 1 ? nu : nv, nO = Ra == 1 ? nv : nu;
-    const uint32_t npc = (nR + RW_STEPS - 1) / RW_STEPS;
-    const uint32_t nw = G.nseg * nO * npc;
     auto R_of = [&](U u, bool verb, uint32_t idx) -> double {
         if (HASV && verb) return __ldg(X.Rv + idx);
         return F32 ? (double)__uint_as_float((uint32_t)u) : __longlong_as_double((long long)u);
     };
     auto fin = [&](uint32_t idx, uint32_t code, double P, U *v) -> double { return row_fin<F32>(X, idx, code, P, v); };
     const U *out = reinterpret_cast<const U *>(X.out);
-    for (uint32_t w = (blockIdx.x * NT + threadIdx.x) >> 5; w < nw; w += (gridDim.x * NT) >> 5) {
-        const uint32_t seg = w % G.nseg, t = w / G.nseg, pc = t % npc, oi = t / npc;
-        const int32_t jp = (int32_t)(seg * scz_l1::ROW_OWN + lane) - 1;
-        const bool valid = jp >= 0 && (uint32_t)jp < G.np, own = valid && lane >= 1 && lane <= scz_l1::ROW_OWN;
-        const uint32_t x0 = 2 * (uint32_t)max(jp, 0);
-        const uint32_t k0 = pc * RW_STEPS, k1 = k0 + RW_STEPS < nR ? k0 + RW_STEPS : nR;
-        /* the rows' coordinates: R's from k, the other's from oi */
-        const uint32_t u0 = Ra == 1 ? k0 : oi, v0 = Ra == 1 ? oi : k0;
-        const uint32_t y0 = G.rs[0] + G.rsp[0] * u0, z0 = G.rs[1] + G.rsp[1] * v0;
-        const uint32_t ca0 = Ra == 1 ? y0 : z0; /* odd */
+    for (uint32_t w = (blockIdx.x * NT + threadIdx.x) >> 5; w < Wk.nw; w += (gridDim.x * NT) >> 5) {
+        const scz_l1::WalkAt at = scz_l1::walk_at(G, Wk, RW_STEPS, w, lane);
+        const bool valid = at.valid, own = at.own;
+        const uint32_t x0 = at.x0, k0 = at.k0, k1 = at.k1, y0 = at.y0, z0 = at.z0, ca0 = at.ca0; /* ca0 odd */
         uint32_t i0 = ((z0 * S) * X.er1 + y0 * S) * X.er0 + x0 * S; /* the lane's even element in row k */
         /* the pair's code positions (row_code), advanced a row (2 along R) a step */
         const uint32_t ao = XAFTER ? 0 : Ra;
-        auto dstep = [&](uint32_t a) {
-            const scz_l1::RowPh &Q = G.ph[a];
-            return Ra == 1 ? (2u >> Q.dsh[1]) * Q.c0 : (2u >> Q.dsh[2]) * Q.c1 * Q.c0;
-        };
         uint32_t pe = scz_l1::row_code(G, Ra, x0, y0, z0), po = scz_l1::row_code(G, ao, x0 + 1, y0, z0);
-        const uint32_t de = dstep(Ra), dod = dstep(ao);
+        const uint32_t de = scz_l1::walk_dstep(G, Ra, Ra), dod = scz_l1::walk_dstep(G, Ra, ao);
         /* the pair at idx of a neighbour row; its verbatim bits (1: x0, 2: x0 + 1) */
         auto ldp = [&](uint32_t idx) -> U2 { return pair_ld<S, U, U2>(out, idx); };
         auto ldb = [&](uint32_t idx) -> uint32_t { return HASV ? vb_pair<S>(X.vb, idx) : 0u; };

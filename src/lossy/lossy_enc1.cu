@@ -882,27 +882,16 @@ __global__ void __launch_bounds__(NT, EROWS_MB) k_erows(E1 p, uint32_t cbase) {
     /* classes 1 and 2 by walks along the class axis Ra (WALK) */
     auto walk = [&](auto cu, auto xa) {
         constexpr bool CUBIC = decltype(cu)::value, XAFTER = decltype(xa)::value;
-        const uint32_t Ra = G.ax, ea = G.e[Ra], ga = L * (Ra == 1 ? er0 : er0 * er1);
-        /* rows: y = rs[0] + rsp[0] u (u < rn0), z = rs[1] + rsp[1] v; the walk runs over Ra's index */
-        const uint32_t nu = G.rn0, nv = G.nrows / G.rn0;
-        const uint32_t nR = Ra == 1 ? nu : nv, nO = Ra == 1 ? nv : nu;
-        const uint32_t ews = p.ews, npc = (nR + ews - 1) / ews, nw = G.nseg * nO * npc;
+        const uint32_t ews = p.ews;
+        const scz_l1::Walk Wk = scz_l1::walk_geo(G, ews);
+        const uint32_t Ra = Wk.Ra, ea = G.e[Ra], ga = L * (Ra == 1 ? er0 : er0 * er1);
         const uint32_t ao = XAFTER ? 0 : Ra; /* the odd elements' sweep */
-        auto dstep = [&](uint32_t a) { /* a code position's step from a row to the next of the walk (2 along Ra) */
-            const scz_l1::RowPh &Q = G.ph[a];
-            return Ra == 1 ? (2u >> Q.dsh[1]) * Q.c0 : (2u >> Q.dsh[2]) * Q.c1 * Q.c0;
-        };
-        const uint32_t de = dstep(Ra), dod = dstep(ao);
+        const uint32_t de = scz_l1::walk_dstep(G, Ra, Ra), dod = scz_l1::walk_dstep(G, Ra, ao);
         auto ldp = [&](const T *a, uint32_t idx) -> T2 { return scz_l1::pair_ld<L, T, T2>(a, idx); };
-        for (uint32_t w = (blockIdx.x * NT + threadIdx.x) >> 5; w < nw; w += (gridDim.x * NT) >> 5) {
-            const uint32_t seg = w % G.nseg, t = w / G.nseg, pc = t % npc, oi = t / npc;
-            const int32_t jp = (int32_t)(seg * scz_l1::ROW_OWN + lane) - 1;
-            const bool valid = jp >= 0 && (uint32_t)jp < G.np, own = valid && lane >= 1 && lane <= scz_l1::ROW_OWN;
-            const uint32_t x0 = 2 * (uint32_t)(jp > 0 ? jp : 0);
-            const uint32_t k0 = pc * ews, k1 = k0 + ews < nR ? k0 + ews : nR;
-            const uint32_t u0 = Ra == 1 ? k0 : oi, v0 = Ra == 1 ? oi : k0;
-            const uint32_t y0 = G.rs[0] + G.rsp[0] * u0, z0 = G.rs[1] + G.rsp[1] * v0;
-            const uint32_t ca0 = Ra == 1 ? y0 : z0; /* odd */
+        for (uint32_t w = (blockIdx.x * NT + threadIdx.x) >> 5; w < Wk.nw; w += (gridDim.x * NT) >> 5) {
+            const scz_l1::WalkAt at = scz_l1::walk_at(G, Wk, ews, w, lane);
+            const bool valid = at.valid, own = at.own;
+            const uint32_t x0 = at.x0, k0 = at.k0, k1 = at.k1, y0 = at.y0, z0 = at.z0, ca0 = at.ca0; /* ca0 odd */
             uint32_t i0 = ((z0 * L) * er1 + y0 * L) * er0 + x0 * L; /* the lane's even element in row k */
             uint32_t pe = scz_l1::row_code(G, Ra, x0, y0, z0), po = scz_l1::row_code(G, ao, x0 + 1, y0, z0);
             T2 w0, w1, w2, w3; /* rows ca - 3, ca - 1, ca + 1, ca + 3 */

@@ -200,6 +200,56 @@ template <typename I> __host__ __device__ __forceinline__ bool rows_ext(const I 
     return e[0] >= 4 && (e[0] & 3) == 0 && e[1] >= 3 && e[2] >= 3;
 }
 
+/* Walks along the class axis (classes 1 and 2 of a rows level: the
+ * decoder's k_rwalk, the writer's k_erows<.., true>): a warp item is a
+ * row segment and `steps` consecutive rows of the class along Ra = G.ax
+ * (odd coordinates along Ra: the rows at +-1, +-3 belong to earlier
+ * classes). */
+struct Walk {
+    uint32_t Ra, nR, npc, nw; /* the class axis, the class's rows along it, walks along it, warp items */
+};
+__device__ __forceinline__ Walk walk_geo(const RowGeo &G, uint32_t steps) {
+    Walk W;
+    W.Ra = G.ax;
+    /* rows: y = rs[0] + rsp[0] u (u < rn0), z = rs[1] + rsp[1] v; the walk runs over Ra's index */
+    const uint32_t nu = G.rn0, nv = G.nrows / G.rn0;
+    W.nR = W.Ra == 1 ? nu : nv;
+    const uint32_t nO = W.Ra == 1 ? nv : nu;
+    W.npc = (W.nR + steps - 1) / steps;
+    W.nw = G.nseg * nO * W.npc;
+    return W;
+}
+
+/* Warp item w of walk W for lane: its pair x0 (valid and own as row_at's),
+ * the class's rows k0 .. k1 - 1 along Ra, the first one's coordinates y0,
+ * z0 and ca0 along Ra (odd). */
+struct WalkAt {
+    uint32_t x0, k0, k1, y0, z0, ca0;
+    bool valid, own;
+};
+__device__ __forceinline__ WalkAt walk_at(const RowGeo &G, const Walk &W, uint32_t steps, uint32_t w, uint32_t lane) {
+    WalkAt a;
+    const uint32_t seg = w % G.nseg, t = w / G.nseg, pc = t % W.npc, oi = t / W.npc;
+    const int32_t jp = (int32_t)(seg * ROW_OWN + lane) - 1;
+    a.valid = jp >= 0 && (uint32_t)jp < G.np;
+    a.own = a.valid && lane >= 1 && lane <= ROW_OWN;
+    a.x0 = 2 * (uint32_t)(jp > 0 ? jp : 0);
+    a.k0 = pc * steps;
+    a.k1 = a.k0 + steps < W.nR ? a.k0 + steps : W.nR;
+    /* the rows' coordinates: Ra's from k, the other's from oi */
+    const uint32_t u0 = W.Ra == 1 ? a.k0 : oi, v0 = W.Ra == 1 ? oi : a.k0;
+    a.y0 = G.rs[0] + G.rsp[0] * u0, a.z0 = G.rs[1] + G.rsp[1] * v0;
+    a.ca0 = W.Ra == 1 ? a.y0 : a.z0;
+    return a;
+}
+
+/* A code position's step from a row of a walk to the next (2 along Ra) in
+ * the sweep along axis a. */
+__device__ __forceinline__ uint32_t walk_dstep(const RowGeo &G, uint32_t Ra, uint32_t a) {
+    const RowPh &Q = G.ph[a];
+    return Ra == 1 ? (2u >> Q.dsh[1]) * Q.c0 : (2u >> Q.dsh[2]) * Q.c1 * Q.c0;
+}
+
 /* The odd element xo of a row whose axis 0 is swept after the class axis
  * (xafter): the R of the even elements at xo + 1, xo - 3, xo + 3 from
  * the lanes after and before (every lane calls row_nb, own pair or not:
