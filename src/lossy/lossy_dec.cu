@@ -2499,7 +2499,7 @@ cudaError_t scz__lossy_cuda_decode(const scz_cuda_batch *b, const uint8_t *d_pay
             return e;
         pf.mark("back end");
     }
-    /* (k_prep zeroes the tile counts k_huff makes for Huffman chunks, its
+    /* (k_books zeroes the tile counts k_huff makes for Huffman chunks, its
      * item counters and k_rfast's blocks done: no memset between the
      * programmatic launches of the chain below) */
     if ((e = cudaFuncSetAttribute(k_huff<false>, cudaFuncAttributePreferredSharedMemoryCarveout, 100)) ||
