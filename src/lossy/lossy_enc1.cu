@@ -94,6 +94,12 @@
  *             codes at their code indices with aux as k_isw's. Such a chunk
  *             then goes through every step above as a chunk of no sweeps
  *             (g = 0, one stream).
+ * From the sweeps on, this file's kernels are programmatic dependent
+ * launches (launch_pdl; each calls grid_wait first): a kernel's blocks are
+ * scheduled while the one before drains. Memsets, the huffman set's own
+ * launches and the two host waits (K, the bodies' stride) still end a
+ * chain; k_rdecide zeroes k_ot2's sums and k_rhdr copies the pieces' sizes
+ * so that no memset or copy splits one.
  */
 #include "../util/ieee.h" /* first: the host side of the shared headers seals its operations */
 
@@ -981,6 +987,7 @@ __device__ __forceinline__ uint64_t lor_pred(const long long *q, uint32_t i, uin
  * R: codes at their code indices, an outlier's error or a verbatim
  * element's index in aux, |d| for the radius (as k_isw). */
 template <bool F32> __global__ void __launch_bounds__(NT) k_lor(E1 p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     __shared__ long long q[4096];
     __shared__ uint8_t vf[4096];
     const uint32_t c = blockIdx.y, b = blockIdx.x;
@@ -1046,6 +1053,7 @@ constexpr uint32_t SIPT = 8; /* tiles per thread of the per-chunk scans */
 /* A block per chunk (positions grow with the tile: the last one before a
  * tile is the largest, a max-scan of position + 1, 0 for none). */
 template <bool P1> __global__ void __launch_bounds__(NT) k_vscan(E1 p, uint32_t *arr) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<uint32_t, NT> BS;
     __shared__ typename BS::TempStorage ts;
     const uint32_t c = blockIdx.x;
@@ -1081,6 +1089,7 @@ template <bool F32> __device__ __forceinline__ uint64_t vbits(const void *src, l
  * previous verbatim element (traversal order) becomes 2R + 1; outliers and
  * V_new counted per chunk. */
 template <bool F32> __global__ void __launch_bounds__(NT) k_vt2(E1 p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<uint32_t, NT> BS;
     typedef cub::BlockReduce<unsigned long long, NT> BR;
     __shared__ typename BS::TempStorage ts;
@@ -1130,6 +1139,7 @@ __device__ __forceinline__ uint32_t sw_start(const E1 &p, uint32_t c, uint32_t j
 /* The group's largest alphabet 2r + 2 (r = rmax + 1 of a chunk with codes):
  * the size sets' tables and paths are those of this alphabet. */
 __global__ void __launch_bounds__(NT) k_kmax(E1 p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockReduce<uint32_t, NT> Red;
     __shared__ typename Red::TempStorage ts;
     uint32_t m = 4;
@@ -1140,6 +1150,7 @@ __global__ void __launch_bounds__(NT) k_kmax(E1 p) {
 }
 
 __global__ void k_sinit(E1 p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= p.nch) return;
     const uint32_t S = p.nsw[c];
@@ -1234,6 +1245,7 @@ __device__ __forceinline__ void tile_runs(const E1 &p, RunTmp &tmp, uint32_t c, 
  * shared memory: 6.4 ms for 134 M codes). */
 template <bool WIDE>
 __global__ void __launch_bounds__(NT) k_hist(E1 p, uint32_t wmax) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     extern __shared__ uint32_t sh[];
     __shared__ uint32_t st[LZ1_GMAX + 1];
     __shared__ RunTmp rt;
@@ -1361,6 +1373,7 @@ __global__ void __launch_bounds__(NT) k_hist(E1 p, uint32_t wmax) {
 /* From k_hist's segments: stream 0 all codes, stream LZ1_GMAX + gg the
  * codes before the last gg sweeps (all codes minus the last gg sweeps'). */
 __global__ void __launch_bounds__(NT) k_rest(E1 p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     const uint32_t c = blockIdx.y;
     const uint32_t S = p.nsw[c];
     if (S == NONE) return;
@@ -1380,6 +1393,7 @@ __global__ void __launch_bounds__(NT) k_rest(E1 p) {
 /* g (7.10 step 3): the sum of the g + 1 streams' sizes smallest, the
  * smaller g on ties (lossy.c sweep_plan). */
 __global__ void k_gchoose(E1 p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= p.nch) return;
     const uint32_t S = p.nsw[c];
@@ -1408,6 +1422,7 @@ __global__ void k_gchoose(E1 p) {
  * 1.5) < its bits (binary64). Streams of chunks without a candidate get
  * one symbol 0 (their sizes are not read). */
 __global__ void k_rcrit(E1 p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= p.nch) return;
     uint32_t on = 0;
@@ -1443,6 +1458,7 @@ __global__ void k_rcrit(E1 p) {
 constexpr uint32_t RT_TPB = 16, RT_SH = 2048;
 
 __global__ void __launch_bounds__(NT) k_rt2(E1 p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<uint32_t, NT> BS;
     typedef cub::BlockReduce<uint32_t, NT> BR;
     __shared__ typename BS::TempStorage ts;
@@ -1497,14 +1513,17 @@ __global__ void __launch_bounds__(NT) k_rt2(E1 p) {
 }
 
 __global__ void k_rcnt(E1 p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c < p.nch && p.rtry[c]) p.r2cnt[2 * c + 1] = p.r2cnt[2 * c];
 }
 
 /* The candidate's section (4 + its two streams) and the 21/20 rule. */
 __global__ void k_rdecide(E1 p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= p.nch) return;
+    p.obytes[c] = 0; /* k_ot2's sums (no memset between the chain's launches) */
     const uint32_t f = p.rtry[c];
     const uint64_t z = f ? 4 + p.r2size[2 * c] + p.r2size[2 * c + 1] : 0;
     p.rformed[c] = f;
@@ -1515,6 +1534,7 @@ __global__ void k_rdecide(E1 p) {
 /* The outlier list's bytes (7.6): varint(i - p) + varint(zigzag(d)) per
  * outlier, p the previous outlier's position + 1 (0 for the first). */
 __global__ void __launch_bounds__(NT) k_ot2(E1 p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<uint32_t, NT> BS;
     typedef cub::BlockReduce<unsigned long long, NT> BR;
     __shared__ typename BS::TempStorage ts;
@@ -1547,6 +1567,7 @@ __global__ void __launch_bounds__(NT) k_ot2(E1 p) {
 
 /* The bodies' sizes (7.9): section + outlier list + verbatim values. */
 __global__ void k_bsize(E1 p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= p.nch) return;
     const uint64_t tail = p.obytes[c] + p.nvnew[c] * p.es;
@@ -1567,6 +1588,7 @@ __device__ __forceinline__ uint64_t body_len(const E1 &p, uint32_t c, uint32_t w
 /* Per chunk: exclusive sums over its tiles of arr (nch x tpc); a block
  * per chunk. */
 __global__ void __launch_bounds__(NT) k_tsum(E1 p, unsigned long long *arr) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<unsigned long long, NT> BS;
     __shared__ typename BS::TempStorage ts;
     const uint32_t c = blockIdx.x;
@@ -1595,6 +1617,7 @@ __global__ void __launch_bounds__(NT) k_tsum(E1 p, unsigned long long *arr) {
 /* The Huffman body's streams (7.9): codes [0, p_(S-g)), then each of the
  * last g sweeps; slots beyond them one symbol 0 (not written). */
 __global__ void k_w3init(E1 p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= p.nch) return;
     const uint32_t S = p.nsw[c], g = S == NONE ? 0 : p.g[c];
@@ -1618,6 +1641,7 @@ __global__ void k_w3init(E1 p) {
  * a slot without a stream counts its one symbol, as a pass over the
  * symbols would. h: the body set's histograms (zeroed), stride hs. */
 __global__ void __launch_bounds__(NT) k_w3hist(E1 p, uint32_t *h, uint32_t hs) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     const uint32_t c = blockIdx.y;
     const uint32_t S = p.nsw[c], g = S == NONE ? 0 : p.g[c];
     const uint32_t K = 2 * (p.rmax[c] + 1) + 2;
@@ -1638,6 +1662,7 @@ __global__ void __launch_bounds__(NT) k_w3hist(E1 p, uint32_t *h, uint32_t hs) {
 
 /* Offsets of the body streams in the bodies (~0: not written). */
 __global__ void k_w3off(E1 p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= p.nch) return;
     const uint32_t S = p.nsw[c], g = S == NONE ? 0 : p.g[c];
@@ -1662,6 +1687,7 @@ __global__ void k_w3off(E1 p) {
  * and body (H100, wmag REL 1e-3: four launches, ~180 us under Nsight). */
 template <bool F32>
 __global__ void __launch_bounds__(NT) k_lists(E1 p, const uint64_t *sec0, const uint64_t *sec1) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<uint32_t, NT> BS;
     typedef cub::BlockScan<unsigned long long, NT> BS64;
     __shared__ typename BS::TempStorage ts;
@@ -1742,6 +1768,7 @@ __global__ void __launch_bounds__(NT) k_lists(E1 p, const uint64_t *sec0, const 
  * earlier tile goes straight to global memory (one a tile at most), and
  * the tile's last piece's length is stored by the tile where it ends. */
 __global__ void __launch_bounds__(NT) k_rw(E1 p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockScan<uint32_t, NT> BS;
     __shared__ typename BS::TempStorage ts;
     __shared__ uint16_t sv[TILE], sl[TILE];
@@ -1794,8 +1821,12 @@ __global__ void __launch_bounds__(NT) k_rw(E1 p) {
 
 /* The run-length bodies: n_runs (7.5) and the offsets of their streams. */
 __global__ void k_rhdr(E1 p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= p.nch) return;
+    /* the pieces' stream sizes are the run-length set's (h2's plan): copied
+     * here, not by a memcpy between the chain's launches */
+    p.w4size[2 * c] = p.r2size[2 * c], p.w4size[2 * c + 1] = p.r2size[2 * c + 1];
     if (body_len(p, c, 1) == 0) {
         p.w4off[2 * c] = p.w4off[2 * c + 1] = ~0ull;
         return;
@@ -1813,6 +1844,7 @@ __global__ void k_rhdr(E1 p) {
  * (none, or B outside 1 .. 2^32 - 2) counts one symbol (its size is not
  * read). */
 __global__ void k_bcnt(E1 p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     const uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
     if (b >= 2 * p.nch) return;
     const uint64_t B = body_len(p, b / 2, b % 2);
@@ -1829,6 +1861,7 @@ __device__ __forceinline__ void st32(uint8_t *q, uint32_t v) {
  * least 24 + N E; the header (7.7 / 7.9) and where the back end's stream
  * goes. */
 __global__ void k_pdecide(E1 p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     const uint32_t c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c >= p.nch) return;
     p.b5off[2 * c] = p.b5off[2 * c + 1] = ~0ull;
@@ -1879,6 +1912,7 @@ __global__ void k_pdecide(E1 p) {
 /* The payload bytes without the back end at pbase + pdst[c]: the header,
  * then the chosen body, or the raw bytes of a stored chunk. */
 __global__ void __launch_bounds__(NT) k_pcopy(E1 p) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     const uint32_t c = blockIdx.y;
     if (p.nsw[c] == NONE || p.psize[c] == 0 || p.pdst[c] == ~0ull) return;
     uint8_t *d = p.pbase + p.pdst[c];
@@ -2007,6 +2041,7 @@ struct L1Dyn {
 
 /* The largest body formed in the group (body_len). */
 __global__ void __launch_bounds__(NT) k_bmax(E1 p, unsigned long long *out) {
+    scz_ku::grid_wait(); /* launched with launch_pdl */
     typedef cub::BlockReduce<unsigned long long, NT> BR;
     __shared__ typename BR::TempStorage tmp;
     unsigned long long m = 0;
@@ -2107,15 +2142,15 @@ cudaError_t launch_all(E1 &p, bool est, bool lor, void *hstate, void *hstate2, v
             }
         }
     }
-    if (lor) k_lor<F32><<<dim3(p.nbl, p.nch), NT, 0, s>>>(p); /* its blocks exit in interpolated chunks */
+    if (lor && (e = scz_ku::launch_pdl(k_lor<F32>, dim3(p.nbl, p.nch), NT, 0, s, p))) return e; /* its blocks exit in interpolated chunks */
     mk(2, "sweeps");
-    k_vscan<true><<<p.nch, NT, 0, s>>>(p, p.tlast); /* marked by the sweeps (tile_mark) */
-    k_vt2<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+    if ((e = scz_ku::launch_pdl(k_vscan<true>, p.nch, NT, 0, s, p, p.tlast))) return e; /* marked by the sweeps (tile_mark) */
+    if ((e = scz_ku::launch_pdl(k_vt2<F32>, dim3(p.tpc, p.nch), NT, 0, s, p))) return e;
     mk(3, "V_new");
     /* The one wait of a group: the largest alphabet of its chunks, so that
      * the size sets plan streams of that alphabet (tables, histograms,
      * sorts), not of 2R + 2 (H200, wmag REL 1e-3, level 1: ms). */
-    k_kmax<<<1, NT, 0, s>>>(p);
+    if ((e = scz_ku::launch_pdl(k_kmax, 1, NT, 0, s, p))) return e;
     uint32_t kg = 0;
     e = cudaMemcpyAsync(&kg, p.kmax, 4, cudaMemcpyDeviceToHost, s);
     if (!e) e = cudaStreamSynchronize(s);
@@ -2129,40 +2164,39 @@ cudaError_t launch_all(E1 &p, bool est, bool lor, void *hstate, void *hstate2, v
     }
     if ((e = cudaMemsetAsync(p.hist, 0, (size_t)p.nch * Q * p.hstride * 4, s))) return e;
     if ((e = cudaMemsetAsync(p.runs, 0, (size_t)p.nch * 8, s))) return e; /* k_hist's tile_runs */
-    k_sinit<<<gc, NT, 0, s>>>(p);
+    if ((e = scz_ku::launch_pdl(k_sinit, gc, NT, 0, s, p))) return e;
     if (p.Kg <= HIST_WIN) { /* 16 tiles a block */
-        k_hist<false><<<dim3((p.tpc + 15) / 16, p.nch), NT, (size_t)(1 + LZ1_GMAX) * p.Kg * 4, s>>>(p, p.Kg);
+        if ((e = scz_ku::launch_pdl(k_hist<false>, dim3((p.tpc + 15) / 16, p.nch), NT, (size_t)(1 + LZ1_GMAX) * p.Kg * 4, s, p, p.Kg))) return e;
     } else { /* wide alphabets: HIST_WT consecutive tiles a block */
         const uint32_t ww = p.Kg < HIST_WIDE ? p.Kg : HIST_WIDE;
         /* 48 KiB of window beside the static shared memory: above the default limit */
         if ((e = cudaFuncSetAttribute(k_hist<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(ww * 4))))
             return e;
-        k_hist<true><<<dim3((p.tpc + HIST_WT - 1) / HIST_WT, p.nch), NT, (size_t)ww * 4, s>>>(p, ww);
+        if ((e = scz_ku::launch_pdl(k_hist<true>, dim3((p.tpc + HIST_WT - 1) / HIST_WT, p.nch), NT, (size_t)ww * 4, s, p, ww))) return e;
     }
     mk(-1, "hist");
-    k_rest<<<dim3((p.Kg + NT - 1) / NT < 64 ? (p.Kg + NT - 1) / NT : 64, p.nch), NT, 0, s>>>(p);
+    if ((e = scz_ku::launch_pdl(k_rest, dim3((p.Kg + NT - 1) / NT < 64 ? (p.Kg + NT - 1) / NT : 64, p.nch), NT, 0, s, p))) return e;
     const scz_hse hs{p.codes_r, p.cf, p.scnt, p.nch * Q, p.Kg, p.cf, 1, p.sK, nullptr, nullptr, 0};
     if ((e = scz__hse_plan(&hs, hstate, nullptr, p.ssize, p.sbits, s))) return e;
-    k_gchoose<<<gc, NT, 0, s>>>(p);
+    if ((e = scz_ku::launch_pdl(k_gchoose, gc, NT, 0, s, p))) return e;
     mk(4, "plan g");
     /* the run-length candidate */
     if ((e = cudaMemsetAsync(p.hist2, 0, (size_t)p.nch * 2 * p.h2stride * 4, s))) return e;
-    k_vscan<false><<<p.nch, NT, 0, s>>>(p, p.rlast); /* rlast, runs: k_hist (tile_runs) */
-    k_rcrit<<<gc, NT, 0, s>>>(p);
-    k_rt2<<<dim3((p.tpc + RT_TPB - 1) / RT_TPB, p.nch), NT, 0, s>>>(p);
-    k_rcnt<<<gc, NT, 0, s>>>(p);
+    if ((e = scz_ku::launch_pdl(k_vscan<false>, p.nch, NT, 0, s, p, p.rlast))) return e; /* rlast, runs: k_hist (tile_runs) */
+    if ((e = scz_ku::launch_pdl(k_rcrit, gc, NT, 0, s, p))) return e;
+    if ((e = scz_ku::launch_pdl(k_rt2, dim3((p.tpc + RT_TPB - 1) / RT_TPB, p.nch), NT, 0, s, p))) return e;
+    if ((e = scz_ku::launch_pdl(k_rcnt, gc, NT, 0, s, p))) return e;
     mk(-1, "rle count");
     const scz_hse h2{p.codes_r, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr, 1};
     if ((e = scz__hse_plan(&h2, hstate2, nullptr, p.r2size, nullptr, s))) return e;
-    k_rdecide<<<gc, NT, 0, s>>>(p);
+    if ((e = scz_ku::launch_pdl(k_rdecide, gc, NT, 0, s, p))) return e;
     mk(-1, "rle plan");
     /* the outlier list, the bodies' sizes */
-    if ((e = cudaMemsetAsync(p.obytes, 0, (size_t)p.nch * 8, s))) return e;
-    k_vscan<true><<<p.nch, NT, 0, s>>>(p, p.olast);
-    k_ot2<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
-    k_bsize<<<gc, NT, 0, s>>>(p);
+    if ((e = scz_ku::launch_pdl(k_vscan<true>, p.nch, NT, 0, s, p, p.olast))) return e;
+    if ((e = scz_ku::launch_pdl(k_ot2, dim3(p.tpc, p.nch), NT, 0, s, p))) return e;
+    if ((e = scz_ku::launch_pdl(k_bsize, gc, NT, 0, s, p))) return e;
     if (dyn) { /* the bodies' stride: the largest formed, where it fits */
-        k_bmax<<<1, NT, 0, s>>>(p, dyn->d_bmax);
+        if ((e = scz_ku::launch_pdl(k_bmax, 1, NT, 0, s, p, dyn->d_bmax))) return e;
         unsigned long long bm = 0;
         if ((e = cudaMemcpyAsync(&bm, dyn->d_bmax, 8, cudaMemcpyDeviceToHost, s)) || (e = cudaStreamSynchronize(s)))
             return e;
@@ -2182,43 +2216,42 @@ cudaError_t launch_all(E1 &p, bool est, bool lor, void *hstate, void *hstate2, v
     }
     mk(5, "olist");
     /* the Huffman bodies */
-    k_w3init<<<gc, NT, 0, s>>>(p);
+    if ((e = scz_ku::launch_pdl(k_w3init, gc, NT, 0, s, p))) return e;
     const scz_hse h3{p.codes_r, p.cf, p.w3cnt, p.nch * W3, p.Kg, p.cf, 1, p.w3K, p.w3soff, nullptr, 0};
     {   /* its histograms are the size set's: copied, not counted again */
         uint32_t h3s;
         uint32_t *h3h = scz__hse_hist(&h3, hstate3, &h3s);
         if ((e = cudaMemsetAsync(h3h, 0, (size_t)p.nch * W3 * h3s * 4, s))) return e;
-        k_w3hist<<<dim3((p.Kg + NT - 1) / NT < 64 ? (p.Kg + NT - 1) / NT : 64, p.nch), NT, 0, s>>>(p, h3h, h3s);
+        if ((e = scz_ku::launch_pdl(k_w3hist, dim3((p.Kg + NT - 1) / NT < 64 ? (p.Kg + NT - 1) / NT : 64, p.nch), NT, 0, s, p, h3h, h3s))) return e;
     }
     if ((e = scz__hse_plan(&h3, hstate3, nullptr, p.w3size, nullptr, s))) return e;
-    k_w3off<<<gc, NT, 0, s>>>(p);
+    if ((e = scz_ku::launch_pdl(k_w3off, gc, NT, 0, s, p))) return e;
     mk(-1, "plan bodies");
     if ((e = scz__hse_write(&h3, hstate3, hwork3, p.w3off, p.bodies, s))) return e;
     mk(-1, "write streams");
-    k_tsum<<<p.nch, NT, 0, s>>>(p, p.tob);
-    k_tsum<<<p.nch, NT, 0, s>>>(p, p.tvn);
-    k_lists<F32><<<dim3(p.tpc, p.nch), NT, 0, s>>>(p, p.hsz, p.rsz); /* both bodies' */
+    if ((e = scz_ku::launch_pdl(k_tsum, p.nch, NT, 0, s, p, p.tob))) return e;
+    if ((e = scz_ku::launch_pdl(k_tsum, p.nch, NT, 0, s, p, p.tvn))) return e;
+    if ((e = scz_ku::launch_pdl(k_lists<F32>, dim3(p.tpc, p.nch), NT, 0, s, p, p.hsz, p.rsz))) return e; /* both bodies' */
     mk(-1, "write lists");
     /* the run-length bodies */
-    k_tsum<<<p.nch, NT, 0, s>>>(p, p.tpp);
-    k_rw<<<dim3(p.tpc, p.nch), NT, 0, s>>>(p);
+    if ((e = scz_ku::launch_pdl(k_tsum, p.nch, NT, 0, s, p, p.tpp))) return e;
+    if ((e = scz_ku::launch_pdl(k_rw, dim3(p.tpc, p.nch), NT, 0, s, p))) return e;
     /* the pieces of a formed body are the symbols k_rt2 counted for the
      * set h2 (the same counts, alphabets and histograms): h2's plan and
      * codebooks write them, no plan of their own */
     const scz_hse h4{p.rvl, p.cf, p.r2cnt, p.nch * 2, LZ_MAX_RUN, p.cf, 1, p.r2K, nullptr, nullptr, 0};
-    if ((e = cudaMemcpyAsync(p.w4size, p.r2size, (size_t)p.nch * 2 * 8, cudaMemcpyDeviceToDevice, s))) return e;
-    k_rhdr<<<gc, NT, 0, s>>>(p);
+    if ((e = scz_ku::launch_pdl(k_rhdr, gc, NT, 0, s, p))) return e;
     if ((e = scz__hse_write(&h4, hstate2, hwork3, p.w4off, p.rbodies, s))) return e;
     mk(-1, "run-length bodies");
     /* the back end, the choice, the payloads */
     const uint32_t gb = (uint32_t)((p.bodycap + NT - 1) / NT < 256 ? (p.bodycap + NT - 1) / NT : 256);
-    k_bcnt<<<(2 * p.nch + NT - 1) / NT, NT, 0, s>>>(p);
+    if ((e = scz_ku::launch_pdl(k_bcnt, (2 * p.nch + NT - 1) / NT, NT, 0, s, p))) return e;
     const scz_hse h5{nullptr, p.bodycap, p.b5cnt, p.nch * 2, 256, p.bodycap, 0, nullptr, nullptr, p.bodies, 0};
     if ((e = scz__hse_plan(&h5, hstate5, nullptr, p.b5size, nullptr, s))) return e;
     mk(-1, "plan back end");
-    k_pdecide<<<gc, NT, 0, s>>>(p);
+    if ((e = scz_ku::launch_pdl(k_pdecide, gc, NT, 0, s, p))) return e;
     if (!p.pay) return cudaGetLastError(); /* a batch: k_pfinal places the kept payloads, then l1_place */
-    k_pcopy<<<dim3(gb, p.nch), NT, 0, s>>>(p);
+    if ((e = scz_ku::launch_pdl(k_pcopy, dim3(gb, p.nch), NT, 0, s, p))) return e;
     if ((e = scz__hse_write(&h5, hstate5, hwork5, p.b5off, p.pay, s))) return e;
     mk(6, "payloads");
     return cudaGetLastError();
