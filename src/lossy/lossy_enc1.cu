@@ -1982,7 +1982,8 @@ int ewalk_env() {
 
 /* Rows a walk (SCZ_L1_WSTEPS, 1 .. 64, for measurements; 8). */
 uint32_t ewalk_steps() {
-    return (uint32_t)scz_ku::env_once("SCZ_L1_WSTEPS", [](const char *v) { return v && atoi(v) > 0 && atoi(v) <= 64 ? atoi(v) : 8; });
+    return (uint32_t)scz_ku::env_once("SCZ_L1_WSTEPS",
+                                      [](const char *v) { return v && atoi(v) > 0 && atoi(v) <= 64 ? atoi(v) : 8; });
 }
 
 /* A geometry k_erows can take at the finest level (erows_takes: rank 3,
@@ -2008,12 +2009,14 @@ uint64_t sweep_blocks(const CGeo &g, uint32_t j) {
 
 /* Samples a thread of k_est (SCZ_EST_PER, for measurements). */
 int est_per_env() {
-    return scz_ku::env_once("SCZ_EST_PER", [](const char *v) { return v && atoi(v) > 0 && atoi(v) <= 64 ? atoi(v) : 1; });
+    return scz_ku::env_once("SCZ_EST_PER",
+                            [](const char *v) { return v && atoi(v) > 0 && atoi(v) <= 64 ? atoi(v) : 1; });
 }
 
 /* The estimate and decision (7.10 step 1) of chunks [0, nreal). */
 template <bool F32> cudaError_t launch_est(const E1 &p, cudaStream_t s) {
-    const uint64_t nsf = lz1_nsamples(p.gfull.n) ? lz1_nsamples(p.gfull.n) : 1; /* a shorter last chunk may have more: the loop strides */
+    /* the full chunks' samples (a shorter last chunk may have more: the loop strides) */
+    const uint64_t nsg = lz1_nsamples(p.gfull.n), nsf = nsg ? nsg : 1;
     /* one sample a thread (SCZ_EST_PER: more; H100, wmag REL 1e-3: 0.340 -> 0.325 ms from four to two at
      * 227 K samples a chunk) */
     const uint64_t per = (uint64_t)est_per_env(), gq = (nsf + per * NT - 1) / (per * NT);
@@ -2142,9 +2145,11 @@ cudaError_t launch_all(E1 &p, bool est, bool lor, void *hstate, void *hstate2, v
             }
         }
     }
-    if (lor && (e = scz_ku::launch_pdl(k_lor<F32>, dim3(p.nbl, p.nch), NT, 0, s, p))) return e; /* its blocks exit in interpolated chunks */
+    /* its blocks exit in interpolated chunks */
+    if (lor && (e = scz_ku::launch_pdl(k_lor<F32>, dim3(p.nbl, p.nch), NT, 0, s, p))) return e;
     mk(2, "sweeps");
-    if ((e = scz_ku::launch_pdl(k_vscan<true>, p.nch, NT, 0, s, p, p.tlast))) return e; /* marked by the sweeps (tile_mark) */
+    /* marked by the sweeps (tile_mark) */
+    if ((e = scz_ku::launch_pdl(k_vscan<true>, p.nch, NT, 0, s, p, p.tlast))) return e;
     if ((e = scz_ku::launch_pdl(k_vt2<F32>, dim3(p.tpc, p.nch), NT, 0, s, p))) return e;
     mk(3, "V_new");
     /* The one wait of a group: the largest alphabet of its chunks, so that
@@ -2166,23 +2171,30 @@ cudaError_t launch_all(E1 &p, bool est, bool lor, void *hstate, void *hstate2, v
     if ((e = cudaMemsetAsync(p.runs, 0, (size_t)p.nch * 8, s))) return e; /* k_hist's tile_runs */
     if ((e = scz_ku::launch_pdl(k_sinit, gc, NT, 0, s, p))) return e;
     if (p.Kg <= HIST_WIN) { /* 16 tiles a block */
-        if ((e = scz_ku::launch_pdl(k_hist<false>, dim3((p.tpc + 15) / 16, p.nch), NT, (size_t)(1 + LZ1_GMAX) * p.Kg * 4, s, p, p.Kg))) return e;
+        if ((e = scz_ku::launch_pdl(k_hist<false>, dim3((p.tpc + 15) / 16, p.nch), NT,
+                                    (size_t)(1 + LZ1_GMAX) * p.Kg * 4, s, p, p.Kg)))
+            return e;
     } else { /* wide alphabets: HIST_WT consecutive tiles a block */
         const uint32_t ww = p.Kg < HIST_WIDE ? p.Kg : HIST_WIDE;
         /* 48 KiB of window beside the static shared memory: above the default limit */
         if ((e = cudaFuncSetAttribute(k_hist<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)(ww * 4))))
             return e;
-        if ((e = scz_ku::launch_pdl(k_hist<true>, dim3((p.tpc + HIST_WT - 1) / HIST_WT, p.nch), NT, (size_t)ww * 4, s, p, ww))) return e;
+        if ((e = scz_ku::launch_pdl(k_hist<true>, dim3((p.tpc + HIST_WT - 1) / HIST_WT, p.nch), NT, (size_t)ww * 4, s,
+                                    p, ww)))
+            return e;
     }
     mk(-1, "hist");
-    if ((e = scz_ku::launch_pdl(k_rest, dim3((p.Kg + NT - 1) / NT < 64 ? (p.Kg + NT - 1) / NT : 64, p.nch), NT, 0, s, p))) return e;
+    /* k_rest's and k_w3hist's blocks per chunk: a slice of the alphabet each, 64 at most */
+    const uint32_t gk = (p.Kg + NT - 1) / NT < 64 ? (p.Kg + NT - 1) / NT : 64;
+    if ((e = scz_ku::launch_pdl(k_rest, dim3(gk, p.nch), NT, 0, s, p))) return e;
     const scz_hse hs{p.codes_r, p.cf, p.scnt, p.nch * Q, p.Kg, p.cf, 1, p.sK, nullptr, nullptr, 0};
     if ((e = scz__hse_plan(&hs, hstate, nullptr, p.ssize, p.sbits, s))) return e;
     if ((e = scz_ku::launch_pdl(k_gchoose, gc, NT, 0, s, p))) return e;
     mk(4, "plan g");
     /* the run-length candidate */
     if ((e = cudaMemsetAsync(p.hist2, 0, (size_t)p.nch * 2 * p.h2stride * 4, s))) return e;
-    if ((e = scz_ku::launch_pdl(k_vscan<false>, p.nch, NT, 0, s, p, p.rlast))) return e; /* rlast, runs: k_hist (tile_runs) */
+    /* rlast, runs: k_hist (tile_runs) */
+    if ((e = scz_ku::launch_pdl(k_vscan<false>, p.nch, NT, 0, s, p, p.rlast))) return e;
     if ((e = scz_ku::launch_pdl(k_rcrit, gc, NT, 0, s, p))) return e;
     if ((e = scz_ku::launch_pdl(k_rt2, dim3((p.tpc + RT_TPB - 1) / RT_TPB, p.nch), NT, 0, s, p))) return e;
     if ((e = scz_ku::launch_pdl(k_rcnt, gc, NT, 0, s, p))) return e;
@@ -2222,7 +2234,7 @@ cudaError_t launch_all(E1 &p, bool est, bool lor, void *hstate, void *hstate2, v
         uint32_t h3s;
         uint32_t *h3h = scz__hse_hist(&h3, hstate3, &h3s);
         if ((e = cudaMemsetAsync(h3h, 0, (size_t)p.nch * W3 * h3s * 4, s))) return e;
-        if ((e = scz_ku::launch_pdl(k_w3hist, dim3((p.Kg + NT - 1) / NT < 64 ? (p.Kg + NT - 1) / NT : 64, p.nch), NT, 0, s, p, h3h, h3s))) return e;
+        if ((e = scz_ku::launch_pdl(k_w3hist, dim3(gk, p.nch), NT, 0, s, p, h3h, h3s))) return e;
     }
     if ((e = scz__hse_plan(&h3, hstate3, nullptr, p.w3size, nullptr, s))) return e;
     if ((e = scz_ku::launch_pdl(k_w3off, gc, NT, 0, s, p))) return e;
@@ -2231,7 +2243,8 @@ cudaError_t launch_all(E1 &p, bool est, bool lor, void *hstate, void *hstate2, v
     mk(-1, "write streams");
     if ((e = scz_ku::launch_pdl(k_tsum, p.nch, NT, 0, s, p, p.tob))) return e;
     if ((e = scz_ku::launch_pdl(k_tsum, p.nch, NT, 0, s, p, p.tvn))) return e;
-    if ((e = scz_ku::launch_pdl(k_lists<F32>, dim3(p.tpc, p.nch), NT, 0, s, p, p.hsz, p.rsz))) return e; /* both bodies' */
+    /* both bodies' */
+    if ((e = scz_ku::launch_pdl(k_lists<F32>, dim3(p.tpc, p.nch), NT, 0, s, p, p.hsz, p.rsz))) return e;
     mk(-1, "write lists");
     /* the run-length bodies */
     if ((e = scz_ku::launch_pdl(k_tsum, p.nch, NT, 0, s, p, p.tpp))) return e;
