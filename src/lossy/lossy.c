@@ -1886,12 +1886,13 @@ void scz__lossy1_debug_estimate_t(const scz_chunk_geom *cg, const void *src, dou
 void scz__lossy1_debug_estimate(const scz_chunk_geom *cg, const void *src, double eb, int psnr, uint64_t *costs,
                                 uint8_t *dec) {
     unsigned pred = LZ_PRED_LORENZO, order = 0, alt = LZ_PRED_LORENZO, alt_order = 0, tight = 0;
-    memset(costs, 0, LZ1_NCOST * sizeof *costs);
     if (!psnr) {
         lz_geo g;
         geo_extents(cg, &g);
-        scz__lossy1_debug_estimate_t(cg, src, eb, 1, costs);
+        scz__lossy1_debug_estimate_t(cg, src, eb, 1, costs); /* zeroes costs first */
         lz1_choose_costs(costs, g.rank, &pred, &order, &alt, &alt_order, &tight);
+    } else {
+        memset(costs, 0, LZ1_NCOST * sizeof *costs); /* the PSNR rule estimates nothing */
     }
     dec[0] = (uint8_t)pred, dec[1] = (uint8_t)order, dec[2] = (uint8_t)alt, dec[3] = (uint8_t)alt_order;
     dec[4] = (uint8_t)tight;
